@@ -1,0 +1,46 @@
+"""curvedoc: reads the logs of a training run and tells what silently went wrong."""
+
+from __future__ import annotations
+
+import os
+
+from curvedoc.config import Config
+from curvedoc.errors import CurvedocError
+from curvedoc.model import Run, RunMeta
+from curvedoc.readers import RunList, discover, read_source
+from curvedoc.roles import Role
+
+__version__ = "0.1.0"
+__all__ = ["CurvedocError", "Config", "Role", "Run", "RunList", "RunMeta", "load"]
+
+
+def load(
+    path: str | os.PathLike[str],
+    *,
+    roles: dict[str, str] | None = None,
+    num_classes: int | None = None,
+    config: Config | None = None,
+) -> RunList:
+    """Every run found under ``path`` (a log file, a run folder, or a folder of runs).
+
+    ``roles`` maps a role to the tag that plays it (``{"val_loss": "my/tag"}``) and ``num_classes`` supplies
+    the class count when no config records it; both override ``config``. Sources that cannot be read at all
+    are listed in the result's ``problems``; a path with nothing readable raises :class:`CurvedocError`.
+    """
+    settings = (config or Config()).merged(roles, num_classes)
+    found = discover(path)
+    runs, problems = [], list(found.problems)
+    for source in found.sources:
+        try:
+            runs.extend(read_source(source))
+        except CurvedocError as exc:
+            if source.explicit:
+                raise
+            problems.append(str(exc))
+    for run in runs:
+        run.set_roles(settings.roles)
+        if run.meta.n_classes is None and settings.num_classes:
+            run.set_n_classes(settings.num_classes, "--num-classes")
+    if not runs and problems:
+        raise CurvedocError(None, problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
+    return RunList(runs, problems)

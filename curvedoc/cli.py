@@ -1,0 +1,57 @@
+"""``curvedoc PATH...``: read training logs and report what was found."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import curvedoc
+from curvedoc.config import find_config, load_config, parse_role_option
+from curvedoc.errors import CurvedocError
+from curvedoc.report import json as json_report
+from curvedoc.report import terminal
+
+EXIT_OK, EXIT_USAGE = 0, 2
+RENDERERS = {"text": terminal.render, "json": json_report.render}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="curvedoc",
+        description="Read the logs of a training run and report what silently went wrong.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a log file, a run folder, or a folder of runs")
+    parser.add_argument("--format", choices=sorted(RENDERERS), default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--role", action="append", default=[], metavar="ROLE=TAG",
+        help="say which tag plays a role, e.g. --role val_loss=my/tag (repeatable)",
+    )
+    parser.add_argument("--num-classes", type=int, metavar="N", help="number of classes, when the run's config lacks it")
+    parser.add_argument("--config", metavar="FILE", help="a curvedoc.toml or pyproject.toml to use instead of the nearest one")
+    parser.add_argument("--version", action="version", version=f"curvedoc {curvedoc.__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        config = load_config(args.config) if args.config else find_config()
+        roles = dict(parse_role_option(option) for option in args.role)
+        if args.num_classes is not None and args.num_classes < 2:
+            raise CurvedocError(None, "--num-classes must be at least 2")
+        settings = config.merged(roles, args.num_classes)
+        runs, problems = [], []
+        for path in args.paths:
+            found = curvedoc.load(path, config=settings)
+            runs.extend(found)
+            problems.extend(found.problems)
+    except CurvedocError as exc:
+        print(f"curvedoc: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    output = RENDERERS[args.format](runs, problems)
+    print(output)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,241 @@
+"""Finding training logs on disk and handing each to the reader of its format family.
+
+Discovery decides *what is a run* (a TensorBoard folder, a W&B run folder, an MLflow run, a CSV file …) from
+names and a peek at content; each reader module then turns one :class:`Source` into runs. A reader module
+exposes ``read(source: Source) -> list[Run]`` and raises :class:`~curvedoc.errors.CurvedocError` when nothing
+in the source can be read; partial damage becomes warnings on the run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.model import Run
+
+# family → module; modules are imported on first use so reading a CSV never pays for TensorBoard's protos.
+READER_MODULES = {
+    "tensorboard": "curvedoc.readers.tensorboard",
+    "csv": "curvedoc.readers.csvlog",
+    "jsonl": "curvedoc.readers.jsonl",
+    "hf": "curvedoc.readers.huggingface",
+    "wandb": "curvedoc.readers.wandb",
+    "mlflow": "curvedoc.readers.mlflow",
+}
+
+LOOKED_FOR = (
+    "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
+    "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db"
+)
+
+# Keras (TF2) writes one run as train/ and validation/ subfolders holding the same tag names.
+KERAS_SPLIT_FOLDERS = {"train", "validation"}
+SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+SQLITE_HEADER = b"SQLite format 3\x00"
+TEXT_TABLE_SUFFIXES = {".csv", ".tsv", ".log", ".txt"}
+EVENT_FILE = re.compile(r"tfevents")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One thing to read: ``family`` names the reader, ``path`` the run (a folder or a file).
+
+    ``files`` lists what the reader should open, each with the split its folder implies (Keras), in reading
+    order; ``explicit`` is true when the user named this file, so a file that is not a log is an error
+    rather than something to pass over quietly.
+    """
+
+    family: str
+    path: Path
+    files: tuple[tuple[str | None, Path], ...] = ()
+    explicit: bool = False
+
+
+@dataclass
+class Discovery:
+    sources: list[Source] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class RunList(list):
+    """The runs found under a path; ``problems`` holds one line per source that could not be read at all."""
+
+    def __init__(self, runs=(), problems=()):
+        super().__init__(runs)
+        self.problems: list[str] = list(problems)
+
+
+def read_source(source: Source) -> list[Run]:
+    module = importlib.import_module(READER_MODULES[source.family])
+    return module.read(source)
+
+
+def discover(path: str | os.PathLike[str]) -> Discovery:
+    root = Path(path)
+    try:
+        info = root.stat()
+    except FileNotFoundError:
+        raise CurvedocError(root, "no such file or directory") from None
+    except OSError as exc:
+        raise CurvedocError(root, describe_os_error(exc)) from None
+    found = Discovery()
+    if stat.S_ISDIR(info.st_mode):
+        _walk(root, found)
+        if not found.sources and not found.problems:
+            raise CurvedocError(root, f"no training logs found; looked for {LOOKED_FOR}")
+    else:
+        source = classify_file(root, explicit=True)
+        if isinstance(source, str):
+            raise CurvedocError(root, source)
+        found.sources.append(source)
+    return found
+
+
+def classify_file(path: Path, explicit: bool = False) -> Source | str | None:
+    """The source a single file is, a one-line reason it is unusable, or None when it is not a log at all."""
+    name = path.name
+    if EVENT_FILE.search(name):
+        return Source("tensorboard", path, ((None, path),), explicit)
+    if name.endswith(".wandb"):
+        return Source("wandb", path, ((None, path),), explicit)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except OSError as exc:
+        return describe_os_error(exc)
+    if head.startswith(LFS_POINTER):
+        return "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch the real file)"
+    suffix = path.suffix.lower()
+    if head.startswith(SQLITE_HEADER):
+        return Source("mlflow", path, ((None, path),), explicit)
+    if suffix in {".json", ".jsonl", ".ndjson"}:
+        text = head.lstrip()
+        if b'"log_history"' in head or name == "trainer_state.json":
+            return Source("hf", path, ((None, path),), explicit)
+        if suffix != ".json" or _looks_like_json_lines(head):
+            return Source("jsonl", path, ((None, path),), explicit)
+        if explicit:
+            if not text:
+                return "empty file"
+            return "JSON file that is neither a Hugging Face trainer_state.json (no log_history) nor JSON Lines"
+        return None
+    if suffix in TEXT_TABLE_SUFFIXES:
+        if suffix in {".csv", ".tsv"} or explicit or _looks_like_table(head):
+            return Source("csv", path, ((None, path),), explicit)
+        return None
+    if explicit:
+        if not head:
+            return "empty file"
+        return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
+    return None
+
+
+def _looks_like_json_lines(head: bytes) -> bool:
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    return len(lines) >= 2 and all(line.startswith(b"{") for line in lines[:2])
+
+
+def _looks_like_table(head: bytes) -> bool:
+    """A .log/.txt that is really a CSV (Keras CSVLogger's ``training.log``): a header of names, then numbers."""
+    lines = head.splitlines()
+    if len(lines) < 2:
+        return False
+    for delimiter in (b",", b"\t", b";"):
+        header = lines[0].split(delimiter)
+        first = lines[1].split(delimiter)
+        if len(header) >= 2 and len(header) == len(first) and any(_is_number(cell) for cell in first):
+            return all(re.fullmatch(rb"\s*[A-Za-z_][\w./ \-@()]*\s*", cell) for cell in header)
+    return False
+
+
+def _is_number(cell: bytes) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _walk(root: Path, found: Discovery) -> None:
+    visited: set[tuple[int, int]] = set()
+    event_files: dict[Path, list[tuple[str | None, Path]]] = {}
+    claimed_runs: set[str] = set()
+
+    def visit(folder: Path) -> None:
+        try:
+            info = folder.stat()
+        except OSError as exc:
+            found.problems.append(f"{folder}: {describe_os_error(exc)}")
+            return
+        key = (info.st_dev, info.st_ino)
+        if key in visited:
+            if folder.is_symlink():
+                found.problems.append(f"{folder}: symlink to a folder already read (a loop or a duplicate); skipped")
+            return
+        visited.add(key)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as exc:
+            found.problems.append(f"{folder}: {describe_os_error(exc)}")
+            return
+        names = {entry.name for entry in entries}
+        run_family = _run_folder_family(folder, names)
+        if run_family:
+            real = os.path.realpath(folder)
+            if real not in claimed_runs:
+                claimed_runs.add(real)
+                found.sources.append(Source(run_family, folder))
+            if run_family == "wandb":
+                return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.name in SKIPPED_FOLDERS or (entry.name.startswith(".") and entry.name != "."):
+                    continue
+                if run_family == "mlflow" and entry.name in {"metrics", "params", "tags"}:
+                    continue
+                visit(path)
+                continue
+            if "-checkpoint." in entry.name:
+                continue  # a Jupyter autosave copy of a file read on its own
+            source = classify_file(path)
+            if source is None:
+                continue
+            if isinstance(source, str):
+                found.problems.append(f"{path}: {source}")
+            elif source.family == "tensorboard":
+                split = folder.name if folder != root and folder.name in KERAS_SPLIT_FOLDERS else None
+                run_folder = folder.parent if split else folder
+                event_files.setdefault(run_folder, []).append((split, path))
+            else:
+                found.sources.append(source)
+
+    visit(root)
+    for run_folder, files in event_files.items():
+        ordered = sorted(files, key=lambda item: (item[0] or "", item[1].name))
+        found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
+    found.sources.sort(key=lambda source: (str(source.path), source.family))
+
+
+def _run_folder_family(folder: Path, names: set[str]) -> str | None:
+    """A folder that is a run as a whole (its files only make sense together)."""
+    if "meta.yaml" in names and "metrics" in names:
+        return "mlflow"
+    if (
+        any(name.endswith(".wandb") for name in names)
+        or "wandb-history.jsonl" in names
+        or (folder / "files" / "wandb-history.jsonl").exists()
+        or (folder.name.startswith(("run-", "offline-run-")) and (folder / "files" / "config.yaml").exists())
+    ):
+        return "wandb"
+    return None

@@ -1,0 +1,26 @@
+"""JSON for machines: one object with a ``runs`` list."""
+
+from __future__ import annotations
+
+import json
+
+from curvedoc.report import json_safe, series_summary
+
+
+def run_to_dict(run) -> dict:
+    return {
+        "path": run.path,
+        "format": run.format,
+        "meta": {
+            "n_classes": run.meta.n_classes,
+            "n_classes_source": run.meta.n_classes_source,
+            "hparams": json_safe(run.meta.hparams),
+            "files": run.meta.files,
+        },
+        "series": series_summary(run),
+        "warnings": run.warnings,
+    }
+
+
+def render(runs, problems=()) -> str:
+    return json.dumps({"runs": [run_to_dict(run) for run in runs], "problems": list(problems)}, indent=2)
