@@ -79,6 +79,7 @@ def _flat_items(row: Mapping[str, Any], prefix: str) -> Iterable[tuple[str, Any]
     for key, value in row.items():
         name = f"{prefix}{key}"
         if isinstance(value, Mapping):
-            yield from _flat_items(value, name + "/")
+            if "_type" not in value:  # W&B media (images, tables, histograms) are not scalars
+                yield from _flat_items(value, name + "/")
         else:
             yield name, value
