@@ -175,12 +175,15 @@ def _walk(root: Path, found: Discovery) -> None:
             return
         key = (info.st_dev, info.st_ino)
         if key in visited:
-            if folder.is_symlink():
-                found.problems.append(f"{folder}: symlink to a folder already read (a loop or a duplicate); skipped")
+            # A link back to an ancestor is a loop worth telling; a second name for a run (W&B's latest-run) is not.
+            target = os.path.realpath(folder)
+            if folder.is_symlink() and os.path.commonpath([os.path.realpath(folder.parent), target]) == target:
+                found.problems.append(f"{folder}: symlink loop (points back to {target}); not followed")
             return
         visited.add(key)
         try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+            # Real folders before symlinks, so a run is known by its own name rather than by an alias.
+            entries = sorted(os.scandir(folder), key=lambda entry: (entry.is_symlink(), entry.name))
         except OSError as exc:
             found.problems.append(f"{folder}: {describe_os_error(exc)}")
             return

@@ -1,0 +1,153 @@
+import os
+
+import pytest
+
+import curvedoc.readers as readers
+from curvedoc.errors import CurvedocError
+from curvedoc.readers import discover
+
+EVENT = "events.out.tfevents.1700000000.host.1.0"
+
+
+def touch(path, content=b"x"):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content)
+    return path
+
+
+def families(found):
+    return sorted((source.family, os.path.relpath(source.path)) for source in found.sources)
+
+
+def test_missing_path_is_a_one_line_error(tmp_path):
+    with pytest.raises(CurvedocError) as error:
+        discover(tmp_path / "nope")
+    assert str(error.value) == f"{tmp_path / 'nope'}: no such file or directory"
+
+
+def test_folder_without_logs_says_what_was_looked_for(tmp_path):
+    touch(tmp_path / "notes.md", b"# hello")
+    touch(tmp_path / "config.json", b'{"a": 1}')
+    with pytest.raises(CurvedocError) as error:
+        discover(tmp_path)
+    message = str(error.value)
+    assert "no training logs found" in message and "tfevents" in message and "\n" not in message
+
+
+def test_keras_train_and_validation_subfolders_are_one_run(tmp_path):
+    touch(tmp_path / "fit" / "train" / EVENT)
+    touch(tmp_path / "fit" / "validation" / EVENT)
+    (source,) = discover(tmp_path).sources
+    assert source.family == "tensorboard" and source.path == tmp_path / "fit"
+    assert [split for split, _ in source.files] == ["train", "validation"]
+
+
+def test_several_event_files_in_one_folder_are_one_run_in_name_order(tmp_path):
+    touch(tmp_path / "run" / "events.out.tfevents.1700000200.host.1.0")
+    touch(tmp_path / "run" / "events.out.tfevents.1700000100.host.1.0")
+    (source,) = discover(tmp_path).sources
+    assert [path.name for _, path in source.files] == [
+        "events.out.tfevents.1700000100.host.1.0", "events.out.tfevents.1700000200.host.1.0",
+    ]
+
+
+def test_a_folder_mixing_formats_yields_one_source_per_format(tmp_path):
+    touch(tmp_path / EVENT)
+    touch(tmp_path / "metrics.csv", b"step,loss\n0,1.0\n")
+    touch(tmp_path / "trainer_state.json", b'{"log_history": []}')
+    touch(tmp_path / "log.jsonl", b'{"step": 0}\n{"step": 1}\n')
+    found = discover(tmp_path)
+    assert sorted(source.family for source in found.sources) == ["csv", "hf", "jsonl", "tensorboard"]
+
+
+def test_symlink_loops_are_not_followed_forever(tmp_path):
+    touch(tmp_path / "a" / "metrics.csv", b"step,loss\n0,1\n")
+    os.symlink(tmp_path, tmp_path / "a" / "loop")
+    found = discover(tmp_path)
+    assert len(found.sources) == 1
+    assert any("loop" in problem for problem in found.problems)
+
+
+def test_a_symlink_pointing_at_itself_is_a_one_line_error(tmp_path):
+    os.symlink(tmp_path / "self", tmp_path / "self")
+    with pytest.raises(CurvedocError) as error:
+        discover(tmp_path / "self")
+    assert "symbolic links" in str(error.value)
+
+
+def test_editor_copies_and_hidden_folders_are_skipped(tmp_path):
+    touch(tmp_path / "metrics.csv", b"step,loss\n0,1\n")
+    touch(tmp_path / ".ipynb_checkpoints" / "metrics-checkpoint.csv", b"step,loss\n0,1\n")
+    touch(tmp_path / ".git" / "x.csv", b"step,loss\n0,1\n")
+    assert len(discover(tmp_path).sources) == 1
+
+
+def test_git_lfs_pointer_is_named_not_read(tmp_path):
+    pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 123\n"
+    touch(tmp_path / "metrics.csv", pointer)
+    touch(tmp_path / "other.csv", b"step,loss\n0,1\n")
+    found = discover(tmp_path)
+    assert len(found.sources) == 1
+    (problem,) = found.problems
+    assert "metrics.csv" in problem and "Git LFS pointer" in problem
+    with pytest.raises(CurvedocError, match="Git LFS pointer"):
+        discover(tmp_path / "metrics.csv")
+
+
+def test_mlflow_run_folders_are_runs_and_their_metric_files_are_not_read_alone(tmp_path):
+    run = tmp_path / "mlruns" / "0" / "abc123"
+    touch(tmp_path / "mlruns" / "0" / "meta.yaml", b"name: Default\n")
+    touch(run / "meta.yaml", b"run_id: abc123\n")
+    touch(run / "metrics" / "train" / "loss.csv", b"1 2 3\n")
+    found = discover(tmp_path)
+    assert [(s.family, s.path) for s in found.sources] == [("mlflow", run)]
+
+
+def test_wandb_run_folder_is_read_once_even_through_latest_run(tmp_path):
+    run = tmp_path / "wandb" / "run-20240101_000000-abc"
+    touch(run / "run-abc.wandb", b":W&B")
+    touch(run / "files" / "wandb-summary.json", b"{}")
+    touch(run / "files" / "output.csv", b"a,b\n1,2\n")
+    os.symlink(run, tmp_path / "wandb" / "latest-run")
+    found = discover(tmp_path)
+    assert [(s.family, s.path) for s in found.sources] == [("wandb", run)]
+
+
+def test_unreadable_file_is_named_with_the_problem(tmp_path, monkeypatch):
+    touch(tmp_path / "metrics.csv", b"step,loss\n0,1\n")
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(readers, "open", denied, raising=False)
+    with pytest.raises(CurvedocError) as error:
+        discover(tmp_path / "metrics.csv")
+    assert str(error.value) == f"{tmp_path / 'metrics.csv'}: permission denied"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_folder_is_reported_and_the_rest_still_found(tmp_path):
+    touch(tmp_path / "ok" / "metrics.csv", b"step,loss\n0,1\n")
+    locked = tmp_path / "locked"
+    touch(locked / "metrics.csv", b"step,loss\n0,1\n")
+    locked.chmod(0)
+    try:
+        found = discover(tmp_path)
+    finally:
+        locked.chmod(0o755)
+    assert len(found.sources) == 1 and "permission denied" in found.problems[0]
+
+
+def test_a_named_file_that_is_no_log_is_an_error(tmp_path):
+    with pytest.raises(CurvedocError, match="not a training log"):
+        discover(touch(tmp_path / "model.pt", b"\x80\x02"))
+    with pytest.raises(CurvedocError, match="empty file"):
+        discover(touch(tmp_path / "empty.bin", b""))
+    with pytest.raises(CurvedocError, match="neither a Hugging Face"):
+        discover(touch(tmp_path / "config.json", b'{"hidden": 4}'))
+
+
+def test_keras_csvlogger_training_log_is_found_by_content(tmp_path):
+    touch(tmp_path / "training.log", b"epoch,accuracy,loss\n0,0.5,1.2\n1,0.6,1.0\n")
+    touch(tmp_path / "output.log", b"Epoch 1/10 starting\nloss went down\n")
+    assert [s.path.name for s in discover(tmp_path).sources] == ["training.log"]
