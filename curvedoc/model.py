@@ -160,13 +160,17 @@ class RunBuilder:
             walls = np.concatenate([c[2] for c in chunks])
             if len(steps) == 0:
                 continue
-            # Stable sort keeps logging order among equal steps, so the last value logged wins below.
-            order = np.argsort(steps, kind="stable")
-            steps, values, walls = steps[order], values[order], walls[order]
+            if len(steps) > 1 and not (steps[1:] >= steps[:-1]).all():
+                # Stable sort keeps logging order among equal steps, so the last value logged wins below.
+                order = np.argsort(steps, kind="stable")
+                steps, values, walls = steps[order], values[order], walls[order]
             keep = np.ones(len(steps), dtype=bool)
             keep[:-1] = steps[1:] != steps[:-1]
-            duplicates += int(len(steps) - keep.sum())
-            frames.append((tag, steps[keep], walls[keep], values[keep]))
+            repeated = int(len(steps) - np.count_nonzero(keep))
+            if repeated:
+                duplicates += repeated
+                steps, walls, values = steps[keep], walls[keep], values[keep]
+            frames.append((tag, steps, walls, values))
             roles[tag] = infer_role(tag, self._split_hint.get(tag))
         if duplicates:
             self.warn(
@@ -187,7 +191,7 @@ def _frame(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> pd.Da
         return empty_scalars()
     tags = [p[0] for p in parts]
     lengths = [len(p[1]) for p in parts]
-    codes = np.repeat(np.arange(len(tags)), lengths)
+    codes = np.repeat(np.arange(len(tags), dtype=np.int32), lengths)
     return pd.DataFrame({
         "tag": pd.Categorical.from_codes(codes, categories=tags),
         "step": np.concatenate([p[1] for p in parts]),
