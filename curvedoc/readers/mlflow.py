@@ -1,0 +1,319 @@
+"""MLflow's two local tracking stores: the file store (``mlruns/``) and the SQLite store (``mlflow.db``).
+
+File store (``mlruns/<experiment_id>/<run_id>/``): ``metrics/<key>`` holds one line per logged point,
+``<timestamp_ms> <value> <step>`` (MLflow ≤ 0.x wrote two fields and no step; dataset-linked metrics add two more),
+the value written by Python's ``str(float)`` so NaN and ±Inf appear as ``nan``/``inf``/``-inf``. Keys containing
+``/`` are stored as sub-folders, so ``metrics/train/loss`` is the curve ``train/loss``; ``params/`` nests the same
+way. ``meta.yaml`` holds the run name, its start time (ms) and its lifecycle stage.
+
+SQLite store (schema from MLflow's own SQLAlchemy models and migrations): ``runs`` (run_uuid, name,
+experiment_id, start_time, lifecycle_stage), ``metrics`` (key, value, timestamp, step, is_nan, run_uuid),
+``params`` (key, value, run_uuid), ``tags`` and ``experiments``. MLflow cannot store NaN or ±Inf in SQL:
+``SqlAlchemyStore.sanitize_metric_value`` writes NaN as value 0 with ``is_nan = 1`` and clips ±Inf to
+±1.7976931348623157e308 (the largest float64). We map both back, so an Inf loss reads as Inf; a finite value of
+exactly ±float64-max is not something training logs. Older databases lack ``is_nan`` (before its migration) or
+``step``: then values are taken as stored and steps are 0.
+
+The database is opened read-only and never changed, not even by SQLite's bookkeeping: a read-only connection to a
+WAL-mode database would leave ``-wal``/``-shm`` files next to it, so a WAL database without a live ``-wal`` file
+is opened as immutable instead.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import sqlite3
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.model import Run, RunBuilder, n_classes_from
+from curvedoc.readers import Source
+
+FLOAT64_MAX = np.finfo(np.float64).max
+METRIC_FIELD_COUNTS = {2, 3, 5}  # the line shapes MLflow's FileStore._get_metric_from_line accepts
+WAL_MODE = b"\x02\x02"  # bytes 18-19 of the SQLite header: file format versions 2 = write-ahead log
+LOCK_TIMEOUT_SECONDS = 2.0
+
+
+def read(source: Source) -> list[Run]:
+    if source.files:
+        return read_database(source.path)
+    return [read_run_folder(source.path)]
+
+
+# ---------------------------------------------------------------------------------------------- file store
+
+def read_run_folder(run_dir: Path) -> Run:
+    meta = _run_meta(run_dir)
+    if meta.get("lifecycle_stage") == "deleted":
+        raise CurvedocError(run_dir, "run is deleted in MLflow (lifecycle_stage: deleted); skipped")
+    builder = RunBuilder(run_dir, "mlflow", name=str(meta.get("run_name") or ""))
+    if "_problem" in meta:
+        builder.warn(f"{run_dir / 'meta.yaml'}: {meta['_problem']}")
+    if not builder.name:
+        builder.name = _read_text(run_dir / "tags" / "mlflow.runName") or run_dir.name
+    if isinstance(meta.get("start_time"), (int, float)):
+        builder.meta.start_time = meta["start_time"] / 1000.0
+
+    metric_files = _files_under(run_dir / "metrics", builder)
+    problems = []
+    for tag, path in metric_files:
+        problem = _read_metric_file(builder, tag, path)
+        if problem:
+            problems.append(problem)
+    if metric_files and not builder.has_points and problems:
+        raise CurvedocError(run_dir / "metrics", f"no readable metric file ({problems[0]})")
+    if not metric_files:
+        builder.warn(f"{run_dir / 'metrics'}: no metrics logged")
+
+    params = {}
+    for key, path in _files_under(run_dir / "params", builder):
+        text = _read_text(path)
+        if text is None:
+            builder.warn(f"{path}: unreadable parameter file")
+        else:
+            params[key] = param_value(text)
+    _set_hparams(builder, params)
+    return builder.build()
+
+
+def _run_meta(run_dir: Path) -> dict:
+    path = run_dir / "meta.yaml"
+    try:
+        with open(path, "rb") as handle:
+            meta = yaml.safe_load(handle)
+    except OSError as exc:
+        return {"_problem": describe_os_error(exc)}
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return {"_problem": "not valid YAML; run name and start time unknown"}
+    return meta if isinstance(meta, dict) else {"_problem": "not a mapping; run name and start time unknown"}
+
+
+def _files_under(folder: Path, builder: RunBuilder) -> list[tuple[str, Path]]:
+    """``(key, path)`` for every file below ``folder``; keys with ``/`` are sub-folders on disk."""
+    found = []
+    if not folder.is_dir():
+        return found  # a run that logged no params has no params/ folder
+    for current, folders, names in os.walk(folder, onerror=lambda exc: builder.warn(
+            f"{exc.filename}: {describe_os_error(exc)}")):
+        folders.sort()
+        for name in sorted(names):
+            path = Path(current, name)
+            found.append((PurePosixPath(*path.relative_to(folder).parts).as_posix(), path))
+    return found
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace").strip()
+    except OSError:
+        return None
+
+
+def _read_metric_file(builder: RunBuilder, tag: str, path: Path) -> str | None:
+    """Adds one metric file's points; returns a problem when the file held none."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        builder.warn(f"{path}: {describe_os_error(exc)}")
+        return describe_os_error(exc)
+    builder.add_file(path)
+    complete_end = data.rfind(b"\n") + 1
+    if complete_end < len(data) and data[complete_end:].strip():
+        # MLflow appends whole lines ending in a newline: a tail without one is a write cut short.
+        builder.warn(f"{path}: last line cut off mid-write (crashed run?); it was dropped")
+    timestamps, values, steps = _parse_metric_lines(data[:complete_end], builder, path)
+    if len(values) == 0:
+        problem = "empty metric file" if not data.strip() else "no line of the form `timestamp value step`"
+        builder.warn(f"{path}: {problem}")
+        return f"{path}: {problem}"
+    builder.add(tag, steps, values, timestamps / 1000.0)
+    return None
+
+
+def _parse_metric_lines(data: bytes, builder: RunBuilder, path: Path):
+    """Bulk-parses ``timestamp value step`` lines with pandas' C parser; any odd line sends the file to the
+    exact line-by-line parser, which skips what MLflow itself would reject."""
+    if not data.strip():
+        return np.array([]), np.array([]), np.array([], dtype=np.int64)
+    try:
+        table = pd.read_csv(
+            io.BytesIO(data), sep=" ", header=None, names=range(5), usecols=range(3), dtype=np.float64,
+            engine="c", keep_default_na=False, na_values=["nan"],
+        )
+    except (ValueError, pd.errors.ParserError):
+        table = None
+    if table is not None:
+        timestamps, values, steps = (table[column].to_numpy() for column in range(3))
+        # a missing step is either the legacy two-field line or a damaged one: let the exact parser tell
+        if np.isfinite(timestamps).all() and np.isfinite(steps).all():
+            return timestamps, values, steps.astype(np.int64)
+    return _parse_lines_exactly(data, builder, path)
+
+
+def _parse_lines_exactly(data: bytes, builder: RunBuilder, path: Path):
+    timestamps, values, steps = [], [], []
+    bad_lines = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            if len(fields) not in METRIC_FIELD_COUNTS:
+                raise ValueError
+            point = int(fields[0]), float(fields[1]), int(fields[2]) if len(fields) > 2 else 0
+        except ValueError:
+            bad_lines.append(number)
+            continue
+        timestamps.append(point[0])
+        values.append(point[1])
+        steps.append(point[2])
+    if bad_lines:
+        builder.warn(
+            f"{path}: {len(bad_lines)} line(s) that are not `timestamp value step` skipped "
+            f"(first at line {bad_lines[0]})"
+        )
+    return np.array(timestamps, dtype=np.float64), np.array(values, dtype=np.float64), np.array(steps, dtype=np.int64)
+
+
+def param_value(text: str):
+    """MLflow stores every param as a string: give numbers back as numbers so configs can be searched."""
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _set_hparams(builder: RunBuilder, params: dict) -> None:
+    builder.meta.hparams = params
+    # nested keys come as "model/num_classes"; the shared search splits nested keys on "." only
+    dotted = {key.replace("/", "."): key for key in params}
+    found = n_classes_from({dotted_key: params[key] for dotted_key, key in dotted.items()})
+    if found:
+        builder.meta.n_classes = found[0]
+        builder.meta.n_classes_source = f"MLflow param: {dotted[found[1]]}"
+
+
+# ---------------------------------------------------------------------------------------------- SQLite store
+
+def read_database(db: Path) -> list[Run]:
+    connection, wal_note = _connect_read_only(db)
+    try:
+        return _read_tables(db, connection, wal_note)
+    except sqlite3.Error as exc:
+        raise CurvedocError(db, _describe_sqlite_error(exc)) from None
+    finally:
+        connection.close()
+
+
+def _connect_read_only(db: Path) -> tuple[sqlite3.Connection, str | None]:
+    try:
+        with open(db, "rb") as handle:
+            header = handle.read(100)
+    except OSError as exc:
+        raise CurvedocError(db, describe_os_error(exc)) from None
+    wal_file = Path(f"{db}-wal")
+    options, note = "mode=ro", None
+    if header[18:20] == WAL_MODE:
+        if not wal_file.exists():
+            options = "immutable=1"  # nothing pending in a WAL that does not exist; and no -shm gets created
+        elif not Path(f"{db}-shm").exists():
+            options = "immutable=1"
+            note = (f"{wal_file}: changes not yet moved into the database were not read "
+                    "(reading them would need a -shm file written next to it)")
+    try:
+        connection = sqlite3.connect(
+            f"{db.resolve().as_uri()}?{options}", uri=True, timeout=LOCK_TIMEOUT_SECONDS,
+        )
+        connection.execute("PRAGMA query_only = ON")
+    except sqlite3.Error as exc:
+        raise CurvedocError(db, _describe_sqlite_error(exc)) from None
+    return connection, note
+
+
+def _describe_sqlite_error(exc: sqlite3.Error) -> str:
+    name = getattr(exc, "sqlite_errorname", "")
+    if name.startswith("SQLITE_BUSY") or "locked" in str(exc):
+        return "SQLite database is locked by another process (an MLflow server writing?); try again when it is idle"
+    if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")):
+        return f"corrupt SQLite database ({exc})"
+    return f"unreadable SQLite database ({exc})"
+
+
+def _read_tables(db: Path, connection: sqlite3.Connection, wal_note: str | None) -> list[Run]:
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"metrics", "runs"} <= tables:
+        raise CurvedocError(db, "SQLite database without MLflow's metrics/runs tables")
+    runs = _run_rows(connection)
+    params = _rows_by_run(connection, "params") if "params" in tables else {}
+    run_name_tags = (
+        dict(connection.execute("SELECT run_uuid, value FROM tags WHERE key = 'mlflow.runName'"))
+        if "tags" in tables else {}
+    )
+    builders = {}
+    for run_uuid, name, start_time in runs:
+        builder = RunBuilder(f"{db}#{run_uuid}", "mlflow-sqlite", name=name or run_name_tags.get(run_uuid) or run_uuid)
+        builder.add_file(db)
+        if wal_note:
+            builder.warn(wal_note)
+        if start_time is not None:
+            builder.meta.start_time = start_time / 1000.0
+        _set_hparams(builder, {key: param_value(value) for key, value in params.get(run_uuid, [])})
+        builders[run_uuid] = builder
+    _add_metrics(connection, builders)
+    return [builder.build() for builder in builders.values()]
+
+
+def _run_rows(connection: sqlite3.Connection) -> list[tuple]:
+    columns = _columns(connection, "runs")
+    wanted = [column if column in columns else "NULL" for column in ("name", "start_time")]
+    # A deleted run is one the user threw away in the UI (it waits there for `mlflow gc`): not wanted in a
+    # diagnosis, and MLflow's own listings hide it too. There is no run left to carry a warning, so it is skipped.
+    alive = "WHERE lifecycle_stage IS NOT 'deleted'" if "lifecycle_stage" in columns else ""
+    order = "ORDER BY start_time, run_uuid" if "start_time" in columns else "ORDER BY run_uuid"
+    return connection.execute(f"SELECT run_uuid, {', '.join(wanted)} FROM runs {alive} {order}").fetchall()
+
+
+def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+
+
+def _rows_by_run(connection: sqlite3.Connection, table: str) -> dict[str, list[tuple[str, str]]]:
+    grouped: dict[str, list[tuple[str, str]]] = {}
+    for run_uuid, key, value in connection.execute(f"SELECT run_uuid, key, value FROM {table} ORDER BY key"):
+        grouped.setdefault(run_uuid, []).append((key, value))
+    return grouped
+
+
+def _add_metrics(connection: sqlite3.Connection, builders: dict[str, RunBuilder]) -> None:
+    columns = _columns(connection, "metrics")
+    step = "step" if "step" in columns else "0"
+    is_nan = "is_nan" if "is_nan" in columns else "0"
+    # rowid is insertion order: among points logged at one step, the builder keeps the one logged last
+    table = pd.read_sql_query(
+        f"SELECT run_uuid, key, {step} AS step, timestamp, value, {is_nan} AS is_nan FROM metrics "
+        "ORDER BY run_uuid, key, rowid",
+        connection,
+    )
+    if table.empty:
+        return
+    values = pd.to_numeric(table["value"], errors="coerce").to_numpy(dtype=np.float64, copy=True)
+    values[table["is_nan"].fillna(0).to_numpy().astype(bool)] = math.nan
+    values[values == FLOAT64_MAX] = math.inf
+    values[values == -FLOAT64_MAX] = -math.inf
+    table["value"] = values
+    table["step"] = pd.to_numeric(table["step"], errors="coerce").fillna(0).astype(np.int64)
+    table["wall_time"] = pd.to_numeric(table["timestamp"], errors="coerce") / 1000.0
+    for (run_uuid, key), points in table.groupby(["run_uuid", "key"], sort=False):
+        builder = builders.get(run_uuid)
+        if builder is not None:  # metrics of deleted runs, or rows whose run is gone
+            builder.add(str(key), points["step"].to_numpy(), points["value"].to_numpy(),
+                        points["wall_time"].to_numpy())
