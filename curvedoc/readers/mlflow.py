@@ -142,18 +142,21 @@ def _parse_metric_lines(data: bytes, builder: RunBuilder, path: Path):
     exact line-by-line parser, which skips what MLflow itself would reject."""
     if not data.strip():
         return np.array([]), np.array([]), np.array([], dtype=np.int64)
-    try:
-        table = pd.read_csv(
-            io.BytesIO(data), sep=" ", header=None, names=range(5), usecols=range(3), dtype=np.float64,
-            engine="c", keep_default_na=False, na_values=["nan"],
-        )
-    except (ValueError, pd.errors.ParserError):
-        table = None
-    if table is not None:
-        timestamps, values, steps = (table[column].to_numpy() for column in range(3))
-        # a missing step is either the legacy two-field line or a damaged one: let the exact parser tell
-        if np.isfinite(timestamps).all() and np.isfinite(steps).all():
-            return timestamps, values, steps.astype(np.int64)
+    n_fields = len(data[: data.find(b"\n")].split(b" "))
+    if n_fields in METRIC_FIELD_COUNTS:
+        try:
+            # every line must have the first line's field count: a short, long or empty-field line raises
+            table = pd.read_csv(
+                io.BytesIO(data), sep=" ", header=None, names=range(n_fields), usecols=range(min(n_fields, 3)),
+                dtype=np.float64, engine="c", keep_default_na=False, na_values=["nan"],
+            )
+        except (ValueError, pd.errors.ParserError):
+            table = None
+        if table is not None:
+            timestamps, values = table[0].to_numpy(), table[1].to_numpy()
+            steps = table[2].to_numpy() if n_fields > 2 else np.zeros(len(table))
+            if np.isfinite(timestamps).all() and np.isfinite(steps).all():
+                return timestamps, values, steps.astype(np.int64)
     return _parse_lines_exactly(data, builder, path)
 
 
@@ -161,9 +164,9 @@ def _parse_lines_exactly(data: bytes, builder: RunBuilder, path: Path):
     timestamps, values, steps = [], [], []
     bad_lines = []
     for number, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if not fields:
+        if not line.strip():
             continue
+        fields = line.strip().split(b" ")  # as MLflow splits: two spaces mean an empty field, not one gap
         try:
             if len(fields) not in METRIC_FIELD_COUNTS:
                 raise ValueError

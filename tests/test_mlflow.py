@@ -1,0 +1,299 @@
+"""MLflow file store and SQLite store, read from fixtures MLflow 3.17 wrote (fixtures/generate/mlflow_logs.py)."""
+
+import math
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.errors import CurvedocError
+from curvedoc.readers import mlflow as mlflow_reader
+from curvedoc.roles import Role
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "mlflow"
+MLRUNS = FIXTURES / "file" / "mlruns"
+DB = FIXTURES / "sqlite" / "mlflow.db"
+BROKEN = FIXTURES / "broken"
+RUN_NAMES = {"healthy", "lr_too_high", "shuffled_labels"}
+TAGS = {"lr", "train/acc", "train/grad_norm", "train/loss", "val/acc", "val/loss"}
+
+
+def by_name(runs):
+    return {run.name: run for run in runs}
+
+
+@pytest.fixture(scope="module")
+def file_runs():
+    return by_name(curvedoc.load(MLRUNS))
+
+
+@pytest.fixture(scope="module")
+def sqlite_runs():
+    return by_name(curvedoc.load(DB))
+
+
+def listing(folder: Path) -> dict[str, tuple[int, int]]:
+    return {path.name: (path.stat().st_size, path.stat().st_mtime_ns) for path in folder.iterdir()}
+
+
+def test_file_store_gives_one_run_per_mlflow_run_not_per_experiment(file_runs):
+    runs = curvedoc.load(MLRUNS)
+    assert len(runs) == 3 and not runs.problems
+    assert set(file_runs) == RUN_NAMES
+    for run in runs:
+        assert run.format == "mlflow"
+        assert Path(run.path).parent.parent == MLRUNS
+        assert run.meta.start_time > 1.7e9
+
+
+def test_sqlite_store_gives_one_run_per_live_run_and_skips_the_deleted_one(sqlite_runs):
+    assert set(sqlite_runs) == RUN_NAMES  # the generator also logged and deleted "deleted_run"
+    for run in sqlite_runs.values():
+        assert run.format == "mlflow-sqlite"
+        assert run.path.startswith(f"{DB}#")
+        assert run.meta.files == [str(DB)]
+        assert run.meta.start_time > 1.7e9
+
+
+@pytest.mark.parametrize("name", sorted(RUN_NAMES))
+def test_both_stores_hold_the_same_curves(file_runs, sqlite_runs, name):
+    from_files, from_db = file_runs[name], sqlite_runs[name]
+    assert set(from_files.tags) == set(from_db.tags) == TAGS
+    for tag in TAGS:
+        left, right = from_files.series(tag), from_db.series(tag)
+        np.testing.assert_array_equal(left["step"], right["step"])
+        np.testing.assert_array_equal(left["value"], right["value"])  # NaN == NaN here, and Inf == Inf
+        assert np.allclose(left["wall_time"], right["wall_time"], atol=60, rtol=0)
+
+
+def test_nested_keys_become_tags_with_their_roles(file_runs):
+    roles = file_runs["healthy"].roles
+    assert roles["train/loss"] == Role.TRAIN_LOSS
+    assert roles["val/loss"] == Role.VAL_LOSS
+    assert roles["val/acc"] == Role.VAL_ACC
+    assert roles["lr"] == Role.LR
+    assert roles["train/grad_norm"] == Role.GRAD_NORM
+
+
+@pytest.mark.parametrize("store", ["file_runs", "sqlite_runs"])
+def test_inf_then_nan_of_the_diverged_run_are_kept(request, store):
+    loss = request.getfixturevalue(store)["lr_too_high"].series("train/loss")
+    values = loss["value"].to_numpy()
+    assert math.isfinite(values[0])
+    assert values[1] == math.inf  # SQLite holds float64-max here; it is Inf again once read
+    assert np.isnan(values[2:]).all()
+    assert len(values) == 172
+
+
+@pytest.mark.parametrize("store", ["file_runs", "sqlite_runs"])
+def test_params_become_typed_hparams_and_give_the_class_count(request, store):
+    run = request.getfixturevalue(store)["healthy"]
+    hparams = run.meta.hparams
+    assert hparams["num_classes"] == 10 and hparams["lr"] == 0.003 and hparams["bug"] == "none"
+    assert hparams["model/hidden_layers"] == 1  # a nested key: a sub-folder of params/ in the file store
+    assert run.meta.n_classes == 10
+    assert run.meta.n_classes_source == "MLflow param: num_classes"
+
+
+def test_a_nested_class_count_param_is_found(tmp_path):
+    run_dir = write_run(tmp_path, {"loss": "1 0.5 0\n"})
+    (run_dir / "params" / "model").mkdir(parents=True)
+    (run_dir / "params" / "model" / "num_classes").write_text("7")
+    run = mlflow_reader.read_run_folder(run_dir)
+    assert (run.meta.n_classes, run.meta.n_classes_source) == (7, "MLflow param: model/num_classes")
+
+
+@pytest.mark.parametrize("store", ["file_runs", "sqlite_runs"])
+def test_the_final_value_logged_twice_keeps_the_last_one_and_says_so(request, store):
+    run = request.getfixturevalue(store)["healthy"]
+    assert any("2 point(s) logged again" in warning for warning in run.warnings)
+    assert len(run.series("val/loss")) == 4
+
+
+def test_reading_the_database_creates_no_file_next_to_it():
+    before = listing(DB.parent)
+    curvedoc.load(DB)
+    curvedoc.load(FIXTURES)
+    assert listing(DB.parent) == before
+
+
+def test_a_wal_mode_database_is_read_without_leaving_wal_or_shm_files(tmp_path):
+    db = tmp_path / "mlflow.db"
+    shutil.copy(DB, db)
+    with sqlite3.connect(db) as connection:
+        connection.execute("PRAGMA journal_mode = WAL")
+    connection.close()
+    before = listing(tmp_path)
+    assert set(by_name(curvedoc.load(db))) == RUN_NAMES
+    assert listing(tmp_path) == before
+
+
+def test_a_wal_database_being_written_is_read_with_its_pending_changes(tmp_path):
+    db = tmp_path / "mlflow.db"
+    shutil.copy(DB, db)
+    writer = sqlite3.connect(db)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("UPDATE runs SET name = 'renamed' WHERE name = 'healthy'")
+    writer.commit()
+    try:
+        before = listing(tmp_path)
+        assert "mlflow.db-wal" in before
+        assert "renamed" in by_name(curvedoc.load(db))
+        assert listing(tmp_path) == before
+    finally:
+        writer.close()
+
+
+def test_a_wal_file_without_its_shm_file_is_not_read_and_that_is_said(tmp_path):
+    writer_dir, copy_dir = tmp_path / "writer", tmp_path / "copy"
+    writer_dir.mkdir()
+    copy_dir.mkdir()
+    shutil.copy(DB, writer_dir / "mlflow.db")
+    writer = sqlite3.connect(writer_dir / "mlflow.db")
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("PRAGMA wal_autocheckpoint = 0")
+    writer.execute("UPDATE runs SET name = 'renamed' WHERE name = 'healthy'")
+    writer.commit()
+    for name in ("mlflow.db", "mlflow.db-wal"):  # a backup that forgot the -shm file
+        shutil.copy(writer_dir / name, copy_dir / name)
+    writer.close()
+    before = listing(copy_dir)
+    runs = curvedoc.load(copy_dir / "mlflow.db")
+    assert set(by_name(runs)) == RUN_NAMES
+    assert "changes not yet moved into the database were not read" in runs[0].warnings[0]
+    assert listing(copy_dir) == before
+
+
+def test_a_locked_database_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(mlflow_reader, "LOCK_TIMEOUT_SECONDS", 0.05)
+    db = tmp_path / "mlflow.db"
+    shutil.copy(DB, db)
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(CurvedocError, match="locked") as error:
+            curvedoc.load(db)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert str(db) in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("damage", ["garbage_after_header", "cut_in_half"])
+def test_a_corrupt_database_is_one_clear_error(tmp_path, damage):
+    db = tmp_path / "mlflow.db"
+    data = DB.read_bytes()
+    if damage == "garbage_after_header":
+        data = data[:16] + os.urandom(4096)
+    else:
+        data = data[: len(data) // 2]
+    db.write_bytes(data)
+    with pytest.raises(CurvedocError, match="corrupt SQLite database") as error:
+        curvedoc.load(db)
+    assert str(error.value).startswith(f"{db}: ")
+
+
+def test_a_sqlite_file_of_another_program_is_named_as_such():
+    with pytest.raises(CurvedocError, match="SQLite database without MLflow's metrics/runs tables"):
+        curvedoc.load(BROKEN / "not_mlflow.db")
+
+
+def test_a_folder_walk_reports_the_foreign_database_and_reads_the_rest():
+    runs = curvedoc.load(BROKEN)
+    assert len(runs) == 1
+    assert runs.problems == [f"{BROKEN / 'not_mlflow.db'}: SQLite database without MLflow's metrics/runs tables"]
+
+
+def test_a_cut_last_line_and_a_garbage_line_are_warnings_and_the_rest_is_read(file_runs):
+    run = curvedoc.load(BROKEN / "mlruns")[0]
+    healthy = file_runs["healthy"]
+    cut = [warning for warning in run.warnings if "last line cut off" in warning]
+    garbage = [warning for warning in run.warnings if "not `timestamp value step`" in warning]
+    assert len(cut) == 1 and cut[0].endswith("it was dropped") and "metrics/train/loss" in cut[0]
+    assert len(garbage) == 1 and "first at line 6" in garbage[0] and "metrics/train/acc" in garbage[0]
+    loss = run.series("train/loss")["value"].to_numpy()
+    np.testing.assert_array_equal(loss, healthy.series("train/loss")["value"].to_numpy()[:-1])
+    np.testing.assert_array_equal(run.series("train/acc")["value"], healthy.series("train/acc")["value"])
+
+
+def write_run(root: Path, metrics: dict[str, str], meta: str = "run_name: synthetic\nstart_time: 1000\n") -> Path:
+    run_dir = root / "mlruns" / "1" / "abc"
+    for key, text in metrics.items():
+        path = run_dir / "metrics" / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (run_dir / "metrics").mkdir(parents=True, exist_ok=True)
+    (run_dir / "meta.yaml").write_text(meta)
+    return run_dir
+
+
+def test_legacy_two_field_lines_and_dataset_lines_are_read(tmp_path):
+    run_dir = write_run(tmp_path, {
+        "legacy": "1000 0.5\n",
+        "with_dataset": "1000 0.5 0 train abc123\n2000 nan 1 train abc123\n3000 -inf 2 train abc123\n",
+    })
+    run = mlflow_reader.read_run_folder(run_dir)
+    assert run.series("legacy")[["step", "value"]].values.tolist() == [[0, 0.5]]
+    values = run.series("with_dataset")["value"].to_numpy()
+    assert values[0] == 0.5 and np.isnan(values[1]) and values[2] == -math.inf
+    np.testing.assert_array_equal(run.series("with_dataset")["wall_time"], [1.0, 2.0, 3.0])
+    assert run.name == "synthetic" and run.meta.start_time == 1.0
+    assert run.warnings == []
+
+
+def test_real_metric_files_take_the_bulk_parser(monkeypatch):
+    def line_by_line(*args):
+        raise AssertionError("the bulk parser should have read this file")
+
+    monkeypatch.setattr(mlflow_reader, "_parse_lines_exactly", line_by_line)
+    for run_dir in MLRUNS.glob("*/*/metrics"):
+        assert len(mlflow_reader.read_run_folder(run_dir.parent).scalars) > 500
+
+
+def test_lines_mlflow_itself_would_reject_are_skipped_and_counted(tmp_path):
+    run = mlflow_reader.read_run_folder(write_run(tmp_path, {
+        "loss": "1000 0.5 0\n2000  1\n3000 None 2\n4000 0.25 3 extra\n5000 0.125 4\n",
+    }))
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 0.5], [4, 0.125]]
+    assert run.warnings == [
+        f"{run.path}/metrics/loss: 3 line(s) that are not `timestamp value step` skipped (first at line 2)"
+    ]
+
+
+def test_metric_files_with_nothing_readable_make_the_run_an_error(tmp_path):
+    run_dir = write_run(tmp_path, {"loss": "", "acc": "not a metric\n"})
+    with pytest.raises(CurvedocError, match="no readable metric file") as error:
+        mlflow_reader.read_run_folder(run_dir)
+    assert str(run_dir / "metrics") in str(error.value)
+
+
+def test_a_run_that_logged_nothing_yet_is_a_run_with_a_warning(tmp_path):
+    run = mlflow_reader.read_run_folder(write_run(tmp_path, {}))
+    assert run.scalars.empty and any("no metrics logged" in warning for warning in run.warnings)
+
+
+def test_a_deleted_file_store_run_is_skipped_with_a_reason(tmp_path):
+    run_dir = write_run(tmp_path, {"loss": "1 0.5 0\n"}, meta="run_name: gone\nlifecycle_stage: deleted\n")
+    with pytest.raises(CurvedocError, match="run is deleted in MLflow") as error:
+        curvedoc.load(tmp_path)
+    assert str(run_dir) in str(error.value)
+
+
+def test_broken_meta_yaml_falls_back_to_the_run_name_tag(tmp_path):
+    run_dir = write_run(tmp_path, {"loss": "1 0.5 0\n"}, meta="run_name: [unclosed\n")
+    (run_dir / "tags").mkdir()
+    (run_dir / "tags" / "mlflow.runName").write_text("from-tag")
+    run = mlflow_reader.read_run_folder(run_dir)
+    assert run.name == "from-tag"
+    assert any("meta.yaml: not valid YAML" in warning for warning in run.warnings)
+
+
+def test_windows_line_ends_are_read(tmp_path):
+    run = mlflow_reader.read_run_folder(write_run(tmp_path, {"loss": "1000 0.5 0\r\n2000 0.25 1\r\n"}))
+    np.testing.assert_array_equal(run.series("loss")["value"], [0.5, 0.25])
+    assert run.warnings == []
