@@ -132,14 +132,20 @@ def test_a_wal_mode_database_is_read_without_leaving_wal_or_shm_files(tmp_path):
     assert listing(tmp_path) == before
 
 
-def test_a_wal_database_being_written_is_read_with_its_pending_changes(tmp_path):
-    db = tmp_path / "mlflow.db"
+def open_writer_with_pending_rename(db: Path) -> sqlite3.Connection:
+    """A copy of the fixture in WAL mode whose writer renamed a run without checkpointing it into the db yet."""
     shutil.copy(DB, db)
     writer = sqlite3.connect(db)
     writer.execute("PRAGMA journal_mode = WAL")
     writer.execute("PRAGMA wal_autocheckpoint = 0")
     writer.execute("UPDATE runs SET name = 'renamed' WHERE name = 'healthy'")
     writer.commit()
+    return writer
+
+
+def test_a_wal_database_being_written_is_read_with_its_pending_changes(tmp_path):
+    db = tmp_path / "mlflow.db"
+    writer = open_writer_with_pending_rename(db)
     try:
         before = listing(tmp_path)
         assert "mlflow.db-wal" in before
@@ -153,12 +159,7 @@ def test_a_wal_file_without_its_shm_file_is_not_read_and_that_is_said(tmp_path):
     writer_dir, copy_dir = tmp_path / "writer", tmp_path / "copy"
     writer_dir.mkdir()
     copy_dir.mkdir()
-    shutil.copy(DB, writer_dir / "mlflow.db")
-    writer = sqlite3.connect(writer_dir / "mlflow.db")
-    writer.execute("PRAGMA journal_mode = WAL")
-    writer.execute("PRAGMA wal_autocheckpoint = 0")
-    writer.execute("UPDATE runs SET name = 'renamed' WHERE name = 'healthy'")
-    writer.commit()
+    writer = open_writer_with_pending_rename(writer_dir / "mlflow.db")
     for name in ("mlflow.db", "mlflow.db-wal"):  # a backup that forgot the -shm file
         shutil.copy(writer_dir / name, copy_dir / name)
     writer.close()
@@ -297,3 +298,22 @@ def test_windows_line_ends_are_read(tmp_path):
     run = mlflow_reader.read_run_folder(write_run(tmp_path, {"loss": "1000 0.5 0\r\n2000 0.25 1\r\n"}))
     np.testing.assert_array_equal(run.series("loss")["value"], [0.5, 0.25])
     assert run.warnings == []
+
+
+def test_an_old_schema_without_step_and_is_nan_columns_is_read(tmp_path):
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as connection:
+        connection.executescript("""
+            CREATE TABLE runs (run_uuid TEXT, experiment_id INTEGER, lifecycle_stage TEXT);
+            CREATE TABLE metrics (key TEXT, value FLOAT, timestamp BIGINT, run_uuid TEXT);
+            CREATE TABLE tags (key TEXT, value TEXT, run_uuid TEXT);
+            INSERT INTO runs VALUES ('r1', 0, 'active');
+            INSERT INTO tags VALUES ('mlflow.runName', 'old-run', 'r1');
+            INSERT INTO metrics VALUES ('loss', 2.0, 1000, 'r1'), ('loss', 1.0, 2000, 'r1');
+            INSERT INTO metrics VALUES ('note', 'text', 1000, 'r1');
+        """)
+    connection.close()
+    [run] = curvedoc.load(db)
+    assert run.name == "old-run" and run.meta.start_time is None
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.0]]  # no steps: the last value wins
+    assert any("metric 'note' holds values that are not numbers" in warning for warning in run.warnings)

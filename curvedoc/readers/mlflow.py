@@ -50,12 +50,12 @@ def read(source: Source) -> list[Run]:
 # ---------------------------------------------------------------------------------------------- file store
 
 def read_run_folder(run_dir: Path) -> Run:
-    meta = _run_meta(run_dir)
+    meta, meta_problem = _run_meta(run_dir / "meta.yaml")
     if meta.get("lifecycle_stage") == "deleted":
         raise CurvedocError(run_dir, "run is deleted in MLflow (lifecycle_stage: deleted); skipped")
     builder = RunBuilder(run_dir, "mlflow", name=str(meta.get("run_name") or ""))
-    if "_problem" in meta:
-        builder.warn(f"{run_dir / 'meta.yaml'}: {meta['_problem']}")
+    if meta_problem:
+        builder.warn(f"{run_dir / 'meta.yaml'}: {meta_problem}; run name and start time unknown")
     if not builder.name:
         builder.name = _read_text(run_dir / "tags" / "mlflow.runName") or run_dir.name
     if isinstance(meta.get("start_time"), (int, float)):
@@ -83,16 +83,15 @@ def read_run_folder(run_dir: Path) -> Run:
     return builder.build()
 
 
-def _run_meta(run_dir: Path) -> dict:
-    path = run_dir / "meta.yaml"
+def _run_meta(path: Path) -> tuple[dict, str | None]:
     try:
         with open(path, "rb") as handle:
             meta = yaml.safe_load(handle)
     except OSError as exc:
-        return {"_problem": describe_os_error(exc)}
+        return {}, describe_os_error(exc)
     except (yaml.YAMLError, UnicodeDecodeError):
-        return {"_problem": "not valid YAML; run name and start time unknown"}
-    return meta if isinstance(meta, dict) else {"_problem": "not a mapping; run name and start time unknown"}
+        return {}, "not valid YAML"
+    return (meta, None) if isinstance(meta, dict) else ({}, "not a YAML mapping")
 
 
 def _files_under(folder: Path, builder: RunBuilder) -> list[tuple[str, Path]]:
@@ -102,8 +101,9 @@ def _files_under(folder: Path, builder: RunBuilder) -> list[tuple[str, Path]]:
         return found  # a run that logged no params has no params/ folder
     for current, folders, names in os.walk(folder, onerror=lambda exc: builder.warn(
             f"{exc.filename}: {describe_os_error(exc)}")):
-        folders.sort()
-        for name in sorted(names):
+        # hidden entries are the OS's or an editor's (.DS_Store, .ipynb_checkpoints), not MLflow's
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        for name in sorted(name for name in names if not name.startswith(".")):
             path = Path(current, name)
             found.append((PurePosixPath(*path.relative_to(folder).parts).as_posix(), path))
     return found
@@ -271,7 +271,7 @@ def _read_tables(db: Path, connection: sqlite3.Connection, wal_note: str | None)
             builder.meta.start_time = start_time / 1000.0
         _set_hparams(builder, {key: param_value(value) for key, value in params.get(run_uuid, [])})
         builders[run_uuid] = builder
-    _add_metrics(connection, builders)
+    _add_metrics(db, connection, builders)
     return [builder.build() for builder in builders.values()]
 
 
@@ -296,27 +296,30 @@ def _rows_by_run(connection: sqlite3.Connection, table: str) -> dict[str, list[t
     return grouped
 
 
-def _add_metrics(connection: sqlite3.Connection, builders: dict[str, RunBuilder]) -> None:
+def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, RunBuilder]) -> None:
     columns = _columns(connection, "metrics")
     step = "step" if "step" in columns else "0"
     is_nan = "is_nan" if "is_nan" in columns else "0"
-    # rowid is insertion order: among points logged at one step, the builder keeps the one logged last
-    table = pd.read_sql_query(
-        f"SELECT run_uuid, key, {step} AS step, timestamp, value, {is_nan} AS is_nan FROM metrics "
-        "ORDER BY run_uuid, key, rowid",
-        connection,
+    # One query per curve walks MLflow's (run_uuid, key, step) index, already in step order: over twice as fast
+    # as sorting the whole table. rowid is insertion order, so among points logged at one step the last logged
+    # comes last, and the builder keeps it.
+    order = "step, rowid" if "step" in columns else "rowid"
+    query = (
+        f"SELECT {step}, timestamp, value, {is_nan} FROM metrics WHERE run_uuid = ? AND key = ? ORDER BY {order}"
     )
-    if table.empty:
-        return
-    values = pd.to_numeric(table["value"], errors="coerce").to_numpy(dtype=np.float64, copy=True)
-    values[table["is_nan"].fillna(0).to_numpy().astype(bool)] = math.nan
-    values[values == FLOAT64_MAX] = math.inf
-    values[values == -FLOAT64_MAX] = -math.inf
-    table["value"] = values
-    table["step"] = pd.to_numeric(table["step"], errors="coerce").fillna(0).astype(np.int64)
-    table["wall_time"] = pd.to_numeric(table["timestamp"], errors="coerce") / 1000.0
-    for (run_uuid, key), points in table.groupby(["run_uuid", "key"], sort=False):
+    curves = connection.execute("SELECT DISTINCT run_uuid, key FROM metrics ORDER BY run_uuid, key").fetchall()
+    for run_uuid, key in curves:
         builder = builders.get(run_uuid)
-        if builder is not None:  # metrics of deleted runs, or rows whose run is gone
-            builder.add(str(key), points["step"].to_numpy(), points["value"].to_numpy(),
-                        points["wall_time"].to_numpy())
+        if builder is None:  # a deleted run, or rows whose run is gone
+            continue
+        rows = connection.execute(query, (run_uuid, key)).fetchall()
+        try:
+            points = np.array(rows, dtype=np.float64).reshape(-1, 4)
+        except (TypeError, ValueError):
+            builder.warn(f"{db}: metric {key!r} holds values that are not numbers; skipped")
+            continue
+        values = points[:, 2]
+        values[points[:, 3] != 0] = math.nan
+        values[values == FLOAT64_MAX] = math.inf
+        values[values == -FLOAT64_MAX] = -math.inf
+        builder.add(str(key), points[:, 0], values, points[:, 1] / 1000.0)
