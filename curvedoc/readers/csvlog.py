@@ -1,0 +1,318 @@
+"""CSV/TSV training logs: Lightning ``metrics.csv``, Keras ``CSVLogger``, Ultralytics ``results.csv``, W&B exports.
+
+The format is told by the header, not the file name. Every table is parsed once by pandas' C engine with all
+cells as text, so an empty cell ("not logged at this row") stays distinguishable from a logged ``nan``; each
+column is then converted in one vectorised pass.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import Source
+
+# Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
+STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "epoch")
+WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "timestamp"}
+# Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
+# step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
+SKIPPED_COLUMNS = {"_runtime", "epoch"}
+WHITESPACE = r"\s+"
+NAN_WORDS = {"nan", "+nan", "-nan"}
+WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
+WANDB_RUNS_TABLE = {"Name", "State"}
+LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
+
+
+class Table:
+    """A log's columns (plain-number columns as floats, the rest as text) and what went wrong parsing it."""
+
+    def __init__(self, path: Path, frame: pd.DataFrame, problems: list[str]):
+        self.path = path
+        self.frame = frame
+        self.columns = [str(column) for column in frame.columns]
+        self.warnings = problems
+
+
+def read(source: Source) -> list[Run]:
+    path = source.files[0][1] if source.files else source.path
+    table = load_table(path)
+    columns = set(table.columns)
+    if WANDB_RUNS_TABLE <= columns:
+        raise CurvedocError(path, "a W&B runs table (one row per run), not a training curve; "
+                                  "export a panel's CSV or the run history instead")
+    if is_wandb_export(table.columns):
+        return read_wandb_export(table)
+    fmt = table_format(table)
+    builder = RunBuilder(path, fmt)
+    builder.add_file(path)
+    for message in table.warnings:
+        builder.warn(message)
+    hparams_file = path.parent / "hparams.yaml"
+    if hparams_file.is_file():
+        builder.meta.hparams = load_hparams(hparams_file, builder)
+        builder.add_file(hparams_file)
+    step_column = find_step_column(table.columns)
+    add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv")
+    if not builder.has_points:
+        raise CurvedocError(path, f"no numeric column (columns: {', '.join(table.columns)})")
+    return [builder.build()]
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CurvedocError(path, describe_os_error(exc)) from None
+    if not data.strip():
+        raise CurvedocError(path, "empty file")
+    return data
+
+
+def encoding_of(data: bytes, path: Path) -> tuple[str, str | None]:
+    """UTF-8, else Latin-1 (it maps every byte, so nothing is lost) with a warning saying so."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return "latin-1", f"{path}: not UTF-8 (byte {exc.start}); read as Latin-1"
+    return "utf-8-sig", None
+
+
+def read_text(path: Path) -> tuple[str, str | None]:
+    """A log file's text, and a warning when it was not UTF-8."""
+    data = read_bytes(path)
+    encoding, problem = encoding_of(data, path)
+    return data.decode(encoding), problem
+
+
+def load_table(path: Path) -> Table:
+    data = read_bytes(path)
+    encoding, decoding_problem = encoding_of(data, path)
+    found = [decoding_problem] if decoding_problem else []
+    header = data.split(b"\n", 1)[0].decode(encoding)
+    delimiter = sniff_delimiter(header)
+    data = drop_cut_last_line(data, delimiter, path, found)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            # Only an empty cell is NA: a logged "nan" must not look like "not logged". Columns of plain numbers
+            # come back as float64 from the C parser; the others stay text and are converted column by column.
+            frame = pd.read_csv(
+                io.BytesIO(data), sep=delimiter, encoding=encoding, keep_default_na=False, na_values=[""],
+                on_bad_lines="warn", skipinitialspace=True, engine="c",
+            )
+        except (ValueError, pd.errors.ParserError, csv.Error) as exc:
+            raise CurvedocError(path, f"not a readable table ({' '.join(str(exc).split())})") from None
+    skipped = [str(item.message).strip() for item in caught if "Skipping line" in str(item.message)]
+    if skipped:
+        found.append(f"{path}: {len(skipped)} malformed line(s) skipped ({skipped[0]})")
+    frame.columns = [str(column).strip() for column in frame.columns]
+    if frame.empty:
+        raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
+    return Table(path, frame, found)
+
+
+def sniff_delimiter(header: str) -> str:
+    counts = {delimiter: header.count(delimiter) for delimiter in (",", "\t", ";", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else WHITESPACE
+
+
+def count_fields(line: bytes, delimiter: str) -> int:
+    return len(line.split()) if delimiter == WHITESPACE else len(line.split(delimiter.encode()))
+
+
+def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]) -> bytes:
+    """A crashed writer leaves its last line short and without a line end: drop it, keep the rows before."""
+    if data.endswith((b"\n", b"\r")):
+        return data
+    body_start = data.rfind(b"\n") + 1
+    if body_start == 0:
+        return data
+    n_fields = count_fields(data[body_start:], delimiter)
+    n_header = count_fields(data.split(b"\n", 1)[0].strip(), delimiter)
+    if n_fields >= n_header:
+        return data
+    found.append(f"{path}: last line cut mid-write ({n_fields} of {n_header} fields); dropped, earlier rows kept")
+    return data[:body_start]
+
+
+def table_format(table: Table) -> str:
+    columns = table.columns
+    lowered = {column.lower() for column in columns}
+    if "_step" in lowered and lowered & {"_runtime", "_timestamp"}:
+        return "wandb-history-csv"
+    if "epoch" in lowered and any(column.startswith(("train/", "metrics/", "val/")) for column in columns):
+        return "ultralytics-csv"
+    if columns[0] == "epoch" and "step" not in lowered:
+        return "keras-csv"
+    if "step" in columns and (
+        table.path.name == "metrics.csv"
+        or (table.path.parent / "hparams.yaml").is_file()
+        or any(column.endswith(("_step", "_epoch")) or column.startswith("lr-") for column in columns)
+    ):
+        return "lightning-csv"
+    return "csv"
+
+
+def find_step_column(columns: list[str]) -> str | None:
+    by_lower = {}
+    for column in columns:
+        by_lower.setdefault(column.lower(), column)
+    for name in STEP_COLUMNS:
+        if name in by_lower:
+            return by_lower[name]
+    return None
+
+
+def numeric_cells(cells: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+    """A text column's values and which cells hold one, and how many present cells were text, not numbers.
+
+    An empty cell is "not logged"; ``nan``/``inf``/``Infinity`` are logged values.
+    """
+    if cells.dtype.kind in "fiub":
+        values = cells.to_numpy(dtype=np.float64)
+        return values, ~np.isnan(values), 0
+    text = cells.fillna("")
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    present = np.ones(len(values), dtype=bool)
+    text_cells = np.zeros(len(values), dtype=bool)
+    # Only cells that did not parse as numbers need a closer look: blanks, logged NaNs, stray text.
+    odd = np.flatnonzero(np.isnan(values))
+    if len(odd):
+        words = text.iloc[odd].str.strip()
+        blank = (words == "").to_numpy()
+        logged_nan = words.str.lower().isin(NAN_WORDS).to_numpy()
+        present[odd[blank]] = False
+        text_cells[odd[~blank & ~logged_nan]] = True
+    return values, present & ~text_cells, int(text_cells.sum())
+
+
+def add_columns(
+    builder: RunBuilder, table: Table, step_column: str | None, restart_on_repeat: bool = False,
+    columns: dict[str, str] | None = None,
+) -> None:
+    """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all)."""
+    frame = table.frame
+    if step_column is None:
+        steps = np.arange(len(frame), dtype=np.float64)
+        has_step = np.ones(len(frame), dtype=bool)
+        builder.warn(f"{table.path}: no step column ({', '.join(STEP_COLUMNS)}); the row number is the step")
+    else:
+        steps, has_step, _ = numeric_cells(frame[step_column])
+        has_step &= np.isfinite(steps)
+        if (~has_step).any():
+            builder.warn(f"{table.path}: {int((~has_step).sum())} row(s) without a {step_column} value skipped")
+        if np.any(steps[has_step] != np.round(steps[has_step])):
+            builder.warn(f"{table.path}: {step_column} is not a whole number; the row number is the step")
+            steps, has_step = np.arange(len(frame), dtype=np.float64), np.ones(len(frame), dtype=bool)
+            step_column = None
+    keep = has_step & kept_after_restarts(steps, has_step, restart_on_repeat, table.path, builder)
+    wall_column = next((c for c in table.columns if c.lower() in WALL_TIME_COLUMNS), None)
+    walls = None
+    if wall_column is not None:
+        walls, wall_present, _ = numeric_cells(frame[wall_column])
+        walls = np.where(wall_present, walls, np.nan)
+    if columns is None:
+        skipped = {step_column, wall_column} | SKIPPED_COLUMNS
+        columns = {c: c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
+    stray_cells = []
+    for column, tag in columns.items():
+        values, present, n_text = numeric_cells(frame[column])
+        if n_text > present.sum():
+            continue  # a text column (names, dates): not a curve
+        if n_text:
+            stray_cells.append(f"{column} ({n_text})")
+        rows = keep & present
+        if tag == LIGHTNING_PLACEHOLDER[0]:
+            rows &= values != LIGHTNING_PLACEHOLDER[1]
+        if rows.any():
+            builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows])
+    if stray_cells:
+        builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
+
+
+def kept_after_restarts(
+    steps: np.ndarray, has_step: np.ndarray, restart_on_repeat: bool, path: Path, builder: RunBuilder
+) -> np.ndarray:
+    """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
+
+    Rows sharing a step are normal in sparse logs (a train row and a val row), so only a step that goes back
+    is a restart there; one-row-per-epoch logs (Keras) also restart when an epoch repeats.
+    """
+    ordered = np.where(has_step, steps, np.inf)
+    later_min = np.minimum.accumulate(ordered[::-1])[::-1]
+    later_min = np.append(later_min[1:], np.inf)
+    dropped = has_step & ((ordered >= later_min) if restart_on_repeat else (ordered > later_min))
+    if dropped.any():
+        moves = np.diff(ordered[has_step])
+        restarts = int(np.sum(moves <= 0 if restart_on_repeat else moves < 0))
+        builder.warn(
+            f"{path}: the run restarted {restarts} time(s) (steps went back); {int(dropped.sum())} row(s) logged "
+            "before a restart at steps it later logged again were dropped, the latest kept"
+        )
+    return ~dropped
+
+
+def is_wandb_export(columns: list[str]) -> bool:
+    rest = columns[1:]
+    return bool(rest) and all(WANDB_EXPORT_COLUMN.match(column) for column in rest)
+
+
+def read_wandb_export(table: Table) -> list[Run]:
+    """A W&B panel export: the x-axis column, then ``<run> - <metric>`` per run (``__MIN``/``__MAX`` ignored)."""
+    by_run: dict[str, dict[str, str]] = {}
+    for column in table.columns[1:]:
+        match = WANDB_EXPORT_COLUMN.match(column)
+        if not match.group("companion"):
+            by_run.setdefault(match.group("run"), {})[column] = match.group("metric")
+    runs = []
+    for run_name, columns in by_run.items():
+        builder = RunBuilder(table.path, "wandb-export", name=run_name)
+        builder.add_file(table.path)
+        for message in table.warnings:
+            builder.warn(message)
+        add_columns(builder, table, table.columns[0], columns=columns)
+        if builder.has_points:
+            runs.append(builder.build())
+    if not runs:
+        raise CurvedocError(table.path, "W&B export with no numeric value")
+    return runs
+
+
+class TolerantLoader(yaml.SafeLoader):
+    """SafeLoader that reads Python-object tags Lightning may write (``!!python/tuple`` ...) as plain data."""
+
+
+def _construct_any(loader: yaml.SafeLoader, _suffix_or_node, node=None):
+    node = _suffix_or_node if node is None else node
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node, deep=True)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_scalar(node)
+
+
+TolerantLoader.add_constructor(None, _construct_any)
+TolerantLoader.add_multi_constructor("tag:yaml.org,2002:python/", _construct_any)
+
+
+def load_hparams(path: Path, builder: RunBuilder) -> dict:
+    try:
+        loaded = yaml.load(path.read_text(encoding="utf-8", errors="replace"), Loader=TolerantLoader)
+    except (OSError, yaml.YAMLError, ValueError) as exc:
+        builder.warn(f"{path}: hyperparameters not read ({' '.join(str(exc).split())[:120]})")
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {str(key): value for key, value in loaded.items()}

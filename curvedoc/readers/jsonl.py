@@ -1,0 +1,100 @@
+"""JSON Lines metric logs: Detectron2 ``metrics.json``, W&B ``wandb-history.jsonl``, any ``*.jsonl`` of dicts.
+
+One JSON object per line, each holding the values logged at one step; a key missing from a line was not
+logged there. Python's json reads the ``NaN``/``Infinity`` tokens these writers emit for non-finite values.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from curvedoc.errors import CurvedocError
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import Source
+from curvedoc.readers.csvlog import (
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, kept_after_restarts, read_text,
+)
+from curvedoc.readers.records import add_rows, as_value
+
+WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
+
+
+def read(source: Source) -> list[Run]:
+    path = source.files[0][1] if source.files else source.path
+    builder = RunBuilder(path, "jsonl")
+    builder.add_file(path)
+    rows = read_lines(path, builder)
+    if not rows:
+        raise CurvedocError(path, "no JSON object lines")
+    keys = {key for row in rows[:1000] for key in row}
+    if WANDB_STEP in keys:
+        builder.format = "wandb-history"
+        step_key, wall_key = WANDB_STEP, WANDB_WALL_TIME
+    else:
+        if path.name == "metrics.json" and "iteration" in keys:
+            builder.format = "detectron2-jsonl"
+        step_key = find_step_column(sorted(keys))
+        wall_key = next((key for key in sorted(keys) if key.lower() in WALL_TIME_COLUMNS), None)
+        if step_key is None:
+            builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")
+    add_history_rows(builder, rows, step_key, wall_key, path)
+    if not builder.has_points:
+        raise CurvedocError(path, "no numeric values in its JSON lines")
+    return [builder.build()]
+
+
+def add_history_file(builder: RunBuilder, path: Path) -> int:
+    """Adds a W&B ``wandb-history.jsonl`` (``_step`` steps, ``_timestamp`` wall times); returns the rows used.
+
+    Raises :class:`CurvedocError` when the file cannot be read at all; bad lines become warnings.
+    """
+    builder.add_file(path)
+    return add_history_rows(builder, read_lines(path, builder), WANDB_STEP, WANDB_WALL_TIME, path)
+
+
+def add_history_rows(
+    builder: RunBuilder, rows: list[dict], step_key: str | None, wall_key: str | None, path: Path
+) -> int:
+    """Adds ``rows`` as curves, after dropping what a restarted run logged again (steps going back)."""
+    if step_key is not None:
+        steps = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
+        has_step = np.isfinite(steps)
+        keep = kept_after_restarts(steps, has_step, False, path, builder)
+        rows = [row for row, kept in zip(rows, keep) if kept]
+    skipped = SKIPPED_COLUMNS - {step_key}
+    return add_rows(builder, rows, step_key, wall_key, skip_keys=skipped)
+
+
+def _step_of(raw: Any) -> float:
+    value = as_value(raw)
+    return np.nan if value is None else value
+
+
+def read_lines(path: Path, builder: RunBuilder) -> list[dict]:
+    """The JSON objects of a JSON Lines file; a cut last line or a bad line becomes a warning, not a failure."""
+    text, decoding_problem = read_text(path)
+    if decoding_problem:
+        builder.warn(decoding_problem)
+    rows: list[dict] = []
+    bad_lines: list[int] = []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            row = None
+        if isinstance(row, dict):
+            rows.append(row)
+        else:
+            bad_lines.append(number)
+    if bad_lines and bad_lines[-1] == len(lines) and not text.endswith("\n"):
+        builder.warn(f"{path}: last line cut mid-write (line {bad_lines.pop()}); dropped, earlier lines kept")
+    if bad_lines:
+        builder.warn(f"{path}: {len(bad_lines)} line(s) that are not JSON objects skipped (first: line {bad_lines[0]})")
+    return rows

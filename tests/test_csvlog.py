@@ -1,0 +1,241 @@
+"""CSV/TSV logs: Lightning, Keras, Ultralytics, W&B exports and generic tables, from the committed fixtures."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import curvedoc
+from curvedoc import CurvedocError, Role
+from curvedoc.readers import Source, csvlog
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
+LIGHTNING = FIXTURES / "lightning" / "healthy" / "lightning_logs" / "version_0" / "metrics.csv"
+
+
+def load_one(path: Path):
+    runs = curvedoc.load(path)
+    assert len(runs) == 1
+    return runs[0]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_lightning_metrics_csv_sparse_rows_roles_and_hparams():
+    assert b"\r\n" in LIGHTNING.read_bytes()  # Lightning writes CRLF line ends
+    run = load_one(LIGHTNING)
+    assert run.format == "lightning-csv"
+    assert run.roles == {
+        "lr-Adam": Role.LR, "train_loss_epoch": Role.TRAIN_LOSS, "train_loss_step": Role.TRAIN_LOSS,
+        "val_acc": Role.VAL_ACC, "val_loss": Role.VAL_LOSS,
+    }
+    counts = run.point_counts()
+    assert counts["train_loss_step"] == 129 and counts["val_loss"] == 3 and counts["train_loss_epoch"] == 3
+    assert run.series("val_loss")["step"].tolist() == [42, 85, 128]
+    assert run.primary(Role.TRAIN_LOSS) == "train_loss_step"
+    assert run.meta.n_classes == 10 and "num_classes" in run.meta.n_classes_source
+    assert run.meta.hparams["lr"] == 0.003
+    assert any(name.endswith("hparams.yaml") for name in run.meta.files)
+    assert np.isfinite(run.scalars["value"]).all()
+    assert not run.warnings
+
+
+def test_lightning_hparams_with_python_tags_and_hp_metric_placeholder(tmp_path):
+    write(tmp_path / "hparams.yaml", (
+        "num_classes: 7\n"
+        "input_shape: !!python/tuple\n- 3\n- 32\n"
+        "optimizer: !!python/object/apply:torch.optim.adam.Adam\n  args: []\n"
+        "loss_fn: !!python/name:torch.nn.functional.cross_entropy ''\n"
+    ))
+    write(tmp_path / "metrics.csv", "epoch,hp_metric,step,train_loss\n0,-1,0,\n0,,0,2.0\n0,,1,1.5\n1,0.7,2,1.0\n")
+    run = load_one(tmp_path / "metrics.csv")
+    assert run.format == "lightning-csv"
+    assert run.meta.n_classes == 7
+    assert run.meta.hparams["input_shape"] == [3, 32]
+    assert run.series("hp_metric")["value"].tolist() == [0.7]
+
+
+def test_keras_csvlogger():
+    run = load_one(FIXTURES / "keras" / "training.log")
+    assert run.format == "keras-csv"
+    assert run.roles == {
+        "accuracy": Role.TRAIN_ACC, "loss": Role.TRAIN_LOSS, "val_accuracy": Role.VAL_ACC, "val_loss": Role.VAL_LOSS,
+    }
+    assert run.series("val_loss")["step"].tolist() == list(range(6))
+    assert not run.warnings
+
+
+def test_keras_appended_restart_keeps_the_latest_segment():
+    path = FIXTURES / "keras" / "restarted" / "training.log"
+    table = pd.read_csv(path)
+    assert table["epoch"].tolist() == [0, 1, 2, 0, 1, 2, 3, 4]
+    run = load_one(path)
+    series = run.series("loss")
+    assert series["step"].tolist() == [0, 1, 2, 3, 4]
+    assert series["value"].tolist() == pytest.approx(table["loss"].iloc[3:].tolist())
+    assert any("restarted" in warning and "3 row(s)" in warning for warning in run.warnings)
+
+
+def test_ultralytics_padded_results():
+    path = FIXTURES / "ultralytics" / "results.csv"
+    assert path.read_text().startswith("     ")
+    run = load_one(path)
+    assert run.format == "ultralytics-csv"
+    assert {"train/loss", "val/loss", "lr/pg0", "metrics/accuracy_top1"} <= set(run.tags)
+    assert run.roles["train/loss"] == Role.TRAIN_LOSS and run.roles["val/loss"] == Role.VAL_LOSS
+    assert run.roles["lr/pg0"] == Role.LR
+    assert run.series("val/loss")["step"].tolist() == [1, 2, 3, 4, 5]
+
+
+def test_wandb_panel_export_holds_several_runs():
+    runs = curvedoc.load(FIXTURES / "wandb" / "export_val_loss.csv")
+    assert [run.name for run in runs] == ["driven-sun-3", "misty-lake-4"]
+    for run in runs:
+        assert run.format == "wandb-export"
+        assert run.roles == {"val_loss": Role.VAL_LOSS}  # __MIN/__MAX companions are not curves
+        assert run.series("val_loss")["step"].tolist() == [42, 85, 128, 171]
+    healthy, shuffled = (run.series("val_loss")["value"].iloc[-1] for run in runs)
+    assert healthy < 0.5 < shuffled
+
+
+def test_wandb_export_custom_x_axis_and_missing_cells(tmp_path):
+    runs = curvedoc.load(FIXTURES / "wandb" / "export_epoch_axis.csv")
+    assert all(run.series("val_acc")["step"].tolist() == [0, 1, 2, 3] for run in runs)
+    path = write(tmp_path / "chart.csv", (
+        '"trainer/global_step","a - loss","a - loss__MIN","a - loss__MAX","b - loss","b - loss__MIN","b - loss__MAX"\n'
+        '"0","2.0","2.0","2.0","","",""\n"10","","","","3.0","3.0","3.0"\n"20","NaN","NaN","NaN","2.5","2.5","2.5"\n'
+    ))
+    first, second = curvedoc.load(path)
+    assert first.series("loss")["step"].tolist() == [0, 20] and math.isnan(first.series("loss")["value"][1])
+    assert second.series("loss")["step"].tolist() == [10, 20]
+
+
+def test_wandb_runs_table_is_not_a_curve():
+    path = FIXTURES / "wandb" / "runs_table.csv"
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    assert str(path) in str(error.value) and "runs table" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_wandb_history_csv_dump():
+    run = load_one(FIXTURES / "wandb" / "history.csv")
+    assert run.format == "wandb-history-csv"
+    assert "_runtime" not in run.tags and "_timestamp" not in run.tags and not any("Unnamed" in t for t in run.tags)
+    series = run.series("train_loss")
+    assert series["wall_time"].min() >= 1.7e9 and series["wall_time"].is_monotonic_increasing
+    assert run.point_counts()["val_loss"] == 4
+
+
+def test_generic_pandas_csv_and_tsv_agree():
+    csv_run = load_one(FIXTURES / "generic" / "pandas_healthy.csv")
+    tsv_run = load_one(FIXTURES / "generic" / "healthy.tsv")
+    assert csv_run.format == tsv_run.format == "csv"
+    assert csv_run.point_counts() == tsv_run.point_counts()
+    assert csv_run.point_counts()["val_loss"] == 4 and csv_run.point_counts()["train_loss"] == 172
+    assert csv_run.series("train_loss")["wall_time"].notna().all()  # the wall_time column is the clock
+    assert np.allclose(csv_run.series("val_loss")["value"], tsv_run.series("val_loss")["value"])
+
+
+def test_lr_too_high_keeps_nan_and_inf_apart_from_empty_cells():
+    run = load_one(FIXTURES / "generic" / "lr_too_high.csv")
+    loss = run.series("train_loss")["value"]
+    assert np.isnan(loss).sum() > 100 and np.isinf(loss).sum() >= 1
+    assert run.point_counts()["val_loss"] == 3  # val cells of train rows are empty: not logged, not NaN
+
+
+def test_empty_cell_is_not_logged_and_nonfinite_words_are_values(tmp_path):
+    path = write(tmp_path / "log.csv", "step,loss,note\n0,1.0,a\n1,,b\n2,nan,c\n3,inf,d\n4,-Infinity,e\n5,NaN,f\n6, 0.5 ,g\n")
+    run = load_one(path)
+    assert run.tags == ["loss"]  # the text column is not a curve
+    series = run.series("loss")
+    assert series["step"].tolist() == [0, 2, 3, 4, 5, 6]
+    values = series["value"].tolist()
+    assert values[0] == 1.0 and math.isnan(values[1]) and values[2] == math.inf and values[3] == -math.inf
+    assert math.isnan(values[4]) and values[5] == 0.5
+
+
+def test_stray_text_cell_is_skipped_with_a_warning(tmp_path):
+    run = load_one(write(tmp_path / "log.csv", "iter;loss\n1;0.9\n2;oops\n3;0.7\n"))
+    assert run.series("loss")["step"].tolist() == [1, 3]
+    assert any("loss (1)" in warning for warning in run.warnings)
+
+
+def test_no_step_column_uses_the_row_number(tmp_path):
+    run = load_one(write(tmp_path / "log.csv", "loss acc\n0.9 0.1\n0.8 0.3\n"))
+    assert run.series("loss")["step"].tolist() == [0, 1]
+    assert any("row number" in warning for warning in run.warnings)
+
+
+def test_step_named_in_capitals(tmp_path):
+    run = load_one(write(tmp_path / "log.csv", "Step,Loss\n5,0.9\n10,0.8\n"))
+    assert run.series("Loss")["step"].tolist() == [5, 10]
+
+
+def test_malformed_middle_line_is_skipped(tmp_path):
+    run = load_one(write(tmp_path / "log.csv", "step,loss\n0,1.0\n1,0.9,extra,cells\n2,0.8\n"))
+    assert run.series("loss")["step"].tolist() == [0, 2]
+    assert any("malformed" in warning for warning in run.warnings)
+
+
+def test_crashed_run_keeps_rows_before_the_cut_line():
+    run = load_one(FIXTURES / "broken" / "crashed.csv")
+    assert run.point_counts()["train_loss"] == 42
+    assert any("cut mid-write" in warning for warning in run.warnings)
+
+
+def test_non_utf8_bytes_are_read_with_a_warning():
+    run = load_one(FIXTURES / "broken" / "latin1.csv")
+    assert "précision" in run.tags and "note" not in run.tags
+    assert any("not UTF-8" in warning for warning in run.warnings)
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("empty.csv", "empty file"),
+    ("header_only.csv", "header only"),
+    ("no_numeric.csv", "no numeric column"),
+    ("lfs_pointer.csv", "Git LFS pointer"),
+])
+def test_bad_files_give_one_line_errors(name, problem):
+    path = FIXTURES / "broken" / name
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    message = str(error.value)
+    assert str(path) in message and problem in message and "\n" not in message
+
+
+def test_permission_denied_is_a_curvedoc_error(tmp_path, monkeypatch):
+    path = write(tmp_path / "log.csv", "step,loss\n0,1\n")
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(CurvedocError, match="permission denied"):
+        csvlog.read(Source("csv", path, ((None, path),), True))
+
+
+def test_folder_of_csv_logs_reads_every_good_file_and_lists_the_bad_ones():
+    runs = curvedoc.load(FIXTURES)
+    formats = {run.format for run in runs}
+    assert {"lightning-csv", "keras-csv", "ultralytics-csv", "wandb-export", "wandb-history-csv", "csv"} <= formats
+    assert len(runs.problems) == 5  # empty, header-only, no numeric column, LFS pointer, runs table
+
+
+def test_a_million_row_csv_reads(tmp_path):
+    rows = 1_000_000
+    steps = np.arange(rows)
+    loss = np.linspace(2.0, 0.1, rows)
+    frame = pd.DataFrame({"step": steps, "loss": loss, "lr": 1e-3})
+    frame.loc[frame.index % 1000 == 0, "lr"] = np.nan  # written as empty: not logged
+    path = tmp_path / "big.csv"
+    frame.to_csv(path, index=False)
+    run = load_one(path)
+    assert run.point_counts() == {"loss": rows, "lr": rows - 1000}
+    assert run.series("loss")["value"].iloc[-1] == pytest.approx(0.1)

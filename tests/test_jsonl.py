@@ -1,0 +1,123 @@
+"""JSON Lines metric logs: Detectron2 metrics.json, generic *.jsonl, a lone W&B wandb-history.jsonl."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc import CurvedocError, Role
+from curvedoc.model import RunBuilder
+from curvedoc.readers.jsonl import add_history_file
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "jsonl"
+WANDB_HISTORY = FIXTURES / "wandb_2020" / "wandb-history.jsonl"
+
+
+def load_one(path: Path):
+    runs = curvedoc.load(path)
+    assert len(runs) == 1
+    return runs[0]
+
+
+def write_lines(path: Path, rows: list, tail: str = "") -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows) + tail)
+    return path
+
+
+def test_detectron2_metrics_json_is_json_lines_indexed_by_iteration():
+    run = load_one(FIXTURES / "detectron2" / "metrics.json")
+    assert run.format == "detectron2-jsonl"
+    assert run.roles["total_loss"] == Role.TRAIN_LOSS
+    assert run.roles["validation_loss"] == Role.VAL_LOSS
+    assert run.roles["validation_accuracy"] == Role.VAL_ACC
+    assert run.roles["lr"] == Role.LR
+    assert "iteration" not in run.tags
+    assert run.series("total_loss")["step"].tolist() == list(range(19, 160, 20))
+    assert run.series("validation_loss")["step"].tolist() == [42, 85, 128, 171]
+
+
+def test_nan_and_infinity_tokens_are_values():
+    run = load_one(FIXTURES / "generic" / "lr_too_high.jsonl")
+    assert run.format == "jsonl"
+    loss = run.series("train_loss")["value"]
+    assert (~np.isfinite(loss)).sum() > 50
+    assert run.point_counts()["val_loss"] == 2  # keys missing from train lines are not logged there
+    assert "epoch" not in run.tags and "step" not in run.tags
+    assert run.series("train_loss")["wall_time"].notna().all()
+
+
+def test_crashed_run_keeps_the_lines_before_the_cut_one():
+    run = load_one(FIXTURES / "generic" / "crashed.jsonl")
+    assert run.point_counts()["train_loss"] == 86
+    assert any("cut mid-write" in warning for warning in run.warnings)
+
+
+def test_lone_wandb_history_file():
+    run = load_one(WANDB_HISTORY)
+    assert run.format == "wandb-history"
+    assert "_runtime" not in run.tags and "_timestamp" not in run.tags and "_step" not in run.tags
+    assert run.series("train_loss")["wall_time"].min() >= 1.7e9
+    assert run.roles["val_loss"] == Role.VAL_LOSS
+
+
+def test_add_history_file_for_the_wandb_reader(tmp_path):
+    builder = RunBuilder(tmp_path, "wandb")
+    used = add_history_file(builder, WANDB_HISTORY)
+    assert used == len(WANDB_HISTORY.read_text().splitlines())
+    run = builder.build()
+    assert run.meta.files == [str(WANDB_HISTORY)]
+    assert run.series("lr")["step"].tolist()[:3] == [0, 1, 2]
+
+
+def test_add_history_file_warns_on_bad_lines(tmp_path):
+    path = write_lines(tmp_path / "wandb-history.jsonl", [{"_step": 0, "loss": 1.0}], tail='not json\n{"_step": 1, "loss": 0.5}\n[1]\n')
+    builder = RunBuilder(tmp_path, "wandb")
+    assert add_history_file(builder, path) == 2
+    assert any("2 line(s)" in warning for warning in builder.warnings)
+
+
+def test_no_step_key_uses_the_line_number(tmp_path):
+    run = load_one(write_lines(tmp_path / "log.jsonl", [{"loss": 1.0}, {"loss": math.inf}, {"loss": 0.5}]))
+    assert run.series("loss")["step"].tolist() == [0, 1, 2]
+    assert math.isinf(run.series("loss")["value"][1])
+    assert any("line number" in warning for warning in run.warnings)
+
+
+def test_restarted_run_keeps_what_was_logged_last(tmp_path):
+    rows = [{"iteration": i, "loss": 1.0} for i in range(5)] + [{"iteration": i, "loss": 2.0} for i in range(3, 6)]
+    run = load_one(write_lines(tmp_path / "log.jsonl", rows))
+    series = run.series("loss")
+    assert series["step"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert series["value"].tolist() == [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]
+    assert any("restarted" in warning for warning in run.warnings)
+
+
+def test_nested_dicts_become_slash_tags(tmp_path):
+    run = load_one(write_lines(tmp_path / "log.jsonl", [{"step": 1, "train": {"loss": 0.5}}, {"step": 2, "train": {"loss": 0.4}}]))
+    assert run.roles == {"train/loss": Role.TRAIN_LOSS}
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("", "empty file"),
+    ("garbage\nmore garbage\n", "no JSON object lines"),
+    ('{"step": 1, "name": "a"}\n{"step": 2, "name": "b"}\n', "no numeric values"),
+])
+def test_unreadable_files_give_one_line_errors(tmp_path, content, problem):
+    path = tmp_path / "log.jsonl"
+    path.write_text(content)
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    assert str(path) in str(error.value) and problem in str(error.value) and "\n" not in str(error.value)
+
+
+def test_non_utf8_bytes_are_read_with_a_warning(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b'{"step": 0, "loss": 1.0, "note": "\xe9t\xe9"}\n{"step": 1, "loss": 0.5}\n')
+    run = load_one(path)
+    assert run.point_counts() == {"loss": 2}
+    assert any("not UTF-8" in warning for warning in run.warnings)
