@@ -1,0 +1,96 @@
+"""Hugging Face ``Trainer`` state: ``trainer_state.json`` and its ``log_history``.
+
+``log_history`` mixes train entries (``loss, grad_norm, learning_rate, epoch, step``), eval entries
+(``eval_loss, eval_<metric>, eval_runtime ...``) on their own step grid, and after training one summary entry
+(``train_runtime, train_loss, total_flos ...``) that is not a point of any curve.
+
+Each ``checkpoint-N/`` folder holds its own ``trainer_state.json`` whose history is a prefix of the later
+ones; each is read as a run of its own (they are honest snapshots; merging them is left to the caller).
+``training_args.bin`` is a pickle and is never opened.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from curvedoc.errors import CurvedocError
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import Source
+from curvedoc.readers.csvlog import read_text
+from curvedoc.readers.records import add_rows
+
+SUMMARY_KEYS = {"train_runtime", "total_flos"}
+# The epoch is bookkeeping on every entry, not a curve of the model.
+BOOKKEEPING_KEYS = ("epoch",)
+NOT_HPARAMS = {"log_history", "stateful_callbacks"}
+
+
+def read(source: Source) -> list[Run]:
+    path = source.files[0][1] if source.files else source.path
+    builder = RunBuilder(path, "hf-trainer-state", name=run_name(path))
+    state = load_state(path, builder)
+    builder.add_file(path)
+    entries = [entry for entry in state["log_history"] if isinstance(entry, dict)]
+    if len(entries) < len(state["log_history"]):
+        builder.warn(f"{path}: {len(state['log_history']) - len(entries)} log_history entries that are not objects skipped")
+    summaries = [entry for entry in entries if SUMMARY_KEYS & entry.keys()]
+    points = [entry for entry in entries if not SUMMARY_KEYS & entry.keys()]
+    hparams = {key: value for key, value in state.items() if key not in NOT_HPARAMS}
+    if summaries:
+        hparams["summary"] = summaries[-1]
+    config_file = model_config_file(path)
+    if config_file is not None:
+        config = load_model_config(config_file, builder)
+        if config:
+            hparams["model_config"] = config
+            builder.add_file(config_file)
+    builder.meta.hparams = hparams
+    add_rows(builder, points, "step", skip_keys=BOOKKEEPING_KEYS)
+    if not builder.has_points:
+        raise CurvedocError(path, "trainer state whose log_history holds no logged values")
+    return [builder.build()]
+
+
+def load_state(path: Path, builder: RunBuilder) -> dict:
+    text, decoding_problem = read_text(path)
+    try:
+        state = json.loads(text)
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise CurvedocError(path, f"not valid JSON{where} (cut off or corrupted?)") from None
+    if not isinstance(state, dict) or not isinstance(state.get("log_history"), list):
+        raise CurvedocError(path, "JSON file that is not a Hugging Face trainer state (no log_history list)")
+    if decoding_problem:
+        builder.warn(decoding_problem)
+    return state
+
+
+def run_name(path: Path) -> str:
+    """``output/checkpoint-500`` for a checkpoint's state, the output folder's name otherwise."""
+    folder = path.parent
+    if folder.name.startswith("checkpoint-"):
+        return f"{folder.parent.name}/{folder.name}"
+    return folder.name or path.name
+
+
+def model_config_file(path: Path) -> Path | None:
+    """The model's ``config.json``: beside the state, or in the output folder above a checkpoint."""
+    for folder in (path.parent, path.parent.parent):
+        candidate = folder / "config.json"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_model_config(path: Path, builder: RunBuilder) -> dict:
+    try:
+        text, _ = read_text(path)
+        config = json.loads(text)
+    except CurvedocError as exc:
+        builder.warn(str(exc))
+        return {}
+    except ValueError:
+        builder.warn(f"{path}: model config is not valid JSON; class count not read from it")
+        return {}
+    return config if isinstance(config, dict) else {}

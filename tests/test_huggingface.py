@@ -1,0 +1,105 @@
+"""Hugging Face Trainer state files written by transformers' own Trainer (fixtures/huggingface)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import curvedoc
+from curvedoc import CurvedocError, Role
+from curvedoc.readers import Source, huggingface
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "huggingface"
+OUTPUT_DIR = FIXTURES / "digits_mlp"
+STATE = OUTPUT_DIR / "trainer_state.json"
+
+
+def load_one(path: Path):
+    runs = curvedoc.load(path)
+    assert len(runs) == 1
+    return runs[0]
+
+
+def read_file(path: Path):
+    return huggingface.read(Source("hf", path, ((None, path),), True))
+
+
+def test_trainer_state_train_and_eval_curves():
+    run = load_one(STATE)
+    assert run.format == "hf-trainer-state" and run.name == "digits_mlp"
+    assert run.roles == {
+        "grad_norm": Role.GRAD_NORM, "learning_rate": Role.LR, "loss": Role.TRAIN_LOSS,
+        "eval_accuracy": Role.VAL_ACC, "eval_loss": Role.VAL_LOSS, "eval_runtime": Role.OTHER,
+        "eval_samples_per_second": Role.OTHER, "eval_steps_per_second": Role.OTHER,
+    }
+    assert run.series("loss")["step"].tolist() == list(range(3, 130, 3))
+    assert run.series("eval_loss")["step"].tolist() == [21, 42, 63, 84, 105, 126, 129]
+    accuracy = run.series("eval_accuracy")["value"]
+    assert accuracy.iloc[-1] > 0.85 and accuracy.iloc[-1] > accuracy.iloc[0]
+    assert not run.warnings
+
+
+def test_summary_entry_is_metadata_not_a_point():
+    run = load_one(STATE)
+    assert "train_runtime" not in run.tags and "train_loss" not in run.tags and "total_flos" not in run.tags
+    summary = run.meta.hparams["summary"]
+    assert summary["train_runtime"] > 0 and summary["step"] == 129
+    assert run.meta.hparams["global_step"] == 129 and run.meta.hparams["num_train_epochs"] == 3
+    assert "log_history" not in run.meta.hparams
+
+
+def test_class_count_from_config_json_beside_the_state():
+    run = load_one(STATE)
+    assert run.meta.n_classes == 10 and "id2label" in run.meta.n_classes_source
+    assert str(OUTPUT_DIR / "config.json") in run.meta.files
+
+
+def test_checkpoint_states_are_runs_of_their_own():
+    runs = curvedoc.load(OUTPUT_DIR)
+    names = sorted(run.name for run in runs)
+    assert names == ["digits_mlp", "digits_mlp/checkpoint-129", "digits_mlp/checkpoint-43", "digits_mlp/checkpoint-86"]
+    early = next(run for run in runs if run.name.endswith("checkpoint-43"))
+    assert early.series("loss")["step"].max() == 42
+    assert "summary" not in early.meta.hparams  # the summary entry is only written after training
+
+
+def test_config_in_the_output_folder_above_a_checkpoint(tmp_path):
+    checkpoint = tmp_path / "out" / "checkpoint-129"
+    checkpoint.mkdir(parents=True)
+    shutil.copy(OUTPUT_DIR / "checkpoint-129" / "trainer_state.json", checkpoint)
+    (tmp_path / "out" / "config.json").write_text(json.dumps({"num_labels": 4, "model_type": "bert"}))
+    (checkpoint / "training_args.bin").write_bytes(b"\x80\x04 not to be unpickled")
+    [run] = read_file(checkpoint / "trainer_state.json")
+    assert run.meta.n_classes == 4 and run.name == "out/checkpoint-129"
+
+
+def test_shuffled_labels_run_reads():
+    run = load_one(FIXTURES / "digits_mlp_shuffled" / "trainer_state.json")
+    assert run.series("eval_accuracy")["value"].max() < 0.3
+
+
+@pytest.mark.parametrize("content, problem", [
+    ('{"global_step": 10, "epoch": 1.0}', "not a Hugging Face trainer state"),
+    ('[1, 2, 3]', "not a Hugging Face trainer state"),
+    ('{"log_history": [{"loss": 1.0, "st', "not valid JSON"),
+    ('{"log_history": []}', "holds no logged values"),
+    ("", "empty file"),
+])
+def test_bad_trainer_states_give_one_line_errors(tmp_path, content, problem):
+    path = tmp_path / "trainer_state.json"
+    path.write_text(content)
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    message = str(error.value)
+    assert str(path) in message and problem in message and "\n" not in message
+
+
+def test_unreadable_model_config_is_a_warning(tmp_path):
+    shutil.copy(STATE, tmp_path / "trainer_state.json")
+    (tmp_path / "config.json").write_text("{not json")
+    [run] = read_file(tmp_path / "trainer_state.json")
+    assert run.meta.n_classes is None
+    assert any("config" in warning for warning in run.warnings)
