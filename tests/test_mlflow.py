@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc.errors import CurvedocError
@@ -311,9 +313,45 @@ def test_an_old_schema_without_step_and_is_nan_columns_is_read(tmp_path):
             INSERT INTO tags VALUES ('mlflow.runName', 'old-run', 'r1');
             INSERT INTO metrics VALUES ('loss', 2.0, 1000, 'r1'), ('loss', 1.0, 2000, 'r1');
             INSERT INTO metrics VALUES ('note', 'text', 1000, 'r1');
+            INSERT INTO metrics VALUES (CAST(X'6163639F' AS TEXT), 0.5, 1000, 'r1');
         """)
     connection.close()
     [run] = curvedoc.load(db)
     assert run.name == "old-run" and run.meta.start_time is None
+    assert run.series("acc\ufffd")["value"].tolist() == [0.5]  # a key that is not UTF-8 is still a curve
     assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.0]]  # no steps: the last value wins
     assert any("metric 'note' holds values that are not numbers" in warning for warning in run.warnings)
+
+
+HEALTHY_LOSS = next(path for path in MLRUNS.glob("*/*/metrics/train/loss")
+                    if (path.parents[2] / "params" / "bug").read_text() == "none")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, HEALTHY_LOSS.stat().st_size), offset=st.integers(0, HEALTHY_LOSS.stat().st_size),
+       junk=st.binary(max_size=40))
+def test_a_cut_or_overwritten_metric_file_gives_warnings_or_our_error(tmp_path_factory, cut, offset, junk):
+    data = HEALTHY_LOSS.read_bytes()[:cut]
+    data = data[:offset] + junk + data[offset + len(junk):]
+    run_dir = write_run(tmp_path_factory.mktemp("run"), {"train/loss": ""})
+    (run_dir / "metrics" / "train" / "loss").write_bytes(data)
+    try:
+        run = mlflow_reader.read_run_folder(run_dir)
+    except CurvedocError as error:
+        assert "\n" not in str(error)
+    else:
+        assert run.scalars["step"].dtype == "int64" and run.scalars["value"].dtype == "float64"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(offset=st.integers(0, DB.stat().st_size - 1), junk=st.binary(min_size=1, max_size=512))
+def test_a_database_with_overwritten_bytes_gives_runs_or_our_error(tmp_path_factory, offset, junk):
+    data = DB.read_bytes()
+    db = tmp_path_factory.mktemp("db") / "mlflow.db"
+    db.write_bytes(data[:offset] + junk + data[offset + len(junk):])
+    try:
+        runs = mlflow_reader.read_database(db)
+    except CurvedocError as error:
+        assert "\n" not in str(error)
+    else:
+        assert all(run.scalars["value"].dtype == "float64" for run in runs)

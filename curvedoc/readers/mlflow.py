@@ -211,7 +211,7 @@ def read_database(db: Path) -> list[Run]:
     connection, wal_note = _connect_read_only(db)
     try:
         return _read_tables(db, connection, wal_note)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise CurvedocError(db, _describe_sqlite_error(exc)) from None
     finally:
         connection.close()
@@ -237,12 +237,16 @@ def _connect_read_only(db: Path) -> tuple[sqlite3.Connection, str | None]:
             f"{db.resolve().as_uri()}?{options}", uri=True, timeout=LOCK_TIMEOUT_SECONDS,
         )
         connection.execute("PRAGMA query_only = ON")
-    except sqlite3.Error as exc:
+        # names and tags are user text: a damaged or foreign byte must not stop the whole database
+        connection.text_factory = _text
+    except (sqlite3.Error, UnicodeDecodeError) as exc:
         raise CurvedocError(db, _describe_sqlite_error(exc)) from None
     return connection, note
 
 
-def _describe_sqlite_error(exc: sqlite3.Error) -> str:
+def _describe_sqlite_error(exc: sqlite3.Error | UnicodeDecodeError) -> str:
+    if isinstance(exc, UnicodeDecodeError):  # Python could not even decode SQLite's message about a broken schema
+        return "corrupt SQLite database (undecodable bytes in its schema)"
     name = getattr(exc, "sqlite_errorname", "")
     if name.startswith("SQLITE_BUSY") or "locked" in str(exc):
         return "SQLite database is locked by another process (an MLflow server writing?); try again when it is idle"
@@ -305,14 +309,20 @@ def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, R
     # comes last, and the builder keeps it.
     order = "step, rowid" if "step" in columns else "rowid"
     query = (
-        f"SELECT {step}, timestamp, value, {is_nan} FROM metrics WHERE run_uuid = ? AND key = ? ORDER BY {order}"
+        f"SELECT {step}, timestamp, value, {is_nan} FROM metrics "
+        f"WHERE run_uuid = CAST(? AS TEXT) AND key = CAST(? AS TEXT) ORDER BY {order}"
     )
-    curves = connection.execute("SELECT DISTINCT run_uuid, key FROM metrics ORDER BY run_uuid, key").fetchall()
-    for run_uuid, key in curves:
-        builder = builders.get(run_uuid)
+    # keys travel as their raw bytes: a key that is not valid UTF-8 reads back as text with U+FFFD in it,
+    # which would no longer match the row it came from
+    curves = connection.execute(
+        "SELECT DISTINCT CAST(run_uuid AS BLOB), CAST(key AS BLOB) FROM metrics ORDER BY run_uuid, key"
+    ).fetchall()
+    for raw_run_uuid, raw_key in curves:
+        builder = builders.get(_text(raw_run_uuid))
         if builder is None:  # a deleted run, or rows whose run is gone
             continue
-        rows = connection.execute(query, (run_uuid, key)).fetchall()
+        key = _text(raw_key)
+        rows = connection.execute(query, (raw_run_uuid, raw_key)).fetchall()
         try:
             points = np.array(rows, dtype=np.float64).reshape(-1, 4)
         except (TypeError, ValueError):
@@ -322,4 +332,8 @@ def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, R
         values[points[:, 3] != 0] = math.nan
         values[values == FLOAT64_MAX] = math.inf
         values[values == -FLOAT64_MAX] = -math.inf
-        builder.add(str(key), points[:, 0], values, points[:, 1] / 1000.0)
+        builder.add(key, points[:, 0], values, points[:, 1] / 1000.0)
+
+
+def _text(raw: bytes | None) -> str:
+    return "" if raw is None else raw.decode("utf-8", errors="replace")
