@@ -9,6 +9,7 @@ import curvedoc
 from curvedoc.config import find_config, load_config, parse_role_option
 from curvedoc.errors import CurvedocError
 from curvedoc.report import json as json_report
+from curvedoc.report import printable
 from curvedoc.report import terminal
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -39,18 +40,29 @@ def main(argv: list[str] | None = None) -> int:
         roles = dict(parse_role_option(option) for option in args.role)
         if args.num_classes is not None and args.num_classes < 2:
             raise CurvedocError(None, "--num-classes must be at least 2")
-        settings = config.merged(roles, args.num_classes)
-        runs, problems = [], []
-        for path in args.paths:
-            found = curvedoc.load(path, config=settings)
-            runs.extend(found)
-            problems.extend(found.problems)
     except CurvedocError as exc:
-        print(f"curvedoc: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    output = RENDERERS[args.format](runs, problems)
-    print(output)
-    return EXIT_OK
+        return fail(exc)
+    settings = config.merged(roles, args.num_classes)
+    runs, problems, failed = [], [], []
+    # One unreadable path must not hide the runs of the others: report it and go on.
+    for path in args.paths:
+        try:
+            found = curvedoc.load(path, config=settings)
+        except CurvedocError as exc:
+            failed.append(exc)
+            continue
+        runs.extend(found)
+        problems.extend(found.problems)
+    if runs or not failed:
+        print(RENDERERS[args.format](runs, problems))
+    for exc in failed:
+        fail(exc)
+    return EXIT_USAGE if failed else EXIT_OK
+
+
+def fail(exc: CurvedocError) -> int:
+    print(f"curvedoc: error: {printable(str(exc))}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":
