@@ -306,10 +306,12 @@ def test_an_old_schema_without_step_and_is_nan_columns_is_read(tmp_path):
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as connection:
         connection.executescript("""
-            CREATE TABLE runs (run_uuid TEXT, experiment_id INTEGER, lifecycle_stage TEXT);
+            CREATE TABLE runs (run_uuid TEXT, experiment_id INTEGER, lifecycle_stage TEXT, start_time);
             CREATE TABLE metrics (key TEXT, value FLOAT, timestamp BIGINT, run_uuid TEXT);
             CREATE TABLE tags (key TEXT, value TEXT, run_uuid TEXT);
-            INSERT INTO runs VALUES ('r1', 0, 'active');
+            CREATE TABLE params (key TEXT, value, run_uuid TEXT);
+            INSERT INTO runs VALUES ('r1', 0, 'active', 'yesterday');
+            INSERT INTO params VALUES ('num_classes', 5, 'r1'), ('empty', NULL, 'r1');
             INSERT INTO tags VALUES ('mlflow.runName', 'old-run', 'r1');
             INSERT INTO metrics VALUES ('loss', 2.0, 1000, 'r1'), ('loss', 1.0, 2000, 'r1');
             INSERT INTO metrics VALUES ('note', 'text', 1000, 'r1');
@@ -318,6 +320,7 @@ def test_an_old_schema_without_step_and_is_nan_columns_is_read(tmp_path):
     connection.close()
     [run] = curvedoc.load(db)
     assert run.name == "old-run" and run.meta.start_time is None
+    assert run.meta.hparams == {"empty": None, "num_classes": 5} and run.meta.n_classes == 5
     assert run.series("acc\ufffd")["value"].tolist() == [0.5]  # a key that is not UTF-8 is still a curve
     assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.0]]  # no steps: the last value wins
     assert any("metric 'note' holds values that are not numbers" in warning for warning in run.warnings)

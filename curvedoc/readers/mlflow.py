@@ -58,8 +58,7 @@ def read_run_folder(run_dir: Path) -> Run:
         builder.warn(f"{run_dir / 'meta.yaml'}: {meta_problem}; run name and start time unknown")
     if not builder.name:
         builder.name = _read_text(run_dir / "tags" / "mlflow.runName") or run_dir.name
-    if isinstance(meta.get("start_time"), (int, float)):
-        builder.meta.start_time = meta["start_time"] / 1000.0
+    builder.meta.start_time = _seconds(meta.get("start_time"))
 
     metric_files = _files_under(run_dir / "metrics", builder)
     problems = []
@@ -185,8 +184,15 @@ def _parse_lines_exactly(data: bytes, builder: RunBuilder, path: Path):
     return np.array(timestamps, dtype=np.float64), np.array(values, dtype=np.float64), np.array(steps, dtype=np.int64)
 
 
-def param_value(text: str):
+def _seconds(milliseconds) -> float | None:
+    is_number = isinstance(milliseconds, (int, float)) and not isinstance(milliseconds, bool)
+    return milliseconds / 1000.0 if is_number else None
+
+
+def param_value(text):
     """MLflow stores every param as a string: give numbers back as numbers so configs can be searched."""
+    if not isinstance(text, str):
+        return text  # SQLite's loose typing can hand back a number or NULL
     for parse in (int, float):
         try:
             return parse(text)
@@ -267,12 +273,12 @@ def _read_tables(db: Path, connection: sqlite3.Connection, wal_note: str | None)
     )
     builders = {}
     for run_uuid, name, start_time in runs:
-        builder = RunBuilder(f"{db}#{run_uuid}", "mlflow-sqlite", name=name or run_name_tags.get(run_uuid) or run_uuid)
+        name = name or run_name_tags.get(run_uuid) or run_uuid
+        builder = RunBuilder(f"{db}#{run_uuid}", "mlflow-sqlite", name=str(name))
         builder.add_file(db)
         if wal_note:
             builder.warn(wal_note)
-        if start_time is not None:
-            builder.meta.start_time = start_time / 1000.0
+        builder.meta.start_time = _seconds(start_time)
         _set_hparams(builder, {key: param_value(value) for key, value in params.get(run_uuid, [])})
         builders[run_uuid] = builder
     _add_metrics(db, connection, builders)
