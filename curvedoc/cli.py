@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import curvedoc
@@ -54,10 +55,20 @@ def main(argv: list[str] | None = None) -> int:
         runs.extend(found)
         problems.extend(found.problems)
     if runs or not failed:
-        print(RENDERERS[args.format](runs, problems))
+        emit(RENDERERS[args.format](runs, problems))
     for exc in failed:
         fail(exc)
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def emit(text: str) -> None:
+    try:
+        print(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # `curvedoc … | head` closed the pipe: the reader has what it wanted. Point stdout at devnull so the
+        # interpreter's own flush at exit does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def fail(exc: CurvedocError) -> int:

@@ -8,6 +8,7 @@ so the two can never be confused.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,17 +28,24 @@ N_CLASSES_KEYS = (
 
 
 def n_classes_from(params: Mapping[str, Any]) -> tuple[int, str] | None:
-    """The class count a config declares, and the key it came from; nested keys are searched by their last part."""
+    """The class count a config declares, and the key it came from; nested keys are searched by their last part.
+
+    Nesting shows as dicts or as flattened names (``model.num_classes``, MLflow's ``model/num_classes``).
+    """
     for wanted in N_CLASSES_KEYS:
         for key, value in _flatten(params):
-            if key.rsplit(".", 1)[-1].lower() == wanted:
+            if _last_part(key) == wanted:
                 count = _as_count(value)
                 if count is not None:
                     return count, key
     for key, value in _flatten(params):
-        if key.rsplit(".", 1)[-1].lower() in {"id2label", "label2id"} and isinstance(value, Mapping) and value:
+        if _last_part(key) in {"id2label", "label2id"} and isinstance(value, Mapping) and value:
             return len(value), key
     return None
+
+
+def _last_part(key: str) -> str:
+    return re.split(r"[./]", key)[-1].lower()
 
 
 def _as_count(value: Any) -> int | None:

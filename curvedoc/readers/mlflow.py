@@ -203,12 +203,10 @@ def param_value(text):
 
 def _set_hparams(builder: RunBuilder, params: dict) -> None:
     builder.meta.hparams = params
-    # nested keys come as "model/num_classes"; the shared search splits nested keys on "." only
-    dotted = {key.replace("/", "."): key for key in params}
-    found = n_classes_from({dotted_key: params[key] for dotted_key, key in dotted.items()})
+    found = n_classes_from(params)
     if found:
         builder.meta.n_classes = found[0]
-        builder.meta.n_classes_source = f"MLflow param: {dotted[found[1]]}"
+        builder.meta.n_classes_source = f"MLflow param: {found[1]}"
 
 
 # ---------------------------------------------------------------------------------------------- SQLite store

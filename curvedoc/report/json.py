@@ -10,6 +10,7 @@ from curvedoc.report import json_safe, series_summary
 def run_to_dict(run) -> dict:
     return {
         "path": run.path,
+        "name": run.name,
         "format": run.format,
         "meta": {
             "n_classes": run.meta.n_classes,

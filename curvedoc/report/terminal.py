@@ -11,7 +11,9 @@ def render(runs, problems=()) -> str:
         n_classes = (
             f"{run.meta.n_classes} classes ({run.meta.n_classes_source})" if run.meta.n_classes else "classes unknown"
         )
-        lines.append(f"{printable(run.path)}  [{run.format}]  {n_classes}")
+        # A store holding many runs names each by its path plus an id; the run's own name says which it is.
+        named = "" if run.name in run.path else f"  ({printable(run.name)})"
+        lines.append(f"{printable(run.path)}{named}  [{run.format}]  {n_classes}")
         rows = series_summary(run)
         if not rows:
             lines.append("  (no scalar points)")
