@@ -72,6 +72,10 @@ def message_field(number, payload):
     return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
+def varint_field(number, value):
+    return varint(number << 3) + varint(value)
+
+
 def history_record(step, metrics):
     items = b"".join(
         message_field(1, message_field(2, key.encode()) + message_field(16, json.dumps(value).encode()))
@@ -170,6 +174,7 @@ def test_discovery_reads_the_run_folder_once_despite_latest_run_symlink():
 
 def test_every_fixture_is_one_run():
     runs = curvedoc.load(FIXTURES)
+    assert runs.problems == []
     names = sorted(Path(run.path).parent.parent.name for run in runs)
     assert names == ["killed", "legacy_2020", "lr_too_high", "offline", "synced", "truncated"]
 
@@ -242,6 +247,24 @@ def test_record_spanning_several_blocks_is_joined(tmp_path):
     run = read_log(path)
     assert run.warnings == [] and run.tags == ["loss"]
     np.testing.assert_array_equal(run.series("loss")["value"], [1.0, 0.5, np.nan])
+
+
+def test_typed_history_values_keys_and_record_step_are_understood(tmp_path):
+    items = (
+        message_field(1, message_field(1, b"a") + varint(6 << 3 | 1) + struct.pack("<d", 2.5))  # number (double)
+        + message_field(1, message_field(2, b"b") + message_field(2, b"c") + varint_field(5, 5))  # sint64 -3
+        + message_field(1, message_field(1, b"ok") + varint_field(4, 1))  # boolean
+    )
+    history = message_field(2, items + message_field(2, varint_field(1, 7)))  # HistoryStep, no _step item
+    config = message_field(5, message_field(1, message_field(1, b"num_classes") + message_field(16, b"4"))
+                           + message_field(1, message_field(1, b"_wandb") + message_field(16, b"{}")))
+    path = tmp_path / "run-x.wandb"
+    path.write_bytes(framed_log([config, history]))
+    run = read_log(path)
+    assert run.warnings == [] and run.meta.hparams == {"num_classes": 4} and run.meta.n_classes == 4
+    assert {tag: run.series(tag)[["step", "value"]].values.tolist() for tag in run.tags} == {
+        "a": [[7, 2.5]], "b/c": [[7, -3.0]], "ok": [[7, 1.0]],
+    }
 
 
 def test_log_without_history_is_a_run_without_curves(tmp_path):

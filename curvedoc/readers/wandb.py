@@ -27,6 +27,8 @@ import yaml
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source
+from curvedoc.readers.csvlog import SKIPPED_COLUMNS
+from curvedoc.readers.jsonl import add_history_file
 from curvedoc.readers.records import add_rows
 from curvedoc.readers.wandb_proto import (
     RECORD_CONFIG, RECORD_HISTORY, RECORD_RUN, DecodeError, RunInfo, apply_config, fields, history_row, run_info,
@@ -42,7 +44,6 @@ FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4
 TYPE_CRC = {kind: zlib.crc32(bytes([kind])) for kind in (FULL, FIRST, MIDDLE, LAST)}
 # W&B's own bookkeeping in config and history, not the user's hyperparameters or metrics
 BOOKKEEPING_KEYS = {"_wandb", "wandb_version"}
-HISTORY_SKIP = ("_runtime",)
 
 
 def read(source: Source) -> list[Run]:
@@ -62,21 +63,19 @@ def _read_folder(folder: Path) -> Run:
     history = _first_existing(folder, "wandb-history.jsonl")
     info = RunInfo()
     failures = []
-    # The binary log holds every history row W&B wrote; a wandb-history.jsonl next to it (versions around 0.10
-    # kept both) repeats the same rows, so it is read only when no log can be.
     for log in logs:
         try:
             _add_log(builder, log, info)
         except CurvedocError as error:
             failures.append(error)
-    if failures and (len(failures) < len(logs) or history):
-        for error in failures:
-            builder.warn(str(error))
-    elif failures:
+    logs_read = len(logs) - len(failures)
+    if failures and not logs_read and not history:
         raise failures[0]
-    if history and len(failures) == len(logs):
-        from curvedoc.readers.jsonl import add_history_file
-
+    for error in failures:
+        builder.warn(str(error))
+    # The binary log holds every history row W&B wrote; a wandb-history.jsonl beside it (versions around 0.10
+    # kept both) repeats the same rows, so it is read only when no log could be, never both.
+    if history and not logs_read:
         add_history_file(builder, history)
     _set_meta_from_log(builder, info)
     config = _first_existing(folder, "config.yaml")
@@ -133,7 +132,8 @@ def _add_log(builder: RunBuilder, path: Path, info: RunInfo) -> None:
             undecodable += 1  # a record whose checksum matched but whose protobuf does not parse
     if undecodable:
         builder.warn(f"{path}: {undecodable} record(s) with a valid checksum could not be decoded; skipped")
-    add_rows(builder, rows, "_step", "_timestamp", skip_keys=HISTORY_SKIP)
+    # the same columns a W&B history JSONL or CSV export leaves out, so every W&B source yields the same tags
+    add_rows(builder, rows, "_step", "_timestamp", skip_keys=SKIPPED_COLUMNS)
     if not rows:
         builder.warn(f"{path}: no history rows (the run logged no metrics before it stopped)")
 

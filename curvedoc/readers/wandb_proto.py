@@ -19,7 +19,6 @@ from typing import Any
 RECORD_HISTORY = 2
 RECORD_CONFIG = 5
 RECORD_RUN = 17
-RECORD_EXIT = 18
 # HistoryRecord
 HISTORY_ITEM = 1
 HISTORY_STEP = 2  # HistoryStep { int64 num = 1 }
@@ -35,7 +34,6 @@ ITEM_VALUE_JSON = 16
 CONFIG_UPDATE = 1
 CONFIG_REMOVE = 2
 # RunRecord
-RUN_ID = 1
 RUN_CONFIG = 4
 RUN_DISPLAY_NAME = 8
 RUN_START_TIME = 17  # google.protobuf.Timestamp { int64 seconds = 1; int32 nanos = 2 }
@@ -50,7 +48,6 @@ class DecodeError(ValueError):
 
 @dataclass
 class RunInfo:
-    run_id: str = ""
     display_name: str = ""
     start_time: float | None = None
     config: dict[str, Any] = field(default_factory=dict)
@@ -106,20 +103,23 @@ def history_row(history: bytes) -> dict[str, Any]:
     History is nearly all of a long run's log. wandb writes a scalar item as one key and one value_json, each
     shorter than 128 bytes; those are read in place, anything else goes through the general decoder.
     """
+    key_name, parse_json = _key_name, parse_json_value  # local names: this loop runs once per logged value
     row: dict[str, Any] = {}
     step = None
     pos, end = 0, len(history)
     while pos < end:
         if history[pos] == ITEM_TAG and pos + 4 < end:
-            item_end = pos + 2 + history[pos + 1]
+            item_length = history[pos + 1]
+            item_end = pos + 2 + item_length
             key_end = pos + 4 + history[pos + 3]
+            # an item under 128 bytes has one-byte lengths throughout; the sum check rules out anything else
             if (
-                history[pos + 1] < 0x80 and history[pos + 2] in KEY_TAGS and history[pos + 3] < 0x80
-                and history[key_end:key_end + 2] == VALUE_JSON_TAG and key_end + 3 + history[key_end + 2] == item_end
-                and history[key_end + 2] < 0x80 and item_end <= end
+                item_length < 0x80 and item_end <= end and history[pos + 2] in KEY_TAGS
+                and history[key_end] == VALUE_JSON_TAG_0 and history[key_end + 1] == VALUE_JSON_TAG_1
+                and key_end + 3 + history[key_end + 2] == item_end
             ):
-                key = _key_name(history[pos + 4:key_end])
-                value = parse_json_value(history[key_end + 3:item_end])
+                key = key_name(history[pos + 4:key_end])
+                value = parse_json(history[key_end + 3:item_end])
                 pos = item_end
             else:
                 length, start = _varint(history, pos + 1)
@@ -142,7 +142,8 @@ def history_row(history: bytes) -> dict[str, Any]:
 
 ITEM_TAG = HISTORY_ITEM << 3 | WIRE_BYTES
 KEY_TAGS = (ITEM_KEY << 3 | WIRE_BYTES, ITEM_NESTED_KEY << 3 | WIRE_BYTES)
-VALUE_JSON_TAG = bytes([(ITEM_VALUE_JSON << 3 | WIRE_BYTES) & 0x7F | 0x80, ITEM_VALUE_JSON >> 4])
+# field 16 needs a two-byte tag varint
+VALUE_JSON_TAG_0, VALUE_JSON_TAG_1 = (ITEM_VALUE_JSON << 3 | WIRE_BYTES) & 0x7F | 0x80, ITEM_VALUE_JSON >> 4
 
 
 @lru_cache(maxsize=4096)  # the same few keys come back in every row
@@ -185,9 +186,7 @@ def parse_json_value(raw: bytes) -> Any:
 
 def run_info(run: bytes, info: RunInfo) -> None:
     for number, value in fields(run):
-        if number == RUN_ID:
-            info.run_id = value.decode("utf-8", "replace")
-        elif number == RUN_DISPLAY_NAME:
+        if number == RUN_DISPLAY_NAME:
             info.display_name = value.decode("utf-8", "replace")
         elif number == RUN_CONFIG:
             apply_config(value, info.config)
