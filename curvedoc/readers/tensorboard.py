@@ -1,0 +1,624 @@
+"""TensorBoard event files: every scalar point, fast, from whole or half-written files.
+
+Scalars come as ``simple_value`` (PyTorch ``SummaryWriter``, tensorboardX, TF1) or as rank-0 ``tensor`` values
+whose tag's first metadata names the ``scalars`` plugin (TF2, Keras, PyTorch ``new_style``). Records are decoded
+a chunk at a time by a vectorised protobuf field walker (numpy reads at byte offsets, no per-record Python), so
+images, histograms and graphs are skipped by their length prefix without being parsed. Records the fast path does
+not handle (varints over 8 bytes, unusual wire types, malformed bytes) go through the real protobuf classes.
+
+Restarts follow TensorBoard's event accumulator: a ``SessionLog.START`` at step s drops every point logged
+before it at a step >= s; a tag whose step goes back to s without such a marker drops its own points at steps
+>= s (TensorBoard applies that second rule only to pre-``brain.Event:2`` files; here it applies always, because
+otherwise two sessions' points would be spliced into one curve). Each drop is reported in a warning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from google.protobuf.message import DecodeError
+from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
+
+from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import Source
+from curvedoc.readers.tfrecord import Chunk, FrameWalk
+
+FORMAT = "tensorboard"
+SCALARS_PLUGIN = "scalars"
+HPARAMS_PLUGIN = "hparams"
+SESSION_START_INFO_TAG = "_hparams_/session_start_info"
+
+VARINT, FIXED64, LENGTH_DELIMITED, FIXED32 = 0, 1, 2, 5
+# Event fields
+WALL_TIME, STEP, FILE_VERSION, SUMMARY, SESSION_LOG = 1, 2, 3, 5, 7
+# Summary.Value fields; the ones in VALUE_ONEOF are its ``value`` oneof
+TAG, SIMPLE_VALUE, TENSOR, METADATA = 1, 2, 8, 9
+VALUE_ONEOF = (2, 3, 4, 5, 6, 8)
+# TensorProto fields and dtypes
+DTYPE, TENSOR_CONTENT, FLOAT_VAL, DOUBLE_VAL, HALF_VAL = 1, 4, 5, 6, 13
+ELEMENT_FIELDS = (4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)
+DT_FLOAT, DT_DOUBLE, DT_HALF = 1, 2, 19
+EXPECTED_WIRE = {
+    0: {WALL_TIME: FIXED64, STEP: VARINT, FILE_VERSION: LENGTH_DELIMITED, SUMMARY: LENGTH_DELIMITED,
+        SESSION_LOG: LENGTH_DELIMITED},
+    1: {1: LENGTH_DELIMITED},
+    2: {TAG: LENGTH_DELIMITED, SIMPLE_VALUE: FIXED32, 3: LENGTH_DELIMITED, 4: LENGTH_DELIMITED,
+        5: LENGTH_DELIMITED, 6: LENGTH_DELIMITED, TENSOR: LENGTH_DELIMITED, METADATA: LENGTH_DELIMITED},
+}
+HASH_PRIME = 0x100000001B3
+HASH_SEED = 0x9E3779B97F4A7C15
+WORD_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
+
+
+def read(source: Source) -> list[Run]:
+    builder = RunBuilder(source.path, FORMAT)
+    files = source.files or tuple((None, path) for path in sorted(Path(source.path).glob("*tfevents*")))
+    groups: dict[str | None, _Folder] = {}
+    failures: list[tuple[Path, str]] = []
+    records = 0
+    for split, path in files:
+        folder = groups.setdefault(split, _Folder(split, builder))
+        read_records, failure = folder.read_file(path)
+        records += read_records
+        if failure:
+            failures.append((path, failure))
+    if records == 0:
+        if len(failures) == 1:
+            raise CurvedocError(*failures[0])
+        problems = "; ".join(f"{path.name}: {problem}" for path, problem in failures) or "no event files"
+        raise CurvedocError(source.path, f"nothing readable in its event files ({problems})")
+    for path, problem in failures:
+        builder.warn(f"{path}: {problem}")
+    for folder in groups.values():
+        folder.finish()
+    if not builder.has_points:
+        builder.warn(f"{source.path}: no scalar summaries in its event files (only images, histograms, graphs or text)")
+    return [builder.build()]
+
+
+@dataclass
+class _Points:
+    position: np.ndarray  # ordinal of the record in the folder's reading order
+    tag: np.ndarray  # index into _Folder.tags
+    step: np.ndarray
+    wall_time: np.ndarray
+    value: np.ndarray
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        return self.position, self.tag, self.step, self.wall_time, self.value
+
+
+@dataclass
+class _Folder:
+    """One folder of event files as TensorBoard sees it (one run; Keras's splits are two): files read in order,
+    restarts judged across all of them."""
+
+    split: str | None
+    builder: RunBuilder
+    tags: list[str] = field(default_factory=list)
+    tag_ids: dict[str, int] = field(default_factory=dict)
+    plugins: dict[str, str] = field(default_factory=dict)  # plugin of each tag's first metadata
+    parts: list[_Points] = field(default_factory=list)
+    session_starts: list[tuple[int, int, Path]] = field(default_factory=list)  # (position, step, file)
+    file_starts: list[tuple[int, Path]] = field(default_factory=list)
+    position: int = 0
+    undecodable: int = 0
+
+    def read_file(self, path: Path) -> tuple[int, str | None]:
+        """Reads one event file; returns the records read and, when reading failed outright, why."""
+        self.file_starts.append((self.position, path))
+        self.undecodable = 0
+        try:
+            with open(path, "rb") as handle:
+                walk = FrameWalk(handle)
+                for chunk in walk:
+                    self._decode(chunk, path)
+        except OSError as exc:
+            return 0, describe_os_error(exc)
+        if walk.empty:
+            return 0, "empty file"
+        if walk.records == 0:
+            if walk.corrupt and walk.stopped_at == 0:
+                return 0, "not a TensorBoard event file (its first bytes are not a valid TFRecord frame)"
+            if walk.stopped_at == 0:
+                return 0, "no complete record: the file ends inside its first record"
+            return 0, walk.problems[0] if walk.problems else "no readable record"
+        self.builder.add_file(path)
+        for problem in walk.problems:
+            self.builder.warn(f"{path}: {problem}")
+        if self.undecodable:
+            self.builder.warn(f"{path}: {self.undecodable} record(s) are not valid Event protos; skipped them")
+        return walk.records, None
+
+    # ---- decoding ------------------------------------------------------------------------------------------
+
+    def _decode(self, chunk: Chunk, path: Path) -> None:
+        words = _Words(chunk.data)
+        n = len(chunk.starts)
+        positions = self.position + np.arange(n, dtype=np.int64)
+        self.position += n
+        wall = np.zeros(n)
+        step = np.zeros(n, np.int64)
+        simple = _simple_scalar_records(words, chunk.starts, chunk.lengths)
+        wall[simple.record], step[simple.record] = simple.wall_time, simple.step
+        tag_index, tag_bytes = _intern(chunk.data, words, simple.tag_start, simple.tag_length)
+        tags = self._tag_ids(tag_bytes, path)[tag_index]
+        parts = [(simple.record, tags, simple.value)]
+        rest = np.ones(n, bool)
+        rest[simple.record] = False
+        rest = np.flatnonzero(rest)
+        if len(rest):
+            parts.append(self._decode_general(chunk, words, rest, wall, step, positions, path))
+        records, tags, values = (np.concatenate(column) for column in zip(*parts))
+        if len(parts) > 1:
+            order = np.argsort(records, kind="stable")
+            records, tags, values = records[order], tags[order], values[order]
+        self._add(positions[records], tags, step[records], wall[records], values)
+
+    def _decode_general(self, chunk, words, rows, wall, step, positions, path):
+        """Any Event, field by field; records it cannot handle go one by one through protobuf."""
+        events = _scan(words, chunk.starts[rows], chunk.starts[rows] + chunk.lengths[rows])
+        n = len(rows)
+        odd = events.odd | _wrong_wire(events, 0, n)
+        pick = events.select(WALL_TIME, FIXED64)
+        wall[rows[events.owner[pick]]] = words.f64[events.start[pick]]
+        pick = events.select(STEP, VARINT)
+        step[rows[events.owner[pick]]] = events.value[pick].view(np.int64)
+        for event, start, length in events.spans(FILE_VERSION):
+            if not odd[event]:
+                self._note_file_version(float(wall[rows[event]]))
+        for event, start, length in events.spans(SESSION_LOG):
+            if not odd[event]:
+                record = rows[event]
+                self._note_session_log(chunk.data[start:start + length], positions[record], step[record], path)
+
+        pick = events.select(SUMMARY, LENGTH_DELIMITED)
+        summary_event = events.owner[pick]
+        summaries = _scan(words, events.start[pick], events.start[pick] + events.length[pick])
+        odd[summary_event[summaries.odd | _wrong_wire(summaries, 1, len(summary_event))]] = True
+        pick = summaries.select(1, LENGTH_DELIMITED)
+        value_event = summary_event[summaries.owner[pick]]
+        values = _scan(words, summaries.start[pick], summaries.start[pick] + summaries.length[pick])
+        odd[value_event[values.odd | _wrong_wire(values, 2, len(value_event))]] = True
+
+        keep = ~odd[value_event]
+        count = len(value_event)
+        tag_start, tag_length = np.zeros(count, np.int64), np.zeros(count, np.int64)
+        pick = values.select(TAG, LENGTH_DELIMITED)
+        tag_start[values.owner[pick]], tag_length[values.owner[pick]] = values.start[pick], values.length[pick]
+        kind = np.zeros(count, np.int64)
+        pick = np.isin(values.number, VALUE_ONEOF)
+        kind[values.owner[pick]] = values.number[pick]
+        payload = np.zeros(count, np.int64)
+        payload_length = np.zeros(count, np.int64)
+        pick = values.select(SIMPLE_VALUE, FIXED32) | values.select(TENSOR, LENGTH_DELIMITED)
+        payload[values.owner[pick]], payload_length[values.owner[pick]] = values.start[pick], values.length[pick]
+        tag_of_value = np.full(count, -1, np.int64)
+        tag_index, tag_bytes = _intern(chunk.data, words, tag_start[keep], tag_length[keep])
+        tag_of_value[keep] = self._tag_ids(tag_bytes, path)[tag_index]
+
+        pick = values.select(METADATA, LENGTH_DELIMITED) & keep[values.owner]
+        self._note_metadata(chunk.data, words, tag_of_value[values.owner[pick]], values.start[pick], values.length[pick])
+
+        simple = keep & (kind == SIMPLE_VALUE)
+        scalar_tags = np.array([self.plugins.get(tag) == SCALARS_PLUGIN for tag in self.tags] + [False])
+        tensor = keep & (kind == TENSOR) & scalar_tags[tag_of_value]
+        tensor_rows = np.flatnonzero(tensor)
+        tensor_values, decoded = _tensor_scalars(words, payload[tensor_rows], payload_length[tensor_rows])
+        for index in np.flatnonzero(~decoded):
+            start, length = payload[tensor_rows[index]], payload_length[tensor_rows[index]]
+            number = _tensor_scalar(chunk.data[start:start + length])
+            if number is not None:
+                tensor_values[index], decoded[index] = number, True
+
+        chosen = np.concatenate([np.flatnonzero(simple), tensor_rows[decoded]])
+        chosen_values = np.concatenate([words.f32[payload[simple]].astype(np.float64), tensor_values[decoded]])
+        # values were scanned field position by field position; put them back in record (file) order
+        order = np.lexsort((chosen, value_event[chosen]))
+        chosen, chosen_values = chosen[order], chosen_values[order]
+        for event in np.flatnonzero(odd):
+            record = rows[event]
+            start, length = chunk.starts[record], chunk.lengths[record]
+            self._decode_with_protobuf(chunk.data[start:start + length], positions[record], path)
+        return rows[value_event[chosen]], tag_of_value[chosen], chosen_values
+
+    def _decode_with_protobuf(self, data: bytes, position: int, path: Path) -> None:
+        """The slow, general path for records the vectorised walker leaves alone."""
+        try:
+            event = event_pb2.Event.FromString(data)
+        except DecodeError:
+            self.undecodable += 1
+            return
+        if event.HasField("file_version"):
+            self._note_file_version(event.wall_time)
+        if event.HasField("session_log"):
+            self._note_session_log(event.session_log.SerializeToString(), position, event.step, path)
+        for value in event.summary.value:
+            tag = self._tag_id(value.tag.encode("utf-8", "surrogateescape"), path)
+            if value.HasField("metadata"):
+                self._note_plugin(tag, value.metadata)
+            kind = value.WhichOneof("value")
+            if kind == "simple_value":
+                number = value.simple_value
+            elif kind == "tensor" and self.plugins.get(self.tags[tag]) == SCALARS_PLUGIN:
+                number = _tensor_scalar(value.tensor.SerializeToString())
+                if number is None:
+                    continue
+            else:
+                continue
+            self._add(np.array([position]), np.array([tag]), np.array([event.step]), np.array([event.wall_time]),
+                      np.array([number], np.float64))
+
+    def _add(self, position, tag, step, wall_time, value) -> None:
+        if len(position):
+            self.parts.append(_Points(position, tag, step, wall_time, value))
+
+    def _tag_ids(self, raws: list[bytes], path: Path) -> np.ndarray:
+        return np.array([self._tag_id(raw, path) for raw in raws], np.int64)
+
+    def _tag_id(self, raw: bytes, path: Path) -> int:
+        try:
+            tag = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            tag = raw.decode("utf-8", "replace")
+            if tag not in self.tag_ids:
+                self.builder.warn(f"{path}: tag {tag!r} is not valid UTF-8; undecodable bytes shown as \ufffd")
+        known = self.tag_ids.get(tag)
+        if known is None:
+            known = self.tag_ids[tag] = len(self.tags)
+            self.tags.append(tag)
+        return known
+
+    def _note_metadata(self, data: bytes, words: _Words, tags: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+        """Records each tag's plugin from its first metadata; decodes each distinct metadata blob only once."""
+        if not len(tags):
+            return
+        blob_index, blobs = _intern(data, words, starts, lengths)
+        parsed: dict[int, summary_pb2.SummaryMetadata | None] = {}
+
+        def metadata(blob: int) -> summary_pb2.SummaryMetadata | None:
+            if blob not in parsed:
+                try:
+                    parsed[blob] = summary_pb2.SummaryMetadata.FromString(blobs[blob])
+                except DecodeError:
+                    parsed[blob] = None
+            return parsed[blob]
+
+        _, first = np.unique(tags, return_index=True)
+        for index in first.tolist():
+            found = metadata(int(blob_index[index]))
+            if found is not None:
+                self._note_plugin(int(tags[index]), found)
+        hparams_tag = self.tag_ids.get(SESSION_START_INFO_TAG, -1)
+        for blob in np.unique(blob_index[tags == hparams_tag]).tolist():
+            found = metadata(blob)
+            if found is not None:
+                self._note_plugin(hparams_tag, found)
+
+    def _note_plugin(self, tag: int, metadata: summary_pb2.SummaryMetadata) -> None:
+        """TensorBoard keeps the first metadata seen per tag; a resumed session's hparams update the earlier ones."""
+        name = self.tags[tag]
+        self.plugins.setdefault(name, metadata.plugin_data.plugin_name)
+        if name == SESSION_START_INFO_TAG and metadata.plugin_data.plugin_name == HPARAMS_PLUGIN:
+            self.builder.meta.hparams.update(_hparams(metadata.plugin_data.content))
+
+    def _note_file_version(self, wall_time: float) -> None:
+        meta = self.builder.meta
+        if wall_time > 0 and (meta.start_time is None or wall_time < meta.start_time):
+            meta.start_time = wall_time
+
+    def _note_session_log(self, data: bytes, position: int, step: int, path: Path) -> None:
+        try:
+            status = event_pb2.SessionLog.FromString(data).status
+        except DecodeError:
+            return
+        if status == event_pb2.SessionLog.START:
+            self.session_starts.append((int(position), int(step), path))
+
+    # ---- restarts and hand-over ----------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        if not self.parts:
+            return
+        points = _Points(*(np.concatenate(column) for column in zip(*(part.columns() for part in self.parts))))
+        self.parts = []
+        if len(points.position) > 1 and (np.diff(points.position) < 0).any():  # records the fallback decoded
+            order = np.argsort(points.position, kind="stable")
+            points = _Points(*(column[order] for column in points.columns()))
+        alive = np.ones(len(points.position), bool)
+        for position, step, path in self.session_starts:
+            before = np.searchsorted(points.position, position)
+            hit = alive[:before] & (points.step[:before] >= step)
+            if hit.any():
+                alive[:before] &= ~hit
+                dropped = points.step[:before][hit]
+                self.builder.warn(
+                    f"{path}: training restarted at step {step} (SessionLog.START); dropped {len(dropped)} point(s) "
+                    f"logged before it at steps {dropped.min()}-{dropped.max()}, as TensorBoard does"
+                )
+        # a 16-bit key gets numpy's radix sort: linear in the points
+        order = np.argsort(points.tag.astype(np.uint16 if len(self.tags) < 1 << 16 else np.int64), kind="stable")
+        bounds = np.searchsorted(points.tag[order], np.arange(len(self.tags) + 1))
+        steps_back: dict[tuple[Path, int], list] = {}
+        for tag, name in enumerate(self.tags):
+            rows = order[bounds[tag]:bounds[tag + 1]]
+            rows = rows[alive[rows]]
+            if not len(rows):
+                continue
+            rows = self._drop_steps_going_back(rows, points, tag, steps_back)
+            label = f"{self.split}/{name}" if self.split else name
+            self.builder.add(label, points.step[rows], points.value[rows], points.wall_time[rows], self.split)
+        for (path, step), drops in steps_back.items():
+            tags = sorted({tag for tag, _ in drops})
+            dropped = np.concatenate([steps for _, steps in drops])
+            shown = ", ".join(tags[:3]) + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")
+            self.builder.warn(
+                f"{path}: steps went back to {step} without a restart marker in {shown}; dropped {len(dropped)} "
+                f"earlier point(s) at steps {dropped.min()}-{dropped.max()}, as TensorBoard does for out-of-order steps"
+            )
+
+    def _drop_steps_going_back(self, rows: np.ndarray, points: _Points, tag: int, report: dict) -> np.ndarray:
+        """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s."""
+        steps = points.step[rows]
+        keep = np.ones(len(rows), bool)
+        while True:
+            running_max = np.maximum.accumulate(np.where(keep, steps, np.iinfo(np.int64).min))
+            back = np.flatnonzero(keep[1:] & (steps[1:] < running_max[:-1])) + 1
+            if not len(back):
+                return rows[keep]
+            first = back[0]
+            hit = keep[:first] & (steps[:first] >= steps[first])
+            keep[:first] &= ~hit
+            path = self._file_of(points.position[rows[first]])
+            report.setdefault((path, int(steps[first])), []).append((self.tags[tag], steps[:first][hit]))
+
+    def _file_of(self, position: int) -> Path:
+        starts = [start for start, _ in self.file_starts]
+        return self.file_starts[int(np.searchsorted(starts, position, side="right")) - 1][1]
+
+
+@dataclass
+class _SimpleScalars:
+    record: np.ndarray
+    wall_time: np.ndarray
+    step: np.ndarray
+    tag_start: np.ndarray
+    tag_length: np.ndarray
+    value: np.ndarray
+
+
+def _simple_scalar_records(words: _Words, starts: np.ndarray, lengths: np.ndarray) -> _SimpleScalars:
+    """Finds the records laid out exactly as every writer lays out one ``simple_value`` without metadata, and
+    reads them with a handful of array operations:
+    ``09 wall_time[8] (10 step-varint)? 2a L1 0a L2 0a L3 tag[L3] 15 value[4]`` (one-byte lengths).
+    Everything else (metadata, several values, tensors, other events) is left to the general walker."""
+    data = words.u8
+    position = starts + 9
+    fits = data[starts] == 0x09
+    has_step = data[position] == 0x10
+    step, step_length = _varints(words, position + 1)
+    fits &= ~has_step | (step_length > 0)
+    position = np.where(has_step, position + 1 + step_length, position)
+    summary_length = data[position + 1].astype(np.int64)
+    value_length = data[position + 3].astype(np.int64)
+    tag_length = data[position + 5].astype(np.int64)
+    tag_start = position + 6
+    value_at = tag_start + tag_length
+    fits &= (
+        (data[position] == 0x2A) & (data[position + 2] == 0x0A) & (data[position + 4] == 0x0A)
+        & (data[value_at] == 0x15) & (tag_length < 0x80)
+        & (value_length == tag_length + 7) & (summary_length == value_length + 2)
+        & (position + 2 + summary_length == starts + lengths)
+    )
+    record = np.flatnonzero(fits)
+    return _SimpleScalars(
+        record, words.f64[starts[record] + 1], np.where(has_step[record], step[record].view(np.int64), 0),
+        tag_start[record], tag_length[record], words.f32[value_at[record] + 1].astype(np.float64),
+    )
+
+
+def _hparams(content: bytes) -> dict:
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    try:
+        info = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
+    except DecodeError:
+        return {}
+    found = {}
+    for key, value in info.hparams.items():
+        kind = value.WhichOneof("kind")
+        if kind in {"number_value", "string_value", "bool_value"}:
+            found[key] = getattr(value, kind)
+    return found
+
+
+def _tensor_scalar(data: bytes) -> float | None:
+    """A one-element tensor's value through TensorBoard's own conversion (other dtypes, odd encodings)."""
+    from tensorboard.util import tensor_util
+
+    try:
+        array = tensor_util.make_ndarray(tensor_pb2.TensorProto.FromString(data))
+        return float(array.item()) if array.size == 1 else None
+    except (DecodeError, ValueError, TypeError, KeyError):
+        return None
+
+
+# ---- vectorised protobuf reading -----------------------------------------------------------------------------
+
+
+class _Words:
+    """Little-endian reads at any byte offset of a chunk, for many offsets at once (unaligned strided views)."""
+
+    def __init__(self, data: bytes):
+        self.u8 = np.frombuffer(data, np.uint8)
+        self.u64 = np.ndarray((len(data) - 7,), "<u8", data, 0, (1,))
+        self.f64 = np.ndarray((len(data) - 7,), "<f8", data, 0, (1,))
+        self.f32 = np.ndarray((len(data) - 3,), "<f4", data, 0, (1,))
+        self.f16 = np.ndarray((len(data) - 1,), "<f2", data, 0, (1,))
+
+
+def _varints(words: _Words, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The varints at ``offsets`` and their byte lengths; length 0 marks one longer than 8 bytes."""
+    word = words.u64[offsets]
+    single = (word & np.uint64(0x80)) == 0
+    if single.all():  # keys and lengths nearly always fit one byte
+        return word & np.uint64(0x7F), np.ones(len(word), np.int64)
+    stops = ~word & np.uint64(0x8080808080808080)
+    last = stops & (~stops + np.uint64(1))
+    mask = (last << np.uint64(1)) - np.uint64(1)
+    kept = word & mask
+    value = kept & np.uint64(0x7F)
+    for index in range(1, 8):
+        value |= (kept >> np.uint64(index)) & np.uint64(0x7F << (7 * index))
+    length = (np.bitwise_count(mask) >> 3).astype(np.int64)
+    length[stops == 0] = 0
+    return value, length
+
+
+@dataclass
+class _Fields:
+    """Every field of a batch of messages, in wire order per message."""
+
+    owner: np.ndarray  # which message
+    number: np.ndarray
+    wire: np.ndarray
+    value: np.ndarray  # varint value (uint64), or payload length for length-delimited fields
+    start: np.ndarray  # payload offset
+    odd: np.ndarray  # per message: malformed or beyond the fast path
+
+    @property
+    def length(self) -> np.ndarray:
+        return self.value.astype(np.int64)
+
+    def select(self, number: int, wire: int) -> np.ndarray:
+        return (self.number == number) & (self.wire == wire)
+
+    def spans(self, number: int):
+        pick = self.select(number, LENGTH_DELIMITED)
+        return zip(self.owner[pick].tolist(), self.start[pick].tolist(), self.length[pick].tolist())
+
+
+def _scan(words: _Words, starts: np.ndarray, ends: np.ndarray) -> _Fields:
+    """Walks the fields of many messages side by side: one numpy pass per field position, not per message."""
+    odd = np.zeros(len(starts), bool)
+    owner = np.flatnonzero(starts < ends)
+    position, end = starts[owner], ends[owner]
+    parts = []
+    while len(owner):
+        key, key_length = _varints(words, position)
+        wire = (key & np.uint64(7)).astype(np.int64)
+        number = np.minimum(key >> np.uint64(3), np.uint64(1 << 30)).astype(np.int64)
+        after = position + key_length
+        value, value_length = _varints(words, after)
+        room = (end - after).astype(np.uint64)
+        delimited = wire == LENGTH_DELIMITED
+        start = np.where(delimited, after + value_length, after)
+        size = np.select(
+            [wire == VARINT, wire == FIXED64, delimited, wire == FIXED32],
+            [value_length, 8, value_length + np.minimum(value, room).astype(np.int64), 4],
+            -1,
+        )
+        following = after + size
+        bad = (
+            (key_length == 0) | (number == 0) | (size < 0) | (following > end)
+            | (((wire == VARINT) | delimited) & (value_length == 0)) | (delimited & (value > room))
+        )
+        odd[owner[bad]] = True
+        good = ~bad
+        parts.append((owner[good], number[good], wire[good], value[good], start[good]))
+        more = good & (following < end)
+        owner, position, end = owner[more], following[more], end[more]
+    if not parts:
+        empty = np.zeros(0, np.int64)
+        return _Fields(empty, empty, empty, np.zeros(0, np.uint64), empty, odd)
+    columns = [np.concatenate(column) for column in zip(*parts)]
+    return _Fields(*columns, odd)
+
+
+def _wrong_wire(fields: _Fields, level: int, count: int) -> np.ndarray:
+    """Messages where a field the fast path reads has an unexpected wire type: protobuf decides those."""
+    odd = np.zeros(count, bool)
+    for number, wire in EXPECTED_WIRE[level].items():
+        odd[fields.owner[(fields.number == number) & (fields.wire != wire)]] = True
+    return odd
+
+
+def _tensor_scalars(words: _Words, starts: np.ndarray, lengths: np.ndarray):
+    """Values of one-element float/double/half tensors; ``decoded`` is False where protobuf must decide."""
+    count = len(starts)
+    values = np.full(count, np.nan)
+    fields = _scan(words, starts, starts + lengths)
+    dtype = np.zeros(count, np.int64)
+    pick = fields.select(DTYPE, VARINT)
+    dtype[fields.owner[pick]] = fields.value[pick].astype(np.int64)
+    elements = np.bincount(fields.owner[np.isin(fields.number, ELEMENT_FIELDS)], minlength=count)
+    decoded = np.zeros(count, bool)
+    owner_dtype = dtype[fields.owner]
+    length = fields.value.astype(np.int64)
+    readers = (
+        (DT_FLOAT, TENSOR_CONTENT, LENGTH_DELIMITED, 4, words.f32),
+        (DT_FLOAT, FLOAT_VAL, LENGTH_DELIMITED, 4, words.f32),
+        (DT_FLOAT, FLOAT_VAL, FIXED32, 4, words.f32),
+        (DT_DOUBLE, TENSOR_CONTENT, LENGTH_DELIMITED, 8, words.f64),
+        (DT_DOUBLE, DOUBLE_VAL, LENGTH_DELIMITED, 8, words.f64),
+        (DT_DOUBLE, DOUBLE_VAL, FIXED64, 8, words.f64),
+        (DT_HALF, TENSOR_CONTENT, LENGTH_DELIMITED, 2, words.f16),
+    )
+    for dtype_code, number, wire, size, view in readers:
+        pick = (owner_dtype == dtype_code) & fields.select(number, wire)
+        if wire == LENGTH_DELIMITED:
+            pick &= length == size
+        values[fields.owner[pick]] = view[fields.start[pick]]
+        decoded[fields.owner[pick]] = True
+    # half_val holds each half's 16 bits in an int32 varint, packed or not
+    pick = (owner_dtype == DT_HALF) & fields.select(HALF_VAL, VARINT)
+    values[fields.owner[pick]] = _halves(fields.value[pick])
+    decoded[fields.owner[pick]] = True
+    pick = np.flatnonzero((owner_dtype == DT_HALF) & fields.select(HALF_VAL, LENGTH_DELIMITED))
+    if len(pick):
+        inner, inner_length = _varints(words, fields.start[pick])
+        whole = inner_length == length[pick]
+        values[fields.owner[pick[whole]]] = _halves(inner[whole])
+        decoded[fields.owner[pick[whole]]] = True
+    decoded &= (elements == 1) & ~fields.odd
+    values[~decoded] = np.nan
+    return values, decoded
+
+
+def _halves(bits: np.ndarray) -> np.ndarray:
+    return (bits & np.uint64(0xFFFF)).astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def _intern(data: bytes, words: _Words, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, list[bytes]]:
+    """Byte strings at (start, length) as indices into a list of the distinct ones, hashing 8 bytes at a time."""
+    if not len(starts):
+        return np.zeros(0, np.int64), []
+    hashes = lengths.astype(np.uint64) * np.uint64(HASH_SEED)
+    for rows, word in _span_words(words, starts, lengths):
+        mixed = (hashes[rows] ^ word) * np.uint64(HASH_PRIME)
+        hashes[rows] = mixed ^ (mixed >> np.uint64(29))
+    _, first, index = np.unique(hashes, return_index=True, return_inverse=True)
+    representative = first[index]
+    same = lengths == lengths[representative]
+    for (rows, word), (_, expected) in zip(
+        _span_words(words, starts, lengths), _span_words(words, starts[representative], lengths)
+    ):
+        same[rows] &= word == expected
+    if not same.all():  # a hash collision: exact, slower interning
+        distinct: dict[bytes, int] = {}
+        index = np.array([distinct.setdefault(data[s:s + n], len(distinct)) for s, n in zip(starts, lengths)])
+        return index, list(distinct)
+    return index.reshape(-1), [data[s:s + n] for s, n in zip(starts[first].tolist(), lengths[first].tolist())]
+
+
+def _span_words(words: _Words, starts: np.ndarray, lengths: np.ndarray):
+    """For k = 0, 1, ...: the spans still longer than 8k bytes and their k-th 8-byte word, bytes past the end zeroed."""
+    order = np.argsort(-lengths, kind="stable")
+    word_counts = (lengths[order] + 7) >> 3
+    for k in range(int(word_counts[0]) if len(order) else 0):
+        rows = order[: int(np.searchsorted(-word_counts, -k, side="left"))]
+        remaining = np.minimum(lengths[rows] - 8 * k, 8)
+        yield rows, words.u64[starts[rows] + 8 * k] & WORD_MASKS[remaining]
