@@ -154,7 +154,8 @@ def test_killed_run_keeps_every_record_wandb_flushed_without_a_warning():
     logged = expected("killed")
     assert_points_match(run, logged, complete=False)
     steps = run.series("train/loss")["step"]
-    assert list(steps) == list(range(len(steps))) and 100 < len(steps) < len(logged["train/loss"])
+    # at least the first 32 KiB block (about 68 steps) reached the disk
+    assert list(steps) == list(range(len(steps))) and 60 < len(steps) < len(logged["train/loss"])
 
 
 def test_truncated_log_warns_once_and_keeps_complete_records():
@@ -204,18 +205,17 @@ def test_bad_header_is_a_one_line_error(tmp_path):
     assert str(error.value) == f"{path}: not a W&B .wandb log (its header is not ':W&B' with magic 0xBEE1)"
 
 
-def test_git_lfs_pointer_says_so(tmp_path):
+@pytest.mark.parametrize("content, problem", [
+    (b"", "empty file"),
+    (b":W&B\xe1", "W&B log cut off inside its 7-byte header"),
+    (b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 65536\n", "is a Git LFS pointer"),
+])
+def test_unreadable_logs_are_one_line_errors(tmp_path, content, problem):
     path = tmp_path / "run-x.wandb"
-    path.write_bytes(b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 65536\n")
-    with pytest.raises(CurvedocError, match="Git LFS pointer"):
+    path.write_bytes(content)
+    with pytest.raises(CurvedocError) as error:
         curvedoc.load(path)
-
-
-def test_empty_file_is_an_error(tmp_path):
-    path = tmp_path / "run-x.wandb"
-    path.write_bytes(b"")
-    with pytest.raises(CurvedocError, match="empty file"):
-        curvedoc.load(path)
+    assert str(error.value).startswith(f"{path}: {problem}") and "\n" not in str(error.value)
 
 
 def test_bad_checksum_skips_to_the_next_block_and_names_the_offset(tmp_path):

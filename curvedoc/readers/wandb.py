@@ -114,6 +114,8 @@ def _add_log(builder: RunBuilder, path: Path, info: RunInfo) -> None:
         raise CurvedocError(path, "empty file")
     if data.startswith(LFS_POINTER):
         raise CurvedocError(path, "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch it)")
+    if len(data) < HEADER_SIZE and IDENT.startswith(data[:4]):
+        raise CurvedocError(path, "W&B log cut off inside its 7-byte header; no records")
     if len(data) < HEADER_SIZE or FILE_HEADER.unpack_from(data)[:2] != (IDENT, MAGIC):
         raise CurvedocError(path, "not a W&B .wandb log (its header is not ':W&B' with magic 0xBEE1)")
     builder.add_file(path)
