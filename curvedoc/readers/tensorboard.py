@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from google.protobuf.message import DecodeError
 from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
 
@@ -77,6 +78,18 @@ def read(source: Source) -> list[Run]:
     if not builder.has_points:
         builder.warn(f"{source.path}: no scalar summaries in its event files (only images, histograms, graphs or text)")
     return [builder.build()]
+
+
+def event_file_points(path: str | Path) -> pd.DataFrame:
+    """One file's scalar points in file order, before restarts are judged (for tests and inspection)."""
+    folder = _Folder(None, RunBuilder(path, FORMAT))
+    folder.read_file(Path(path))
+    if not folder.parts:
+        return pd.DataFrame({"tag": [], "step": [], "wall_time": [], "value": []})
+    position, tag, step, wall_time, value = (np.concatenate(c) for c in zip(*(p.columns() for p in folder.parts)))
+    order = np.argsort(position, kind="stable")
+    return pd.DataFrame({"tag": np.array(folder.tags, dtype=object)[tag[order]], "step": step[order],
+                         "wall_time": wall_time[order], "value": value[order]})
 
 
 @dataclass

@@ -56,7 +56,7 @@ class FrameWalk:
     """
 
     handle: BinaryIO
-    chunk_bytes: int = CHUNK_BYTES
+    chunk_bytes: int | None = None  # None: CHUNK_BYTES
     problems: list[str] = field(default_factory=list)
     records: int = 0
     stopped_at: int | None = None
@@ -70,7 +70,7 @@ class FrameWalk:
             return
         pending, base, read = b"", 0, 0
         while True:
-            want = self.chunk_bytes
+            want = self.chunk_bytes or CHUNK_BYTES
             if len(pending) >= 12:
                 if masked_crc(pending[:8]) != LENGTH_CRC.unpack_from(pending, 8)[0]:
                     self._lost_framing(base)
