@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
@@ -95,10 +97,12 @@ def test_ultralytics_padded_results():
 
 
 def test_wandb_panel_export_holds_several_runs():
-    runs = curvedoc.load(FIXTURES / "wandb" / "export_val_loss.csv")
+    path = FIXTURES / "wandb" / "export_val_loss.csv"
+    runs = curvedoc.load(path)
     assert [run.name for run in runs] == ["driven-sun-3", "misty-lake-4"]
+    assert [run.path for run in runs] == [f"{path}#driven-sun-3", f"{path}#misty-lake-4"]
     for run in runs:
-        assert run.format == "wandb-export"
+        assert run.format == "wandb-export" and run.meta.files == [str(path)]
         assert run.roles == {"val_loss": Role.VAL_LOSS}  # __MIN/__MAX companions are not curves
         assert run.series("val_loss")["step"].tolist() == [42, 85, 128, 171]
     healthy, shuffled = (run.series("val_loss")["value"].iloc[-1] for run in runs)
@@ -151,7 +155,8 @@ def test_lr_too_high_keeps_nan_and_inf_apart_from_empty_cells():
 
 
 def test_empty_cell_is_not_logged_and_nonfinite_words_are_values(tmp_path):
-    path = write(tmp_path / "log.csv", "step,loss,note\n0,1.0,a\n1,,b\n2,nan,c\n3,inf,d\n4,-Infinity,e\n5,NaN,f\n6, 0.5 ,g\n")
+    text = "step,loss,note\n0,1.0,a\n1,,b\n2,nan,c\n3,inf,d\n4,-Infinity,e\n5,NaN,f\n6, 0.5 ,g\n"
+    path = write(tmp_path / "log.csv", text)
     run = load_one(path)
     assert run.tags == ["loss"]  # the text column is not a curve
     series = run.series("loss")
@@ -239,3 +244,61 @@ def test_a_million_row_csv_reads(tmp_path):
     run = load_one(path)
     assert run.point_counts() == {"loss": rows, "lr": rows - 1000}
     assert run.series("loss")["value"].iloc[-1] == pytest.approx(0.1)
+
+
+def test_keras_na_cells_are_not_logged(tmp_path):
+    # Keras CSVLogger writes NA for a metric not computed that epoch (validation_freq=2)
+    run = load_one(write(tmp_path / "training.log", "epoch,loss,val_loss\n0,1.0,NA\n1,0.8,0.9\n2,0.6,NA\n"))
+    assert run.format == "keras-csv"
+    assert run.series("val_loss")["step"].tolist() == [1] and not run.warnings
+
+
+def test_tensorboard_chart_download(tmp_path):
+    path = write(tmp_path / "run-version_0-tag-train_loss.csv",
+                 "Wall time,Step,Value\n1700000000.5,0,2.3\n1700000001.5,10,1.1\n")
+    run = load_one(path)
+    assert run.format == "tensorboard-csv"
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS}
+    assert run.series("train_loss")["wall_time"].tolist() == [1700000000.5, 1700000001.5]
+
+
+def test_long_table_of_tag_step_value(tmp_path):
+    path = write(tmp_path / "scalars.csv", "tag,step,wall_time,value\nloss,0,,2.0\nval/loss,0,,2.1\nloss,1,,nan\n")
+    run = load_one(path)
+    assert run.format == "long-csv"
+    assert run.roles == {"loss": Role.TRAIN_LOSS, "val/loss": Role.VAL_LOSS}
+    assert math.isnan(run.series("loss")["value"][1])
+
+
+def test_train_block_then_val_block_is_not_a_restart(tmp_path):
+    text = "step,loss,val_loss\n" + "".join(f"{i},{1 / (i + 1)},\n" for i in range(10)) + "4,,0.5\n9,,0.4\n"
+    run = load_one(write(tmp_path / "log.csv", text))
+    assert run.point_counts() == {"loss": 10, "val_loss": 2} and not run.warnings
+
+
+def test_semicolon_table_with_decimal_commas(tmp_path):
+    run = load_one(write(tmp_path / "log.csv", "epoch;loss;val_loss\n1;0,9;1,0\n2;0,8;nan\n"))
+    assert run.series("loss")["value"].tolist() == [0.9, 0.8]
+    assert run.series("val_loss")["value"].iloc[0] == 1.0 and math.isnan(run.series("val_loss")["value"].iloc[1])
+
+
+REAL_TABLES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix != ".yaml")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cut_or_corrupted_tables_only_give_curvedoc_errors(tmp_path, data):
+    source = data.draw(st.sampled_from(REAL_TABLES))
+    content = bytearray(source.read_bytes())
+    cut = data.draw(st.integers(0, len(content)))
+    content = content[:cut]
+    for offset in data.draw(st.lists(st.integers(0, max(cut - 1, 0)), max_size=5)) if cut else []:
+        content[offset] = data.draw(st.integers(0, 255))
+    path = tmp_path / source.name
+    path.write_bytes(bytes(content))
+    try:
+        runs = csvlog.read(Source("csv", path, ((None, path),), True))
+    except CurvedocError as error:
+        assert "\n" not in str(error)
+    else:
+        assert all(run.scalars["value"].dtype == np.float64 and len(run.scalars) for run in runs)

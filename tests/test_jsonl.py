@@ -8,10 +8,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
 from curvedoc.model import RunBuilder
+from curvedoc.readers import Source, huggingface, jsonl
 from curvedoc.readers.jsonl import add_history_file
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "jsonl"
@@ -75,7 +78,8 @@ def test_add_history_file_for_the_wandb_reader(tmp_path):
 
 
 def test_add_history_file_warns_on_bad_lines(tmp_path):
-    path = write_lines(tmp_path / "wandb-history.jsonl", [{"_step": 0, "loss": 1.0}], tail='not json\n{"_step": 1, "loss": 0.5}\n[1]\n')
+    tail = 'not json\n{"_step": 1, "loss": 0.5}\n[1]\n'
+    path = write_lines(tmp_path / "wandb-history.jsonl", [{"_step": 0, "loss": 1.0}], tail=tail)
     builder = RunBuilder(tmp_path, "wandb")
     assert add_history_file(builder, path) == 2
     assert any("2 line(s)" in warning for warning in builder.warnings)
@@ -98,17 +102,23 @@ def test_restarted_run_keeps_what_was_logged_last(tmp_path):
 
 
 def test_nested_dicts_become_slash_tags(tmp_path):
-    run = load_one(write_lines(tmp_path / "log.jsonl", [{"step": 1, "train": {"loss": 0.5}}, {"step": 2, "train": {"loss": 0.4}}]))
+    rows = [{"step": 1, "train": {"loss": 0.5}}, {"step": 2, "train": {"loss": 0.4}}]
+    run = load_one(write_lines(tmp_path / "log.jsonl", rows))
     assert run.roles == {"train/loss": Role.TRAIN_LOSS}
 
 
-@pytest.mark.parametrize("content, problem", [
-    ("", "empty file"),
-    ("garbage\nmore garbage\n", "no JSON object lines"),
-    ('{"step": 1, "name": "a"}\n{"step": 2, "name": "b"}\n', "no numeric values"),
+@pytest.mark.parametrize("name, content, problem", [
+    ("log.jsonl", "", "empty file"),
+    ("log.jsonl", "garbage\nmore garbage\n", "no JSON object lines"),
+    ("log.jsonl", '{"step": 1, "name": "a"}\n{"step": 2, "name": "b"}\n', "no numeric values"),
+    ("trainer_state.json", '{"global_step": 10, "epoch": 1.0}', "not a Hugging Face trainer state"),
+    ("trainer_state.json", "[1, 2, 3]", "not a Hugging Face trainer state"),
+    ("trainer_state.json", '{"log_history": [{"loss": 1.0, "st', "not valid JSON"),
+    ("trainer_state.json", '{"log_history": []}', "holds no logged values"),
+    ("trainer_state.json", "", "empty file"),
 ])
-def test_unreadable_files_give_one_line_errors(tmp_path, content, problem):
-    path = tmp_path / "log.jsonl"
+def test_unreadable_json_logs_give_one_line_errors(tmp_path, name, content, problem):
+    path = tmp_path / name
     path.write_text(content)
     with pytest.raises(CurvedocError) as error:
         curvedoc.load(path)
@@ -121,3 +131,24 @@ def test_non_utf8_bytes_are_read_with_a_warning(tmp_path):
     run = load_one(path)
     assert run.point_counts() == {"loss": 2}
     assert any("not UTF-8" in warning for warning in run.warnings)
+
+
+REAL_JSON = sorted(FIXTURES.rglob("*.json*")) + sorted((FIXTURES.parent / "huggingface").rglob("trainer_state.json"))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cut_or_corrupted_json_logs_only_give_curvedoc_errors(tmp_path, data):
+    source = data.draw(st.sampled_from(REAL_JSON))
+    content = source.read_bytes()
+    cut = data.draw(st.integers(0, len(content)))
+    noise = data.draw(st.binary(max_size=8))
+    path = tmp_path / source.name
+    path.write_bytes(content[:cut] + noise + content[cut + len(noise):])
+    reader = huggingface if source.name == "trainer_state.json" else jsonl
+    try:
+        runs = reader.read(Source("x", path, ((None, path),), True))
+    except CurvedocError as error:
+        assert "\n" not in str(error)
+    else:
+        assert all(len(run.scalars) for run in runs)

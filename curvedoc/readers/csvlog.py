@@ -1,8 +1,9 @@
-"""CSV/TSV training logs: Lightning ``metrics.csv``, Keras ``CSVLogger``, Ultralytics ``results.csv``, W&B exports.
+"""CSV/TSV training logs: Lightning ``metrics.csv``, Keras ``CSVLogger``, Ultralytics ``results.csv``, W&B exports,
+TensorBoard chart downloads, long ``tag,step,value`` tables and any table with a step-like column.
 
-The format is told by the header, not the file name. Every table is parsed once by pandas' C engine with all
-cells as text, so an empty cell ("not logged at this row") stays distinguishable from a logged ``nan``; each
-column is then converted in one vectorised pass.
+The format is told by the header, not the file name. Every table is parsed once by pandas' C engine with only
+an empty cell taken as missing, so "not logged at this row" stays distinguishable from a logged ``nan``:
+columns of plain numbers arrive as floats, the rest as text converted column by column, vectorised.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import csv
 import io
 import re
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -23,32 +25,40 @@ from curvedoc.readers import Source
 
 # Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "epoch")
-WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "timestamp"}
+WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
+# TensorBoard's "download CSV" of one chart series.
+TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
+LONG_FORMAT_TAG_COLUMNS = ("tag", "metric", "key")
 # Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
 # step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
 SKIPPED_COLUMNS = {"_runtime", "epoch"}
 WHITESPACE = r"\s+"
 NAN_WORDS = {"nan", "+nan", "-nan"}
+# What writers put in a cell that has no value: Keras CSVLogger writes NA for a metric not computed that epoch.
+MISSING_WORDS = {"na", "n/a", "none", "null"}
 WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
 WANDB_RUNS_TABLE = {"Name", "State"}
 LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
 
 
+@dataclass
 class Table:
     """A log's columns (plain-number columns as floats, the rest as text) and what went wrong parsing it."""
 
-    def __init__(self, path: Path, frame: pd.DataFrame, problems: list[str]):
-        self.path = path
-        self.frame = frame
-        self.columns = [str(column) for column in frame.columns]
-        self.warnings = problems
+    path: Path
+    frame: pd.DataFrame
+    warnings: list[str]
+    decimal: str = "."
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.frame.columns)
 
 
 def read(source: Source) -> list[Run]:
     path = source.files[0][1] if source.files else source.path
     table = load_table(path)
-    columns = set(table.columns)
-    if WANDB_RUNS_TABLE <= columns:
+    if WANDB_RUNS_TABLE <= set(table.columns):
         raise CurvedocError(path, "a W&B runs table (one row per run), not a training curve; "
                                   "export a panel's CSV or the run history instead")
     if is_wandb_export(table.columns):
@@ -63,7 +73,14 @@ def read(source: Source) -> list[Run]:
         builder.meta.hparams = load_hparams(hparams_file, builder)
         builder.add_file(hparams_file)
     step_column = find_step_column(table.columns)
-    add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv")
+    by_lower = {column.lower(): column for column in table.columns}
+    if fmt == "tensorboard-csv":
+        add_columns(builder, table, step_column, columns={by_lower["value"]: tensorboard_download_tag(path)})
+    elif fmt == "long-csv":
+        tag_column = next(by_lower[name] for name in LONG_FORMAT_TAG_COLUMNS if name in by_lower)
+        add_long_format(builder, table, tag_column, step_column, by_lower["value"])
+    else:
+        add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv")
     if not builder.has_points:
         raise CurvedocError(path, f"no numeric column (columns: {', '.join(table.columns)})")
     return [builder.build()]
@@ -102,6 +119,8 @@ def load_table(path: Path) -> Table:
     header = data.split(b"\n", 1)[0].decode(encoding)
     delimiter = sniff_delimiter(header)
     data = drop_cut_last_line(data, delimiter, path, found)
+    # semicolon-separated files come from locales that write a decimal comma (Excel)
+    decimal = "," if delimiter == ";" else "."
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -110,6 +129,7 @@ def load_table(path: Path) -> Table:
             frame = pd.read_csv(
                 io.BytesIO(data), sep=delimiter, encoding=encoding, keep_default_na=False, na_values=[""],
                 on_bad_lines="warn", skipinitialspace=True, engine="c",
+                decimal=decimal,
             )
         except (ValueError, pd.errors.ParserError, csv.Error) as exc:
             raise CurvedocError(path, f"not a readable table ({' '.join(str(exc).split())})") from None
@@ -119,7 +139,7 @@ def load_table(path: Path) -> Table:
     frame.columns = [str(column).strip() for column in frame.columns]
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
-    return Table(path, frame, found)
+    return Table(path, frame, found, decimal)
 
 
 def sniff_delimiter(header: str) -> str:
@@ -150,6 +170,10 @@ def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]
 def table_format(table: Table) -> str:
     columns = table.columns
     lowered = {column.lower() for column in columns}
+    if lowered == TENSORBOARD_DOWNLOAD:
+        return "tensorboard-csv"
+    if {"step", "value"} <= lowered and lowered & set(LONG_FORMAT_TAG_COLUMNS):
+        return "long-csv"
     if "_step" in lowered and lowered & {"_runtime", "_timestamp"}:
         return "wandb-history-csv"
     if "epoch" in lowered and any(column.startswith(("train/", "metrics/", "val/")) for column in columns):
@@ -165,6 +189,12 @@ def table_format(table: Table) -> str:
     return "csv"
 
 
+def tensorboard_download_tag(path: Path) -> str:
+    """TensorBoard names a downloaded series ``run-<run>-tag-<tag with / as _>.csv``."""
+    match = re.search(r"-tag-(.+)$", path.stem)
+    return match.group(1) if match else path.stem
+
+
 def find_step_column(columns: list[str]) -> str | None:
     by_lower = {}
     for column in columns:
@@ -175,27 +205,53 @@ def find_step_column(columns: list[str]) -> str | None:
     return None
 
 
-def numeric_cells(cells: pd.Series) -> tuple[np.ndarray, np.ndarray, int]:
+def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.ndarray, int]:
     """A text column's values and which cells hold one, and how many present cells were text, not numbers.
 
-    An empty cell is "not logged"; ``nan``/``inf``/``Infinity`` are logged values.
+    An empty (or ``NA``) cell is "not logged"; ``nan``/``inf``/``Infinity`` are logged values.
     """
     if cells.dtype.kind in "fiub":
         values = cells.to_numpy(dtype=np.float64)
         return values, ~np.isnan(values), 0
     text = cells.fillna("")
+    if decimal != ".":
+        text = text.str.replace(decimal, ".", regex=False)
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
     present = np.ones(len(values), dtype=bool)
     text_cells = np.zeros(len(values), dtype=bool)
     # Only cells that did not parse as numbers need a closer look: blanks, logged NaNs, stray text.
     odd = np.flatnonzero(np.isnan(values))
     if len(odd):
-        words = text.iloc[odd].str.strip()
-        blank = (words == "").to_numpy()
-        logged_nan = words.str.lower().isin(NAN_WORDS).to_numpy()
+        words = text.iloc[odd].str.strip().str.lower()
+        blank = ((words == "") | words.isin(MISSING_WORDS)).to_numpy()
+        logged_nan = words.isin(NAN_WORDS).to_numpy()
         present[odd[blank]] = False
         text_cells[odd[~blank & ~logged_nan]] = True
     return values, present & ~text_cells, int(text_cells.sum())
+
+
+def step_values(builder: RunBuilder, table: Table, step_column: str | None) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Each row's step, which rows have one, and whether ``step_column`` really was used as the step."""
+    rows = len(table.frame)
+    if step_column is not None:
+        steps, has_step, _ = numeric_cells(table.frame[step_column], table.decimal)
+        has_step &= np.isfinite(steps)
+        if np.all(steps[has_step] == np.round(steps[has_step])):
+            if not has_step.all():
+                builder.warn(f"{table.path}: {int((~has_step).sum())} row(s) without a {step_column} value skipped")
+            return steps, has_step, True
+        builder.warn(f"{table.path}: {step_column} is not a whole number; the row number is the step")
+    else:
+        builder.warn(f"{table.path}: no step column ({', '.join(STEP_COLUMNS)}); the row number is the step")
+    return np.arange(rows, dtype=np.float64), np.ones(rows, dtype=bool), False
+
+
+def wall_times(table: Table) -> tuple[np.ndarray | None, str | None]:
+    column = next((c for c in table.columns if c.lower() in WALL_TIME_COLUMNS), None)
+    if column is None:
+        return None, None
+    walls, present, _ = numeric_cells(table.frame[column], table.decimal)
+    return np.where(present, walls, np.nan), column
 
 
 def add_columns(
@@ -203,65 +259,65 @@ def add_columns(
     columns: dict[str, str] | None = None,
 ) -> None:
     """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all)."""
-    frame = table.frame
-    if step_column is None:
-        steps = np.arange(len(frame), dtype=np.float64)
-        has_step = np.ones(len(frame), dtype=bool)
-        builder.warn(f"{table.path}: no step column ({', '.join(STEP_COLUMNS)}); the row number is the step")
-    else:
-        steps, has_step, _ = numeric_cells(frame[step_column])
-        has_step &= np.isfinite(steps)
-        if (~has_step).any():
-            builder.warn(f"{table.path}: {int((~has_step).sum())} row(s) without a {step_column} value skipped")
-        if np.any(steps[has_step] != np.round(steps[has_step])):
-            builder.warn(f"{table.path}: {step_column} is not a whole number; the row number is the step")
-            steps, has_step = np.arange(len(frame), dtype=np.float64), np.ones(len(frame), dtype=bool)
-            step_column = None
-    keep = has_step & kept_after_restarts(steps, has_step, restart_on_repeat, table.path, builder)
-    wall_column = next((c for c in table.columns if c.lower() in WALL_TIME_COLUMNS), None)
-    walls = None
-    if wall_column is not None:
-        walls, wall_present, _ = numeric_cells(frame[wall_column])
-        walls = np.where(wall_present, walls, np.nan)
+    steps, has_step, step_used = step_values(builder, table, step_column)
+    walls, wall_column = wall_times(table)
     if columns is None:
-        skipped = {step_column, wall_column} | SKIPPED_COLUMNS
+        skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS
         columns = {c: c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []
+    superseded = np.zeros(len(steps), dtype=bool)
     for column, tag in columns.items():
-        values, present, n_text = numeric_cells(frame[column])
+        values, present, n_text = numeric_cells(table.frame[column], table.decimal)
         if n_text > present.sum():
             continue  # a text column (names, dates): not a curve
         if n_text:
             stray_cells.append(f"{column} ({n_text})")
-        rows = keep & present
+        rows = has_step & present
         if tag == LIGHTNING_PLACEHOLDER[0]:
             rows &= values != LIGHTNING_PLACEHOLDER[1]
+        # Per column, so a table written as a block of train rows then a block of val rows is no "restart".
+        dropped = restart_drops(steps, rows, restart_on_repeat)
+        superseded |= dropped
+        rows &= ~dropped
         if rows.any():
             builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows])
     if stray_cells:
         builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
+    warn_restarts(builder, table.path, int(superseded.sum()), "row(s)")
 
 
-def kept_after_restarts(
-    steps: np.ndarray, has_step: np.ndarray, restart_on_repeat: bool, path: Path, builder: RunBuilder
-) -> np.ndarray:
+def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: bool) -> np.ndarray:
     """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
 
-    Rows sharing a step are normal in sparse logs (a train row and a val row), so only a step that goes back
-    is a restart there; one-row-per-epoch logs (Keras) also restart when an epoch repeats.
+    Two rows at one step are normal in sparse logs (a train row and a val row), so there only a step that
+    goes back is a restart; in one-row-per-epoch logs (Keras) a repeated epoch is one too.
     """
-    ordered = np.where(has_step, steps, np.inf)
-    later_min = np.minimum.accumulate(ordered[::-1])[::-1]
-    later_min = np.append(later_min[1:], np.inf)
-    dropped = has_step & ((ordered >= later_min) if restart_on_repeat else (ordered > later_min))
-    if dropped.any():
-        moves = np.diff(ordered[has_step])
-        restarts = int(np.sum(moves <= 0 if restart_on_repeat else moves < 0))
+    ordered = np.where(present, steps, np.inf)
+    later_min = np.append(np.minimum.accumulate(ordered[::-1])[::-1][1:], np.inf)
+    return present & ((ordered >= later_min) if restart_on_repeat else (ordered > later_min))
+
+
+def warn_restarts(builder: RunBuilder, path: Path, n_dropped: int, unit: str) -> None:
+    if n_dropped:
         builder.warn(
-            f"{path}: the run restarted {restarts} time(s) (steps went back); {int(dropped.sum())} row(s) logged "
-            "before a restart at steps it later logged again were dropped, the latest kept"
+            f"{path}: the step went back (a restarted run); {n_dropped} {unit} logged before the restart at steps "
+            "it logged again were dropped, the latest values kept"
         )
-    return ~dropped
+
+
+def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_column: str, value_column: str) -> None:
+    """A table with one row per point (``tag, step, value``: tbparse, curvedoc's own scalars)."""
+    steps, has_step, _ = step_values(builder, table, step_column)
+    walls, _ = wall_times(table)
+    values, present, n_text = numeric_cells(table.frame[value_column], table.decimal)
+    if n_text:
+        builder.warn(f"{table.path}: {n_text} text cell(s) in {value_column} skipped")
+    codes, tags = pd.factorize(table.frame[tag_column].fillna("").astype(str))
+    usable = has_step & present
+    for code, tag in enumerate(tags):
+        rows = usable & (codes == code)
+        if tag and rows.any():
+            builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows])
 
 
 def is_wandb_export(columns: list[str]) -> bool:
@@ -278,7 +334,8 @@ def read_wandb_export(table: Table) -> list[Run]:
             by_run.setdefault(match.group("run"), {})[column] = match.group("metric")
     runs = []
     for run_name, columns in by_run.items():
-        builder = RunBuilder(table.path, "wandb-export", name=run_name)
+        # One file holds several runs: the run name after "#" keeps each run's path distinct in reports.
+        builder = RunBuilder(f"{table.path}#{run_name}", "wandb-export", name=run_name)
         builder.add_file(table.path)
         for message in table.warnings:
             builder.warn(message)
@@ -294,8 +351,7 @@ class TolerantLoader(yaml.SafeLoader):
     """SafeLoader that reads Python-object tags Lightning may write (``!!python/tuple`` ...) as plain data."""
 
 
-def _construct_any(loader: yaml.SafeLoader, _suffix_or_node, node=None):
-    node = _suffix_or_node if node is None else node
+def _plain_data(loader: yaml.SafeLoader, node: yaml.Node):
     if isinstance(node, yaml.MappingNode):
         return loader.construct_mapping(node, deep=True)
     if isinstance(node, yaml.SequenceNode):
@@ -303,8 +359,10 @@ def _construct_any(loader: yaml.SafeLoader, _suffix_or_node, node=None):
     return loader.construct_scalar(node)
 
 
-TolerantLoader.add_constructor(None, _construct_any)
-TolerantLoader.add_multi_constructor("tag:yaml.org,2002:python/", _construct_any)
+TolerantLoader.add_constructor(None, _plain_data)  # any tag SafeLoader does not know
+TolerantLoader.add_multi_constructor(
+    "tag:yaml.org,2002:python/", lambda loader, _suffix, node: _plain_data(loader, node)
+)
 
 
 def load_hparams(path: Path, builder: RunBuilder) -> dict:

@@ -5,7 +5,7 @@
 (``train_runtime, train_loss, total_flos ...``) that is not a point of any curve.
 
 Each ``checkpoint-N/`` folder holds its own ``trainer_state.json`` whose history is a prefix of the later
-ones; each is read as a run of its own (they are honest snapshots; merging them is left to the caller).
+ones; this reader reads any one of them as a complete snapshot, and discovery chooses which to read.
 ``training_args.bin`` is a pickle and is never opened.
 """
 
@@ -31,9 +31,10 @@ def read(source: Source) -> list[Run]:
     builder = RunBuilder(path, "hf-trainer-state", name=run_name(path))
     state = load_state(path, builder)
     builder.add_file(path)
-    entries = [entry for entry in state["log_history"] if isinstance(entry, dict)]
-    if len(entries) < len(state["log_history"]):
-        builder.warn(f"{path}: {len(state['log_history']) - len(entries)} log_history entries that are not objects skipped")
+    history = state["log_history"]
+    entries = [entry for entry in history if isinstance(entry, dict)]
+    if len(entries) < len(history):
+        builder.warn(f"{path}: {len(history) - len(entries)} log_history entries that are not objects skipped")
     summaries = [entry for entry in entries if SUMMARY_KEYS & entry.keys()]
     points = [entry for entry in entries if not SUMMARY_KEYS & entry.keys()]
     hparams = {key: value for key, value in state.items() if key not in NOT_HPARAMS}

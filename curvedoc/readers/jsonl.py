@@ -16,7 +16,8 @@ from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
 from curvedoc.readers.csvlog import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, kept_after_restarts, read_text,
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, read_text, restart_drops,
+    warn_restarts,
 )
 from curvedoc.readers.records import add_rows, as_value
 
@@ -62,9 +63,9 @@ def add_history_rows(
     """Adds ``rows`` as curves, after dropping what a restarted run logged again (steps going back)."""
     if step_key is not None:
         steps = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
-        has_step = np.isfinite(steps)
-        keep = kept_after_restarts(steps, has_step, False, path, builder)
-        rows = [row for row, kept in zip(rows, keep) if kept]
+        dropped = restart_drops(steps, np.isfinite(steps), restart_on_repeat=False)
+        warn_restarts(builder, path, int(dropped.sum()), "line(s)")
+        rows = [row for row, superseded in zip(rows, dropped) if not superseded]
     skipped = SKIPPED_COLUMNS - {step_key}
     return add_rows(builder, rows, step_key, wall_key, skip_keys=skipped)
 
