@@ -48,9 +48,15 @@ def tokens(tag: str) -> list[str]:
     return [t for t in re.split(r"[^A-Za-z0-9@]+", spaced.lower()) if t]
 
 
+# Ultralytics files its validation metrics under "metrics/" (metrics/accuracy_top1, metrics/mAP50(B)); a split
+# named anywhere in the tag still wins.
+_FALLBACK_SPLIT_WORDS = {"metrics": "val"}
+
+
 def split_of(words: list[str]) -> str | None:
     found = [_SPLIT_WORDS[w] for w in words if w in _SPLIT_WORDS]
-    return found[0] if found else None
+    fallback = [_FALLBACK_SPLIT_WORDS[w] for w in words if w in _FALLBACK_SPLIT_WORDS]
+    return (found or fallback or [None])[0]
 
 
 def infer_role(tag: str, split: str | None = None) -> Role:

@@ -151,3 +151,12 @@ def test_keras_csvlogger_training_log_is_found_by_content(tmp_path):
     touch(tmp_path / "training.log", b"epoch,accuracy,loss\n0,0.5,1.2\n1,0.6,1.0\n")
     touch(tmp_path / "output.log", b"Epoch 1/10 starting\nloss went down\n")
     assert [s.path.name for s in discover(tmp_path).sources] == ["training.log"]
+
+
+def test_hugging_face_checkpoints_are_one_run(tmp_path):
+    state = b'{"log_history": []}'
+    for folder in ("out/checkpoint-500", "out/checkpoint-1000", "crashed/checkpoint-20", "crashed/checkpoint-100"):
+        touch(tmp_path / folder / "trainer_state.json", state)
+    touch(tmp_path / "out" / "trainer_state.json", state)
+    paths = [source.path.relative_to(tmp_path).as_posix() for source in discover(tmp_path).sources]
+    assert paths == ["crashed/checkpoint-100/trainer_state.json", "out/trainer_state.json"]

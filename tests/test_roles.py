@@ -25,6 +25,7 @@ CONVENTIONS = {
     "val/top5_acc": Role.OTHER, "weight_decay": Role.OTHER, "momentum": Role.OTHER,
     # Ultralytics components
     "train/box_loss": Role.TRAIN_LOSS, "val/cls_loss": Role.VAL_LOSS, "metrics/mAP50(B)": Role.OTHER,
+    "metrics/accuracy_top1": Role.VAL_ACC, "metrics/accuracy_top5": Role.OTHER, "metrics/train_acc": Role.TRAIN_ACC,
 }
 
 

@@ -227,7 +227,33 @@ def _walk(root: Path, found: Discovery) -> None:
     for run_folder, files in event_files.items():
         ordered = sorted(files, key=lambda item: (item[0] or "", item[1].name))
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
+    found.sources = _without_superseded_checkpoints(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
+
+
+CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")
+
+
+def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
+    """One Hugging Face run, not one per checkpoint.
+
+    The Trainer saves ``checkpoint-N/trainer_state.json`` holding the whole history up to step N, and the final
+    ``trainer_state.json`` in the output folder; each is a prefix of the next. Keep the output folder's state, or
+    failing that (a crashed run) the latest checkpoint's.
+    """
+    by_output: dict[Path, list[tuple[int, Source]]] = {}
+    for source in sources:
+        if source.family != "hf":
+            continue
+        match = CHECKPOINT_FOLDER.match(source.path.parent.name)
+        if match:
+            by_output.setdefault(source.path.parent.parent, []).append((int(match.group(1)), source))
+    superseded = set()
+    for output, checkpoints in by_output.items():
+        final_state = any(s.family == "hf" and s.path.parent == output for s in sources)
+        newest = max(checkpoints, key=lambda item: item[0])[1]
+        superseded.update(s for _, s in checkpoints if final_state or s is not newest)
+    return [source for source in sources if source not in superseded]
 
 
 def _run_folder_family(folder: Path, names: set[str]) -> str | None:
