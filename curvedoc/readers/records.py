@@ -49,30 +49,51 @@ def add_rows(
 ) -> int:
     """Adds every numeric key of ``rows`` as a curve; the step comes from ``step_key`` (else the row index).
 
-    Nested dicts become ``a/b`` tags. Returns the number of rows used.
+    Nested dicts become ``a/b`` tags. Returns the number of rows used. Histories run to millions of values, so
+    the common case (a plain number under a flat key) takes the shortest path; each key only remembers which
+    rows it appeared in, and steps and wall times are gathered per key with numpy at the end.
     """
     skip = set(skip_keys) | {key for key in (step_key, wall_time_key) if key}
-    columns: dict[str, tuple[list[int], list[float], list[float]]] = {}
-    used = 0
+    row_steps: list[int] = []
+    row_walls: list[float] = []
+    columns: dict[str, tuple[list[int], list[float]]] = {}
     for index, row in enumerate(rows):
-        step = as_value(row.get(step_key)) if step_key else float(index)
-        if step is None or not math.isfinite(step):
-            continue
-        wall = as_value(row.get(wall_time_key)) if wall_time_key else None
-        used += 1
-        for key, raw in _flat_items(row, prefix):
-            if key in skip:
+        step = row.get(step_key) if step_key else index
+        if type(step) is not int:
+            step = as_value(step)
+            if step is None or not math.isfinite(step):
                 continue
-            value = as_value(raw)
-            if value is None:
-                continue
-            steps, values, walls = columns.setdefault(key, ([], [], []))
-            steps.append(int(step))
-            values.append(value)
-            walls.append(math.nan if wall is None else wall)
-    for key, (steps, values, walls) in columns.items():
-        builder.add(key, steps, values, walls)
-    return used
+        wall = row.get(wall_time_key) if wall_time_key else None
+        if type(wall) is not float:
+            wall = as_value(wall)
+        position = len(row_steps)
+        row_steps.append(int(step))
+        row_walls.append(math.nan if wall is None else wall)
+        for key, value in row.items():
+            kind = type(value)
+            if kind is float or kind is int:
+                if prefix:
+                    key = prefix + key
+                if key in skip:
+                    continue
+                column = columns.get(key)
+                if column is None:
+                    column = columns[key] = ([], [])
+                column[0].append(position)
+                column[1].append(value)
+            else:
+                for name, nested in _flat_items({key: value}, prefix):
+                    value = None if name in skip else as_value(nested)
+                    if value is not None:
+                        column = columns.setdefault(name, ([], []))
+                        column[0].append(position)
+                        column[1].append(value)
+    steps = np.asarray(row_steps, dtype=np.int64)
+    walls = np.asarray(row_walls, dtype=np.float64)
+    for name, (positions, values) in columns.items():
+        where = np.asarray(positions, dtype=np.int64)
+        builder.add(name, steps[where], np.asarray(values, dtype=np.float64), walls[where])
+    return len(row_steps)
 
 
 def _flat_items(row: Mapping[str, Any], prefix: str) -> Iterable[tuple[str, Any]]:
