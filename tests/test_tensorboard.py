@@ -270,3 +270,11 @@ def test_record_larger_than_a_chunk_and_events_across_chunks(tmp_path, monkeypat
     path = write_events(tmp_path / "events.out.tfevents.4.host", events)
     run = only_run(path)
     assert list(run.series("loss")["value"]) == [s / 2 for s in range(100)]
+
+
+def test_lightning_tensorboard_logger_run():
+    run = only_run(FIXTURES / "lightning" / "version_0")
+    assert run.primary(Role.TRAIN_LOSS) == "train_loss_step" and run.primary(Role.VAL_LOSS) == "val_loss"
+    assert run.roles["lr-Adam"] == Role.LR and run.roles["train_loss_epoch"] == Role.TRAIN_LOSS
+    assert run.meta.n_classes == 3
+    assert run.point_counts()["train_loss_step"] == 45

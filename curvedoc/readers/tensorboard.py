@@ -124,13 +124,16 @@ class _Folder:
         """Reads one event file; returns the records read and, when reading failed outright, why."""
         self.file_starts.append((self.position, path))
         self.undecodable = 0
+        walk = None
         try:
             with open(path, "rb") as handle:
                 walk = FrameWalk(handle)
                 for chunk in walk:
                     self._decode(chunk, path)
         except OSError as exc:
-            return 0, describe_os_error(exc)
+            if walk is None or walk.records == 0:
+                return 0, describe_os_error(exc)
+            walk.problems.append(f"{describe_os_error(exc)} while reading; kept the {walk.records} record(s) before it")
         if walk.empty:
             return 0, "empty file"
         if walk.records == 0:
@@ -443,7 +446,9 @@ def _hparams(content: bytes) -> dict:
     found = {}
     for key, value in info.hparams.items():
         kind = value.WhichOneof("kind")
-        if kind in {"number_value", "string_value", "bool_value"}:
+        if kind == "number_value":  # hparams store every number as a double; 32 was an int when logged
+            found[key] = int(value.number_value) if value.number_value.is_integer() else value.number_value
+        elif kind in {"string_value", "bool_value"}:
             found[key] = getattr(value, kind)
     return found
 
@@ -614,6 +619,7 @@ def _intern(data: bytes, words: _Words, starts: np.ndarray, lengths: np.ndarray)
         mixed = (hashes[rows] ^ word) * np.uint64(HASH_PRIME)
         hashes[rows] = mixed ^ (mixed >> np.uint64(29))
     _, first, index = np.unique(hashes, return_index=True, return_inverse=True)
+    index = index.reshape(-1)
     representative = first[index]
     same = lengths == lengths[representative]
     for (rows, word), (_, expected) in zip(
@@ -624,7 +630,12 @@ def _intern(data: bytes, words: _Words, starts: np.ndarray, lengths: np.ndarray)
         distinct: dict[bytes, int] = {}
         index = np.array([distinct.setdefault(data[s:s + n], len(distinct)) for s, n in zip(starts, lengths)])
         return index, list(distinct)
-    return index.reshape(-1), [data[s:s + n] for s, n in zip(starts[first].tolist(), lengths[first].tolist())]
+    # number the distinct strings in order of first appearance, so tags keep the order the run logged them in
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    first = first[order]
+    return rank[index], [data[s:s + n] for s, n in zip(starts[first].tolist(), lengths[first].tolist())]
 
 
 def _span_words(words: _Words, starts: np.ndarray, lengths: np.ndarray):
