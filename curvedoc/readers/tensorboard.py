@@ -162,12 +162,14 @@ class _Folder:
         wall[simple.record], step[simple.record] = simple.wall_time, simple.step
         tag_index, tag_bytes = _intern(chunk.data, words, simple.tag_start, simple.tag_length)
         tags = self._tag_ids(tag_bytes, path)[tag_index]
-        parts = [(simple.record, tags, simple.value)]
         rest = np.ones(n, bool)
         rest[simple.record] = False
         rest = np.flatnonzero(rest)
-        if len(rest):
-            parts.append(self._decode_general(chunk, words, rest, wall, step, positions, path))
+        parts = [self._decode_general(chunk, words, rest, wall, step, positions, path)] if len(rest) else []
+        # after the general walker, which has met the metadata (usually on the tag's first value, a record the
+        # fast path leaves to it), the plugin says whether a tensor is a scalar
+        scalar = ~simple.tensor | self._scalar_tags()[tags]
+        parts.insert(0, (simple.record[scalar], tags[scalar], simple.value[scalar]))
         records, tags, values = (np.concatenate(column) for column in zip(*parts))
         if len(parts) > 1:
             order = np.argsort(records, kind="stable")
@@ -220,8 +222,7 @@ class _Folder:
         self._note_metadata(chunk.data, words, tag_of_value[values.owner[pick]], values.start[pick], values.length[pick])
 
         simple = keep & (kind == SIMPLE_VALUE)
-        scalar_tags = np.array([self.plugins.get(tag) == SCALARS_PLUGIN for tag in self.tags] + [False])
-        tensor = keep & (kind == TENSOR) & scalar_tags[tag_of_value]
+        tensor = keep & (kind == TENSOR) & self._scalar_tags()[tag_of_value]
         tensor_rows = np.flatnonzero(tensor)
         tensor_values, decoded = _tensor_scalars(words, payload[tensor_rows], payload_length[tensor_rows])
         for index in np.flatnonzero(~decoded):
@@ -271,6 +272,10 @@ class _Folder:
     def _add(self, position, tag, step, wall_time, value) -> None:
         if len(position):
             self.parts.append(_Points(position, tag, step, wall_time, value))
+
+    def _scalar_tags(self) -> np.ndarray:
+        """Per tag id, whether its plugin is "scalars"; one extra False entry answers for id -1 (no tag)."""
+        return np.array([self.plugins.get(tag) == SCALARS_PLUGIN for tag in self.tags] + [False])
 
     def _tag_ids(self, raws: list[bytes], path: Path) -> np.ndarray:
         return np.array([self._tag_id(raw, path) for raw in raws], np.int64)
@@ -404,13 +409,14 @@ class _SimpleScalars:
     tag_start: np.ndarray
     tag_length: np.ndarray
     value: np.ndarray
+    tensor: np.ndarray  # a scalar only if the tag's plugin is "scalars"
 
 
 def _simple_scalar_records(words: _Words, starts: np.ndarray, lengths: np.ndarray) -> _SimpleScalars:
-    """Finds the records laid out exactly as every writer lays out one ``simple_value`` without metadata, and
-    reads them with a handful of array operations:
-    ``09 wall_time[8] (10 step-varint)? 2a L1 0a L2 0a L3 tag[L3] 15 value[4]`` (one-byte lengths).
-    Everything else (metadata, several values, tensors, other events) is left to the general walker."""
+    """Finds the records laid out exactly as writers lay out one scalar without metadata, and reads them with a
+    handful of array operations: ``09 wall_time[8] (10 step-varint)? 2a L1 0a L2 0a L3 tag[L3]`` then
+    ``15 value[4]`` (simple_value) or a one-element DT_FLOAT tensor as TF2 writes it (one-byte lengths).
+    Everything else (metadata, several values, other dtypes, other events) is left to the general walker."""
     data = words.u8
     position = starts + 9
     fits = data[starts] == 0x09
@@ -423,16 +429,26 @@ def _simple_scalar_records(words: _Words, starts: np.ndarray, lengths: np.ndarra
     tag_length = data[position + 5].astype(np.int64)
     tag_start = position + 6
     value_at = tag_start + tag_length
+    simple = (data[value_at] == 0x15) & (value_length == tag_length + 7)
+    # TF2's rank-0 DT_FLOAT tensor: 42 T 08 01 (12 00)? (22 | 2a) 04 value[4]  (tensor_content or float_val)
+    tensor_length = data[value_at + 1].astype(np.int64)
+    with_shape = (data[value_at + 4] == 0x12) & (data[value_at + 5] == 0x00)
+    field_at = value_at + 4 + 2 * with_shape
+    tensor = (
+        (data[value_at] == 0x42) & (data[value_at + 2] == 0x08) & (data[value_at + 3] == 0x01)
+        & ((data[field_at] == 0x22) | (data[field_at] == 0x2A)) & (data[field_at + 1] == 0x04)
+        & (tensor_length == 8 + 2 * with_shape) & (value_length == tag_length + 4 + tensor_length)
+    )
     fits &= (
         (data[position] == 0x2A) & (data[position + 2] == 0x0A) & (data[position + 4] == 0x0A)
-        & (data[value_at] == 0x15) & (tag_length < 0x80)
-        & (value_length == tag_length + 7) & (summary_length == value_length + 2)
+        & (simple | tensor) & (tag_length < 0x80) & (summary_length == value_length + 2)
         & (position + 2 + summary_length == starts + lengths)
     )
     record = np.flatnonzero(fits)
+    value_at = np.where(simple, value_at + 1, field_at + 2)[record]
     return _SimpleScalars(
         record, words.f64[starts[record] + 1], np.where(has_step[record], step[record].view(np.int64), 0),
-        tag_start[record], tag_length[record], words.f32[value_at[record] + 1].astype(np.float64),
+        tag_start[record], tag_length[record], words.f32[value_at].astype(np.float64), tensor[record],
     )
 
 
@@ -618,8 +634,11 @@ def _intern(data: bytes, words: _Words, starts: np.ndarray, lengths: np.ndarray)
     for rows, word in _span_words(words, starts, lengths):
         mixed = (hashes[rows] ^ word) * np.uint64(HASH_PRIME)
         hashes[rows] = mixed ^ (mixed >> np.uint64(29))
-    _, first, index = np.unique(hashes, return_index=True, return_inverse=True)
-    index = index.reshape(-1)
+    # hash-table factorisation numbers the distinct strings in order of first appearance, so tags keep the order
+    # the run logged them in
+    index = pd.factorize(hashes)[0]
+    seen = np.maximum.accumulate(index)
+    first = np.flatnonzero(np.concatenate([[True], seen[1:] > seen[:-1]]))
     representative = first[index]
     same = lengths == lengths[representative]
     for (rows, word), (_, expected) in zip(
@@ -630,19 +649,20 @@ def _intern(data: bytes, words: _Words, starts: np.ndarray, lengths: np.ndarray)
         distinct: dict[bytes, int] = {}
         index = np.array([distinct.setdefault(data[s:s + n], len(distinct)) for s, n in zip(starts, lengths)])
         return index, list(distinct)
-    # number the distinct strings in order of first appearance, so tags keep the order the run logged them in
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    first = first[order]
-    return rank[index], [data[s:s + n] for s, n in zip(starts[first].tolist(), lengths[first].tolist())]
+    return index, [data[s:s + n] for s, n in zip(starts[first].tolist(), lengths[first].tolist())]
 
 
 def _span_words(words: _Words, starts: np.ndarray, lengths: np.ndarray):
     """For k = 0, 1, ...: the spans still longer than 8k bytes and their k-th 8-byte word, bytes past the end zeroed."""
-    order = np.argsort(-lengths, kind="stable")
-    word_counts = (lengths[order] + 7) >> 3
-    for k in range(int(word_counts[0]) if len(order) else 0):
-        rows = order[: int(np.searchsorted(-word_counts, -k, side="left"))]
+    word_counts = (lengths + 7) >> 3
+    most = int(word_counts.max())
+    # short strings (tags): one mask per word; long ones (metadata): spans sorted longest first, so each word's
+    # rows are a prefix and the work follows the bytes, not spans x longest span
+    order = np.argsort(-word_counts, kind="stable") if most > 4 else None
+    for k in range(most):
+        if order is not None:
+            rows = order[: int(np.count_nonzero(word_counts > k))]
+        else:
+            rows = slice(None) if k == 0 and word_counts.min() > 0 else np.flatnonzero(word_counts > k)
         remaining = np.minimum(lengths[rows] - 8 * k, 8)
         yield rows, words.u64[starts[rows] + 8 * k] & WORD_MASKS[remaining]

@@ -144,13 +144,12 @@ def _walk(buffer: bytes, limit: int) -> tuple[int, list[int]]:
     frames: list[int] = []
     add = frames.append
     offset = 0
-    while offset + 12 <= limit:
+    while True:  # PAD keeps the 8-byte read in bounds; a header running past limit makes end > limit too
         end = offset + 16 + unpack(buffer, offset)[0]
         if end > limit:
-            break
+            return offset, frames
         add(offset)
         offset = end
-    return offset, frames
 
 
 def _crc_tables() -> np.ndarray:
