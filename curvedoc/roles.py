@@ -35,6 +35,7 @@ _SPLIT_WORDS = {
 _NOT_A_METRIC = {
     "runtime", "time", "samples", "per", "second", "seconds", "steps", "flos", "memory", "mem", "epoch_time",
     "throughput", "count", "scale", "scaler", "weight", "weights", "coef", "coefficient",
+    "hparam", "hparams",  # add_hparams' metric_dict: one summary value per run, not a curve
 }
 _ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu"}
 _TOPK = re.compile(r"^(top|acc)_?[2-9]\d*$")

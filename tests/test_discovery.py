@@ -160,3 +160,10 @@ def test_hugging_face_checkpoints_are_one_run(tmp_path):
     touch(tmp_path / "out" / "trainer_state.json", state)
     paths = [source.path.relative_to(tmp_path).as_posix() for source in discover(tmp_path).sources]
     assert paths == ["crashed/checkpoint-100/trainer_state.json", "out/trainer_state.json"]
+
+
+def test_add_hparams_subfolder_belongs_to_its_run(tmp_path):
+    touch(tmp_path / "run" / EVENT)
+    touch(tmp_path / "run" / "1700000123.4567" / EVENT)
+    (source,) = discover(tmp_path).sources
+    assert source.path == tmp_path / "run" and len(source.files) == 2

@@ -35,6 +35,8 @@ LOOKED_FOR = (
 
 # Keras (TF2) writes one run as train/ and validation/ subfolders holding the same tag names.
 KERAS_SPLIT_FOLDERS = {"train", "validation"}
+# torch's and tensorboardX's add_hparams() write the hparams into a subfolder named by time.time(): same run.
+ADD_HPARAMS_FOLDER = re.compile(r"^\d{9,}\.\d+$")
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -217,8 +219,9 @@ def _walk(root: Path, found: Discovery) -> None:
             if isinstance(source, str):
                 found.problems.append(f"{path}: {source}")
             elif source.family == "tensorboard":
-                split = folder.name if folder != root and folder.name in KERAS_SPLIT_FOLDERS else None
-                run_folder = folder.parent if split else folder
+                nested = folder != root and (folder.name in KERAS_SPLIT_FOLDERS or ADD_HPARAMS_FOLDER.match(folder.name))
+                split = folder.name if nested and folder.name in KERAS_SPLIT_FOLDERS else None
+                run_folder = folder.parent if nested else folder
                 event_files.setdefault(run_folder, []).append((split, path))
             else:
                 found.sources.append(source)
