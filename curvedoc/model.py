@@ -161,7 +161,7 @@ class RunBuilder:
     def build(self) -> Run:
         frames = []
         roles: dict[str, Role] = {}
-        duplicates = 0
+        repeated_by_tag: dict[str, int] = {}
         for tag, chunks in self._chunks.items():
             steps = np.concatenate([c[0] for c in chunks])
             values = np.concatenate([c[1] for c in chunks])
@@ -176,14 +176,15 @@ class RunBuilder:
             keep[:-1] = steps[1:] != steps[:-1]
             repeated = int(len(steps) - np.count_nonzero(keep))
             if repeated:
-                duplicates += repeated
+                repeated_by_tag[tag] = repeated
                 steps, walls, values = steps[keep], walls[keep], values[keep]
             frames.append((tag, steps, walls, values))
             roles[tag] = infer_role(tag, self._split_hint.get(tag))
-        if duplicates:
+        if repeated_by_tag:
+            named = ", ".join(list(repeated_by_tag)[:3]) + (" and more" if len(repeated_by_tag) > 3 else "")
             self.warn(
-                f"{duplicates} point(s) logged again at a step that already had a value; "
-                "each curve keeps the last value logged per step"
+                f"{sum(repeated_by_tag.values())} point(s) logged again at a step that already had a value "
+                f"(in {named}); each curve keeps the last value logged per step"
             )
         scalars = _frame(frames)
         if self.meta.n_classes is None:
