@@ -64,7 +64,7 @@ def add_rows(
             if step is None or not math.isfinite(step):
                 continue
         wall = row.get(wall_time_key) if wall_time_key else None
-        if type(wall) is not float:
+        if wall is not None and type(wall) is not float:
             wall = as_value(wall)
         position = len(row_steps)
         row_steps.append(int(step))
