@@ -94,3 +94,13 @@ def test_terminal_never_receives_escape_sequences_from_logs(capsys, tmp_path):
     (tmp_path / "log.csv").write_text("step,\x1b[31mloss\x1b[0m\n0,1.0\n1,0.5\n")
     _, out, _ = run_cli(capsys, tmp_path / "log.csv")
     assert "\x1b" not in out and "?[31mloss" in out
+
+
+def test_all_runs_as_one_tidy_table():
+    import curvedoc
+
+    runs = curvedoc.load(FIXTURES / "csv" / "lightning")
+    table = runs.frame()
+    assert list(table.columns) == ["run", "tag", "role", "step", "wall_time", "value"]
+    assert table["run"].nunique() == 2 and len(table) == sum(len(run.scalars) for run in runs)
+    assert set(table.loc[table["tag"] == "val_loss", "role"]) == {"val_loss"}

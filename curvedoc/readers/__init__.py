@@ -15,6 +15,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
 
@@ -71,6 +73,19 @@ class RunList(list):
     def __init__(self, runs=(), problems=()):
         super().__init__(runs)
         self.problems: list[str] = list(problems)
+
+    def frame(self) -> pd.DataFrame:
+        """Every point of every run in one long table: ``run, tag, role, step, wall_time, value``."""
+        columns = ["run", "tag", "role", "step", "wall_time", "value"]
+        parts = [
+            run.scalars.assign(
+                run=run.path,
+                role=run.scalars["tag"].map({tag: role.value for tag, role in run.roles.items()}).astype(str),
+                tag=run.scalars["tag"].astype(str),
+            )[columns]
+            for run in self
+        ]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
 def read_source(source: Source) -> list[Run]:
