@@ -1,4 +1,4 @@
-"""``curvedoc PATH...``: read training logs and report what was found."""
+"""``curvedoc PATH...``: read training logs, diagnose them, report; ``curvedoc rules [CODE]``: the rule registry."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import sys
 
 import curvedoc
 from curvedoc.config import find_config, load_config, parse_role_option
+from curvedoc.diagnose import diagnose_runs
 from curvedoc.errors import CurvedocError
 from curvedoc.report import json as json_report
-from curvedoc.report import printable
+from curvedoc.report import printable, rules_doc
 from curvedoc.report import terminal
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -21,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="curvedoc",
         description="Read the logs of a training run and report what silently went wrong.",
+        epilog="`curvedoc rules` lists every rule; `curvedoc rules CODE` explains one.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a log file, a run folder, or a folder of runs")
     parser.add_argument("--format", choices=sorted(RENDERERS), default="text", help="output format (default: text)")
@@ -35,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["rules"]:
+        return rules_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         config = load_config(args.config) if args.config else find_config()
@@ -52,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         except CurvedocError as exc:
             failed.append(exc)
             continue
+        diagnose_runs(found, settings.rules)
         runs.extend(found)
         problems.extend(found.problems)
     if runs or not failed:
@@ -59,6 +65,18 @@ def main(argv: list[str] | None = None) -> int:
     for exc in failed:
         fail(exc)
     return EXIT_USAGE if failed else EXIT_OK
+
+
+def rules_command(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="curvedoc rules", description="List the rules, or explain one.")
+    parser.add_argument("code", nargs="?", help="a rule code (CD101) or symptom id (nan_inf) to explain")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    try:
+        emit(rules_doc.render(args.code, args.format))
+    except CurvedocError as exc:
+        return fail(exc)
+    return EXIT_OK
 
 
 def emit(text: str) -> None:

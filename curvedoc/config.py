@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from curvedoc.diagnose import RuleSettings, settings_from
 from curvedoc.errors import CurvedocError
 from curvedoc.roles import Role
 
@@ -21,9 +22,10 @@ class Config:
     roles: dict[str, str] = field(default_factory=dict)  # role → tag
     num_classes: int | None = None
     source: str | None = None
+    rules: RuleSettings = field(default_factory=RuleSettings)
 
     def merged(self, roles: dict[str, str] | None = None, num_classes: int | None = None) -> "Config":
-        return Config({**self.roles, **(roles or {})}, num_classes or self.num_classes, self.source)
+        return Config({**self.roles, **(roles or {})}, num_classes or self.num_classes, self.source, self.rules)
 
 
 def find_config(start: Path | None = None) -> Config:
@@ -68,7 +70,12 @@ def parse_config(table: dict[str, Any], source: str) -> Config:
     num_classes = table.get("num_classes")
     if num_classes is not None and (not isinstance(num_classes, int) or num_classes < 2):
         raise CurvedocError(source, "num_classes must be a whole number of at least 2")
-    return Config(dict(roles), num_classes, source)
+    try:
+        rules = settings_from(table)
+        rules.validate(source)
+    except CurvedocError as exc:
+        raise CurvedocError(source, exc.problem) from None
+    return Config(dict(roles), num_classes, source, rules)
 
 
 def check_role(role: str, where: str | None) -> None:

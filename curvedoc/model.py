@@ -84,6 +84,7 @@ class Run:
     meta: RunMeta = field(default_factory=RunMeta)
     warnings: list[str] = field(default_factory=list)
     name: str = ""
+    findings: list = field(default_factory=list)  # filled by curvedoc.diagnose
 
     def __post_init__(self) -> None:
         if not self.name:

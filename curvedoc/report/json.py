@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from curvedoc.diagnose import first_response
 from curvedoc.report import json_safe, series_summary
 
 
@@ -20,6 +21,8 @@ def run_to_dict(run) -> dict:
         },
         "series": series_summary(run),
         "warnings": run.warnings,
+        "findings": [finding.to_dict() for finding in run.findings],
+        "first_response": first_response(run) if run.findings else [],
     }
 
 

@@ -1,7 +1,8 @@
-"""The plain-text view of what was read: each run, its format, and per tag its role, points and step range."""
+"""The plain-text view: each run, its format, per tag its role, points and step range, then its findings."""
 
 from __future__ import annotations
 
+from curvedoc.diagnose import first_response
 from curvedoc.report import printable, series_summary
 
 
@@ -26,6 +27,21 @@ def render(runs, problems=()) -> str:
             )
         for warning in run.warnings:
             lines.append(f"  warning: {printable(warning)}")
+        lines.extend(_findings(run.findings))
     for problem in problems:
         lines.append(f"warning: {printable(problem)}")
+    diagnosed = [run for run in runs if run.findings]
+    if diagnosed:
+        lines += ["", "First response, for any run with findings:"]
+        lines.extend(f"  {number}. {step}" for number, step in enumerate(first_response(diagnosed[0]), start=1))
     return "\n".join(lines)
+
+
+def _findings(findings) -> list[str]:
+    lines = []
+    for finding in findings:
+        where = f" at step {finding.step}" if finding.step is not None else ""
+        lines.append(f"  {finding.severity.upper()} {finding.code} {finding.symptom}{where}: {printable(finding.title)}")
+        lines.extend(f"      {printable(item)}" for item in finding.evidence)
+        lines.append(f"      check: {finding.cheapest_check}")
+    return lines

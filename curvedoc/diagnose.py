@@ -1,0 +1,126 @@
+"""Running the rule registry over runs: which rules apply, with which thresholds, and what they found."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from curvedoc.errors import CurvedocError
+from curvedoc.features import RunCurves
+from curvedoc.model import Run
+from curvedoc.roles import Role
+from curvedoc.rules import INFO, Finding, Found, Limits, Rule, all_rules
+
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+NEEDS_N_CLASSES_CODE = "CD000"
+
+
+@dataclass
+class RuleSettings:
+    """What the user switched off (rule codes or symptom ids) and which thresholds they changed."""
+
+    disabled: set[str] = field(default_factory=set)
+    thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def validate(self, where: str | None) -> None:
+        rules = {rule.code: rule for rule in all_rules()}
+        known = set(rules) | {rule.symptom for rule in rules.values()}
+        for name in self.disabled:
+            if name not in known:
+                raise CurvedocError(where, f"disable: no rule or symptom named {name!r} (see `curvedoc rules`)")
+        for code, values in self.thresholds.items():
+            if code not in rules:
+                raise CurvedocError(where, f"thresholds: no rule {code!r} (see `curvedoc rules`)")
+            for name in values:
+                if name not in rules[code].thresholds:
+                    declared = ", ".join(rules[code].thresholds) or "none"
+                    raise CurvedocError(where, f"thresholds.{code}: no threshold {name!r} (it has: {declared})")
+
+    def enabled(self, rule: Rule) -> bool:
+        return rule.code not in self.disabled and rule.symptom not in self.disabled
+
+
+def diagnose_run(run: Run, settings: RuleSettings | None = None) -> list[Finding]:
+    """Every finding of every enabled rule on ``run``, most severe first; also stored on ``run.findings``."""
+    settings = settings or RuleSettings()
+    curves = RunCurves(run)
+    findings: list[Finding] = []
+    waiting_for_n_classes: list[Rule] = []
+    for rule in all_rules():
+        if not settings.enabled(rule):
+            continue
+        if rule.needs_n_classes and curves.n_classes is None:
+            waiting_for_n_classes.append(rule)
+            continue
+        limits = Limits(rule.thresholds, settings.thresholds.get(rule.code, {}))
+        try:
+            found = rule.detect(curves, limits)
+        except Exception as exc:  # noqa: BLE001 — one faulty rule must not cost the user the other findings
+            run.warnings.append(f"rule {rule.code} ({rule.name}) failed on this run: {type(exc).__name__}: {exc}")
+            continue
+        findings.extend(rule.finding(item) for item in _as_list(found))
+    if waiting_for_n_classes and _has_classification_curves(run):
+        findings.append(_needs_n_classes(waiting_for_n_classes))
+    findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
+    run.findings = findings
+    return findings
+
+
+def diagnose_runs(runs: Iterable[Run], settings: RuleSettings | None = None) -> None:
+    for run in runs:
+        diagnose_run(run, settings)
+
+
+def _as_list(found) -> list[Found]:
+    if found is None:
+        return []
+    if isinstance(found, Found):
+        return [found]
+    return list(found)
+
+
+def _has_classification_curves(run: Run) -> bool:
+    roles = set(run.roles.values())
+    return bool(roles & {Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TRAIN_ACC, Role.VAL_ACC})
+
+
+def _needs_n_classes(rules: list[Rule]) -> Finding:
+    names = ", ".join(f"{rule.code} {rule.symptom}" for rule in rules)
+    return Finding(
+        code=NEEDS_N_CLASSES_CODE, symptom="needs_n_classes", severity=INFO,
+        title="Number of classes unknown: chance-level checks were skipped",
+        tags=[], evidence=[f"skipped: {names}"],
+        causes=["the run's config does not record num_classes / num_labels / vocab_size"],
+        cheapest_check="rerun with --num-classes N (or num_classes = N in [tool.curvedoc])",
+    )
+
+
+def first_response(run: Run) -> list[str]:
+    """The playbook's first moves for any run with findings, with −log(1/n) computed when n is known."""
+    if run.meta.n_classes:
+        chance = f"−log(1/{run.meta.n_classes}) = {math.log(run.meta.n_classes):.3f}"
+    else:
+        chance = "−log(1/n_classes) (n unknown here)"
+    return [
+        "Overfit one batch of 2–10 examples: the loss must reach ~0; if it cannot, it is a bug, not a hyperparameter.",
+        "Print the exact tensor entering the model (after all preprocessing) and its labels, for one batch.",
+        f"Compare the step-0 loss with {chance}.",
+    ]
+
+
+def settings_from(table: Mapping) -> RuleSettings:
+    """Rule settings from a ``[tool.curvedoc]`` table: ``disable = [...]`` and ``[thresholds.CODE]``."""
+    disabled = table.get("disable", [])
+    thresholds = table.get("thresholds", {})
+    if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
+        raise CurvedocError(None, "disable must be a list of rule codes or symptom ids")
+    if not isinstance(thresholds, Mapping) or not all(isinstance(v, Mapping) for v in thresholds.values()):
+        raise CurvedocError(None, "thresholds must be tables named by rule code, e.g. [tool.curvedoc.thresholds.CD101]")
+    parsed = {}
+    for code, values in thresholds.items():
+        for name, value in values.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise CurvedocError(None, f"thresholds.{code}.{name} must be a number")
+        parsed[code] = {name: float(value) for name, value in values.items()}
+    return RuleSettings(set(disabled), parsed)

@@ -1,0 +1,142 @@
+"""Features of curves that rules share: robust smoothing, noise level, start/end levels, chance level.
+
+Every rule reads a run through :class:`RunCurves`, which computes each feature once per run and caches it, so
+ten rules asking for the smoothed train loss cost one smoothing. All features are scale-free or expressed in
+units of the curve's own noise, so thresholds mean the same on a loss of 1e-3 and one of 1e3, on 5 epoch points
+and on a million steps. Cost is linear in the number of points.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cached_property
+
+import numpy as np
+from scipy.ndimage import median_filter
+
+from curvedoc.model import Run
+from curvedoc.roles import Role
+
+MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
+
+
+class Curve:
+    """One tag's values in step order; NaN/±Inf stay in ``values``, ``finite_*`` drop them."""
+
+    def __init__(self, tag: str, role: Role, steps: np.ndarray, values: np.ndarray):
+        self.tag = tag
+        self.role = role
+        self.steps = steps
+        self.values = values
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @cached_property
+    def finite_mask(self) -> np.ndarray:
+        return np.isfinite(self.values)
+
+    @cached_property
+    def finite_steps(self) -> np.ndarray:
+        return self.steps[self.finite_mask]
+
+    @cached_property
+    def finite_values(self) -> np.ndarray:
+        return self.values[self.finite_mask]
+
+    @cached_property
+    def first_nonfinite(self) -> int | None:
+        """Index of the first NaN/±Inf value, or None."""
+        bad = np.flatnonzero(~self.finite_mask)
+        return int(bad[0]) if len(bad) else None
+
+    @cached_property
+    def window(self) -> int:
+        """Smoothing window: about 1/25 of the curve, odd, at least 1 (a 5-point epoch curve is not smoothed)."""
+        width = max(1, len(self.finite_values) // 25)
+        return width if width % 2 else width + 1
+
+    @cached_property
+    def smooth(self) -> np.ndarray:
+        """Running median of the finite values: minibatch noise removed, steps and jumps kept."""
+        values = self.finite_values
+        if self.window <= 1 or len(values) < 3:
+            return values.copy()
+        return median_filter(values, size=self.window, mode="nearest")
+
+    @cached_property
+    def noise(self) -> float:
+        """Robust standard deviation of the point-to-point noise around the smoothed curve."""
+        if len(self.finite_values) < 3:
+            return 0.0
+        residual = self.finite_values - self.smooth
+        if self.window <= 1:
+            # No smoothing on short curves: estimate from successive differences instead (√2 for two draws).
+            residual = np.diff(self.finite_values) / math.sqrt(2)
+        return float(MAD_TO_SIGMA * np.median(np.abs(residual - np.median(residual))))
+
+    def head(self, share: float = 0.05, at_least: int = 1) -> np.ndarray:
+        """The first finite values: the first ``share`` of the curve, at least ``at_least`` points."""
+        count = max(at_least, int(len(self.finite_values) * share))
+        return self.finite_values[:count]
+
+    def tail(self, share: float = 0.1, at_least: int = 1) -> np.ndarray:
+        count = max(at_least, int(len(self.finite_values) * share))
+        return self.finite_values[-count:]
+
+    @cached_property
+    def start(self) -> float:
+        """The level the curve starts at: its first value (the step-0 loss that chance is compared with)."""
+        return float(self.finite_values[0]) if len(self.finite_values) else math.nan
+
+    @cached_property
+    def end(self) -> float:
+        """The level the curve ends at: the median of its last tenth (robust to the last minibatch)."""
+        return float(np.median(self.tail())) if len(self.finite_values) else math.nan
+
+    @cached_property
+    def best_index(self) -> int:
+        """Index (into the finite values) of the lowest smoothed value."""
+        return int(np.argmin(self.smooth))
+
+    def step_at(self, finite_index: int) -> int:
+        return int(self.finite_steps[finite_index])
+
+
+class RunCurves:
+    """A run as rules see it: the main curve of each role, the class count and chance levels, all cached."""
+
+    def __init__(self, run: Run):
+        self.run = run
+        self._cache: dict[tuple[str, str], Curve | None] = {}
+
+    def curve(self, role: Role | str) -> Curve | None:
+        """The main curve of ``role`` (the total loss rather than a component), or None when not logged."""
+        return self.curve_of(self.run.primary(role))
+
+    def curves(self, role: Role | str) -> list[Curve]:
+        return [curve for tag in self.run.tags_with(role) if (curve := self.curve_of(tag)) is not None]
+
+    def curve_of(self, tag: str | None) -> Curve | None:
+        if tag is None:
+            return None
+        key = ("tag", tag)
+        if key not in self._cache:
+            rows = self.run.series(tag)
+            self._cache[key] = (
+                Curve(tag, self.run.roles[tag], rows["step"].to_numpy(), rows["value"].to_numpy()) if len(rows) else None
+            )
+        return self._cache[key]
+
+    @property
+    def n_classes(self) -> int | None:
+        return self.run.meta.n_classes
+
+    @property
+    def chance_loss(self) -> float | None:
+        """Cross-entropy of a uniform guess over n classes, −log(1/n), when n is known."""
+        return math.log(self.n_classes) if self.n_classes else None
+
+    @property
+    def chance_accuracy(self) -> float | None:
+        return 1.0 / self.n_classes if self.n_classes else None

@@ -1,0 +1,48 @@
+"""The rule reference, generated from the registry: `curvedoc rules` lists, `curvedoc rules CODE` explains."""
+
+from __future__ import annotations
+
+import json
+
+from curvedoc.errors import CurvedocError
+from curvedoc.rules import SYMPTOMS, Rule, all_rules
+
+
+def rule_to_dict(rule: Rule) -> dict:
+    return {
+        "code": rule.code, "name": rule.name, "symptom": rule.symptom, "severity": rule.severity,
+        "description": rule.description, "causes": list(rule.causes), "cheapest_check": rule.check,
+        "needs_n_classes": rule.needs_n_classes,
+        "thresholds": {name: {"default": t.default, "meaning": t.meaning} for name, t in rule.thresholds.items()},
+    }
+
+
+def render(code: str | None = None, fmt: str = "text") -> str:
+    rules = all_rules()
+    if code:
+        rules = [rule for rule in rules if code in (rule.code, rule.symptom, rule.name)]
+        if not rules:
+            raise CurvedocError(None, f"no rule {code!r}; `curvedoc rules` lists them")
+    if fmt == "json":
+        return json.dumps([rule_to_dict(rule) for rule in rules], indent=2)
+    if not code:
+        width = max(len(rule.name) for rule in rules)
+        return "\n".join(
+            f"{rule.code}  {rule.name.ljust(width)}  {rule.severity:<7}  {rule.symptom}: {SYMPTOMS[rule.symptom]}"
+            for rule in rules
+        )
+    return "\n\n".join(_explain(rule) for rule in rules)
+
+
+def _explain(rule: Rule) -> str:
+    lines = [f"{rule.code} {rule.name} ({rule.severity}) — symptom `{rule.symptom}`", "", rule.description, ""]
+    lines.append("Likely causes:")
+    lines.extend(f"  - {cause}" for cause in rule.causes)
+    lines += ["", f"Cheapest check: {rule.check}"]
+    if rule.needs_n_classes:
+        lines.append("Needs the number of classes (from the run's config, --num-classes or [tool.curvedoc]).")
+    if rule.thresholds:
+        lines += ["", f"Thresholds (override in [tool.curvedoc.thresholds.{rule.code}]):"]
+        lines.extend(f"  {name} = {t.default:g}  — {t.meaning}" for name, t in rule.thresholds.items())
+    lines += ["", f"Switch off with: disable = [\"{rule.code}\"] in [tool.curvedoc]"]
+    return "\n".join(lines)

@@ -1,0 +1,161 @@
+"""The rule registry: each rule recognises one symptom of a silently failing training run.
+
+A rule is one decorated function in one module of this package (one module per symptom family)::
+
+    @rule("CD101", "loss-nan", symptom="nan_inf", severity=ERROR,
+          causes=("learning rate too high", ...), check="print the loss per step up to the first NaN ...",
+          thresholds={"min_points": Threshold(3, "fewest points a curve needs before it is judged")})
+    def detect(run: RunCurves, limits: Limits) -> Iterable[Found] | Found | None:
+        '''What the rule looks for, in a sentence or two (shown by `curvedoc rules CD101`).'''
+        ...
+        return Found("Loss becomes NaN at step 68", ["train/loss"], ["train/loss = nan at step 68"], step=68)
+
+The decorator records everything `curvedoc rules` documents, so the docs are generated from the registry and
+never drift from the code. ``detect`` gets the run wrapped in :class:`~curvedoc.features.RunCurves` (shared,
+cached features: smoothed curves, trends, chance level) and the rule's thresholds after user overrides; it
+returns what it found, and the engine stamps each :class:`Found` with the rule's code, causes and check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+SEVERITIES = (ERROR, WARNING, INFO)
+
+# The symptom ids are part of the JSON contract: rules may be added or renamed, these may not change meaning.
+SYMPTOMS = {
+    "nan_inf": "loss (or a metric) becomes NaN/Inf",
+    "start_high": "step-0 loss far above -log(1/n_classes)",
+    "start_low": "step-0 loss far below chance",
+    "flat_from_start": "loss does not move from step 0",
+    "flat_at_chance": "loss stays at about -log(1/n) (accuracy at about 1/n): the input carries no signal",
+    "plateau_high": "fast drop, then flat well above what the task allows",
+    "oscillation": "wild swings that do not settle",
+    "spike": "loss decreasing, then a sudden jump",
+    "overfitting": "train loss falls, validation loss falls then rises",
+    "memorizing": "train loss falls to about 0 while validation stays flat",
+    "underfitting": "train and validation loss both stay high",
+    "val_below_train": "validation loss persistently well below train loss",
+    "train_negative": "a loss that should be >= 0 goes below 0",
+    "accuracy_suspicious": "accuracy near-perfect, or reached implausibly early",
+    "accuracy_majority": "accuracy sits at the majority-class rate",
+    "predictions_frozen": "loss keeps falling while accuracy does not change at all",
+    "exploding_grad": "gradient norm spikes by orders of magnitude",
+    "vanishing_grad": "gradient norm near zero while the loss is high",
+    "needs_n_classes": "a check needs the number of classes and the run does not record it",
+}
+
+@dataclass(frozen=True)
+class Threshold:
+    default: float
+    meaning: str
+
+
+@dataclass
+class Found:
+    """What a rule's ``detect`` returns: the specifics of one occurrence. ``severity`` overrides the rule's."""
+
+    title: str
+    tags: list[str]
+    evidence: list[str]
+    step: int | None = None
+    step_range: tuple[int, int] | None = None
+    severity: str | None = None
+
+
+@dataclass
+class Finding:
+    code: str
+    symptom: str
+    severity: str
+    title: str
+    tags: list[str]
+    step: int | None = None
+    step_range: tuple[int, int] | None = None
+    evidence: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)
+    cheapest_check: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code, "symptom": self.symptom, "severity": self.severity, "title": self.title,
+            "tags": self.tags, "step": self.step,
+            "step_range": list(self.step_range) if self.step_range else None,
+            "evidence": self.evidence, "causes": self.causes, "cheapest_check": self.cheapest_check,
+        }
+
+
+class Limits(Mapping[str, float]):
+    """A rule's thresholds after the user's overrides; reading an undeclared one is a bug in the rule."""
+
+    def __init__(self, declared: Mapping[str, Threshold], overrides: Mapping[str, float]):
+        self._values = {name: float(overrides.get(name, threshold.default)) for name, threshold in declared.items()}
+
+    def __getitem__(self, name: str) -> float:
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    symptom: str
+    severity: str
+    causes: tuple[str, ...]
+    check: str
+    thresholds: Mapping[str, Threshold]
+    detect: Callable[..., Any]
+    needs_n_classes: bool = False
+
+    @property
+    def description(self) -> str:
+        return " ".join((self.detect.__doc__ or "").split())
+
+    def finding(self, found: Found) -> Finding:
+        """A finding of this rule: the specifics ``detect`` found, with the rule's causes and cheapest check."""
+        return Finding(
+            code=self.code, symptom=self.symptom, severity=found.severity or self.severity, title=found.title,
+            tags=list(found.tags), step=None if found.step is None else int(found.step),
+            step_range=None if found.step_range is None else (int(found.step_range[0]), int(found.step_range[1])),
+            evidence=list(found.evidence), causes=list(self.causes), cheapest_check=self.check,
+        )
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[str], check: str,
+         thresholds: Mapping[str, Threshold] | None = None, needs_n_classes: bool = False):
+    """Registers ``detect`` as rule ``code``; see the module docstring."""
+    if symptom not in SYMPTOMS:
+        raise ValueError(f"{code}: unknown symptom {symptom!r}")
+    if severity not in SEVERITIES:
+        raise ValueError(f"{code}: unknown severity {severity!r}")
+
+    def register(detect: Callable[..., Any]) -> Callable[..., Any]:
+        if code in REGISTRY:
+            raise ValueError(f"rule code {code} registered twice")
+        REGISTRY[code] = Rule(code, name, symptom, severity, tuple(causes), check, dict(thresholds or {}),
+                              detect, needs_n_classes)
+        return detect
+
+    return register
+
+
+def all_rules() -> list[Rule]:
+    """Every registered rule, by code. Each module of this package is a symptom family and registers on import."""
+    for module in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{module.name}")
+    return sorted(REGISTRY.values(), key=lambda registered: registered.code)
+

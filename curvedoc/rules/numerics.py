@@ -1,0 +1,98 @@
+"""Numbers a loss cannot take: NaN/±Inf, and negative values of a loss that is bounded below by zero."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from curvedoc.features import RunCurves
+from curvedoc.roles import Role, tokens
+from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+
+LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
+METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
+# Losses that are negative by design (policy gradients, entropy bonuses, WGAN critics, continuous NLL/ELBO).
+SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wgan", "elbo", "reward", "value",
+                     "advantage", "gen", "generator", "disc", "discriminator", "d", "g", "nll", "logprob", "kl"}
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+@rule(
+    "CD101", "nonfinite-loss", symptom="nan_inf", severity=ERROR,
+    causes=(
+        "learning rate too high (the loss overflows, then its gradient is NaN)",
+        "log(0) or division by zero (log of softmax, a normaliser that can be 0)",
+        "fp16 overflow without loss scaling",
+        "NaN or Inf already in the inputs or labels",
+    ),
+    check="print the loss every step up to the first NaN; assert torch.isfinite on the batch that produced it; "
+          "drop the learning rate 10× and rerun to that step",
+)
+def nonfinite_values(run: RunCurves, limits: Limits):
+    """A loss (error) or accuracy (warning) that takes a NaN or ±Inf value; reports the first step where it does,
+    the last finite value before it, and whether the curve ever came back."""
+    for roles, severity in ((LOSS_ROLES, ERROR), (METRIC_ROLES, WARNING)):
+        broken = [curve for role in roles for curve in run.curves(role) if curve.first_nonfinite is not None]
+        if not broken:
+            continue
+        first = min(broken, key=lambda curve: curve.steps[curve.first_nonfinite])
+        index = first.first_nonfinite
+        step = int(first.steps[index])
+        bad_value = first.values[index]
+        evidence = [f"{first.tag} = {bad_value} at step {step} (first non-finite value)"]
+        if index > 0 and np.isfinite(first.values[:index]).any():
+            last_finite = np.flatnonzero(np.isfinite(first.values[:index]))[-1]
+            evidence.append(f"last finite value before it: {_fmt(first.values[last_finite])} "
+                            f"at step {int(first.steps[last_finite])}")
+        for curve in broken:
+            share = int((~curve.finite_mask).sum())
+            after = curve.finite_mask[curve.first_nonfinite:]
+            came_back = "finite again later" if after.any() else "never finite again"
+            evidence.append(f"{curve.tag}: {share} of {len(curve)} points non-finite; {came_back}")
+        kind = "Loss" if severity == ERROR else "Metric"
+        yield Found(
+            f"{kind} becomes {'NaN' if np.isnan(bad_value) else 'Inf'} at step {step}",
+            [curve.tag for curve in broken], evidence, step=step, severity=severity,
+        )
+        return
+
+
+@rule(
+    "CD102", "negative-loss", symptom="train_negative", severity=ERROR,
+    causes=(
+        "NLLLoss applied to raw logits instead of log_softmax outputs",
+        "a sign error, or a reduction that subtracts (e.g. a regulariser with the wrong sign)",
+        "a loss that is not bounded below by zero reported as if it were",
+    ),
+    check="read the loss function line by line: NLLLoss needs log-probabilities; compute the loss of one batch by "
+          "hand and compare",
+    thresholds={
+        "tolerance": Threshold(1e-6, "negative values smaller than this share of the loss's starting size are "
+                                     "rounding, not a sign error"),
+    },
+)
+def negative_loss(run: RunCurves, limits: Limits):
+    """A loss that should be ≥ 0 (cross-entropy, MSE, …) takes values below zero. Losses whose names say they
+    are signed by design (policy, entropy, critic, ELBO, NLL of a density, …) are left alone."""
+    for role in LOSS_ROLES:
+        for curve in run.curves(role):
+            if SIGNED_LOSS_WORDS & set(tokens(curve.tag)) or not len(curve.finite_values):
+                continue
+            values = curve.finite_values
+            tolerance = limits["tolerance"] * max(abs(curve.start), 1.0)
+            negative = values < -tolerance
+            if not negative.any():
+                continue
+            first = int(np.argmax(negative))
+            lowest = int(np.argmin(values))
+            yield Found(
+                f"{curve.tag} goes below zero from step {curve.step_at(first)}",
+                [curve.tag],
+                [f"{curve.tag} = {_fmt(values[first])} at step {curve.step_at(first)} (first value below 0)",
+                 f"lowest: {_fmt(values[lowest])} at step {curve.step_at(lowest)}",
+                 f"{int(negative.sum())} of {len(values)} finite points below 0"],
+                step=curve.step_at(first),
+            )
+
