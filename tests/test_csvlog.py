@@ -302,3 +302,9 @@ def test_cut_or_corrupted_tables_only_give_curvedoc_errors(tmp_path, data):
         assert "\n" not in str(error)
     else:
         assert all(run.scalars["value"].dtype == np.float64 and len(run.scalars) for run in runs)
+
+
+def test_step_beyond_int64_is_no_step_rather_than_a_wrapped_number(tmp_path):
+    run = load_one(write(tmp_path / "log.csv", "step,loss\n1,0.9\n1e30,0.8\n2,0.7\n"))
+    assert run.series("loss")["step"].tolist() == [1, 2]
+    assert any("1 row(s) without a step value skipped" in warning for warning in run.warnings)

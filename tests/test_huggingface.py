@@ -92,3 +92,10 @@ def test_unreadable_model_config_is_a_warning(tmp_path):
     [run] = read_file(tmp_path / "trainer_state.json")
     assert run.meta.n_classes is None
     assert any("config" in warning for warning in run.warnings)
+
+
+def test_step_beyond_int64_in_log_history_is_skipped_not_a_crash(tmp_path):
+    state = {"log_history": [{"step": 1, "loss": 1.0}, {"step": 1e30, "loss": 2.0}, {"step": 10**30, "loss": 3.0}]}
+    (tmp_path / "trainer_state.json").write_text(json.dumps(state))
+    run = load_one(tmp_path / "trainer_state.json")
+    assert run.series("loss")["step"].tolist() == [1]

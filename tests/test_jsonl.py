@@ -152,3 +152,26 @@ def test_cut_or_corrupted_json_logs_only_give_curvedoc_errors(tmp_path, data):
         assert "\n" not in str(error)
     else:
         assert all(len(run.scalars) for run in runs)
+
+
+def test_integer_beyond_float_range_is_infinite_not_a_crash(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"step": 0, "loss": 1' + "0" * 400 + ', "extra": {"x": -1' + "0" * 400 + '}}\n{"step": 1, "loss": 2}\n')
+    run = load_one(path)
+    assert run.series("loss")["value"].tolist() == [math.inf, 2.0]
+    assert run.series("extra/x")["value"].tolist() == [-math.inf]
+
+
+def test_step_beyond_int64_is_skipped_with_a_warning(tmp_path):
+    run = load_one(write_lines(tmp_path / "log.jsonl", [{"step": 1, "loss": 1.0}, {"step": 10**30, "loss": 2.0},
+                                                        {"step": 2, "loss": 3.0}]))
+    assert run.series("loss")["step"].tolist() == [1, 2]
+    assert any("1 line(s) without a step value skipped" in warning for warning in run.warnings)
+
+
+def test_fractional_steps_are_not_truncated_the_line_number_is_the_step(tmp_path):
+    # as in CSV: an epoch counter of 0.5, 1.0 … is no step; truncating it would merge points
+    run = load_one(write_lines(tmp_path / "log.jsonl", [{"epoch": 0.5, "loss": 1.0}, {"epoch": 1.0, "loss": 2.0}]))
+    assert run.series("loss")["step"].tolist() == [0, 1]
+    assert "epoch" not in run.roles
+    assert any("not a whole number" in warning for warning in run.warnings)

@@ -22,6 +22,7 @@ import yaml
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
+from curvedoc.readers.records import whole_steps
 
 # Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "epoch")
@@ -235,8 +236,9 @@ def step_values(builder: RunBuilder, table: Table, step_column: str | None) -> t
     rows = len(table.frame)
     if step_column is not None:
         steps, has_step, _ = numeric_cells(table.frame[step_column], table.decimal)
-        has_step &= np.isfinite(steps)
-        if np.all(steps[has_step] == np.round(steps[has_step])):
+        usable, whole = whole_steps(steps)
+        has_step &= usable
+        if whole:
             if not has_step.all():
                 builder.warn(f"{table.path}: {int((~has_step).sum())} row(s) without a {step_column} value skipped")
             return steps, has_step, True

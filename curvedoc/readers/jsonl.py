@@ -19,7 +19,7 @@ from curvedoc.readers.csvlog import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, read_text, restart_drops,
     warn_restarts,
 )
-from curvedoc.readers.records import add_rows, as_value
+from curvedoc.readers.records import add_rows, as_value, whole_steps
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 
@@ -63,7 +63,13 @@ def add_history_rows(
     """Adds ``rows`` as curves, after dropping what a restarted run logged again (steps going back)."""
     if step_key is not None:
         steps = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
-        dropped = restart_drops(steps, np.isfinite(steps), restart_on_repeat=False)
+        usable, whole = whole_steps(steps)
+        if not whole:
+            builder.warn(f"{path}: {step_key} is not a whole number; the line number is the step")
+            return add_rows(builder, rows, None, wall_key, skip_keys=SKIPPED_COLUMNS | {step_key})
+        if not usable.all():
+            builder.warn(f"{path}: {int((~usable).sum())} line(s) without a {step_key} value skipped")
+        dropped = restart_drops(steps, usable, restart_on_repeat=False)
         warn_restarts(builder, path, int(dropped.sum()), "line(s)")
         rows = [row for row, superseded in zip(rows, dropped) if not superseded]
     skipped = SKIPPED_COLUMNS - {step_key}

@@ -19,6 +19,18 @@ NONFINITE_WORDS = {
     "inf": math.inf, "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
     "-inf": -math.inf, "-infinity": -math.inf,
 }
+# A step beyond int64 is a corrupt or mistyped cell, not a step: numpy would wrap it to a nonsense number.
+STEP_LIMIT = 2**63
+
+
+def whole_steps(steps: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Which of ``steps`` (floats, NaN where a row has none) are usable, and whether all usable ones are whole.
+
+    One rule for every table-like reader: a usable step is finite and fits int64; a column with fractional
+    steps (an epoch counter logged as 0.5, 1.0 …) is not a step column at all.
+    """
+    usable = np.isfinite(steps) & (np.abs(steps) < STEP_LIMIT)
+    return usable, bool(np.all(steps[usable] == np.round(steps[usable])))
 
 
 def as_value(raw: Any) -> float | None:
@@ -26,7 +38,7 @@ def as_value(raw: Any) -> float | None:
     if isinstance(raw, bool):
         return float(raw)
     if isinstance(raw, (int, float, np.integer, np.floating)):
-        return float(raw)
+        return _clipped(raw)
     if isinstance(raw, str):
         text = raw.strip()
         word = NONFINITE_WORDS.get(text.lower())
@@ -63,6 +75,8 @@ def add_rows(
             step = as_value(step)
             if step is None or not math.isfinite(step):
                 continue
+        if not -STEP_LIMIT < step < STEP_LIMIT:
+            continue
         wall = row.get(wall_time_key) if wall_time_key else None
         if wall is not None and type(wall) is not float:
             wall = as_value(wall)
@@ -92,8 +106,22 @@ def add_rows(
     walls = np.asarray(row_walls, dtype=np.float64)
     for name, (positions, values) in columns.items():
         where = np.asarray(positions, dtype=np.int64)
-        builder.add(name, steps[where], np.asarray(values, dtype=np.float64), walls[where])
+        builder.add(name, steps[where], _floats(values), walls[where])
     return len(row_steps)
+
+
+def _floats(values: list) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except OverflowError:  # a JSON integer beyond float range: as a float it is infinite
+        return np.array([_clipped(value) for value in values], dtype=np.float64)
+
+
+def _clipped(value: float | int) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _flat_items(row: Mapping[str, Any], prefix: str) -> Iterable[tuple[str, Any]]:
