@@ -1,0 +1,87 @@
+"""The engine: registry docs, user settings, the class-count note, findings in the CLI's output."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from curvedoc.cli import main
+from curvedoc.config import load_config
+from curvedoc.diagnose import RuleSettings, diagnose_run
+from curvedoc.errors import CurvedocError
+from curvedoc.model import RunBuilder
+from curvedoc.rules import REGISTRY, SYMPTOMS, all_rules
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+DIVERGED = FIXTURES / "tensorboard" / "pytorch" / "lr_too_high"
+
+
+def test_every_rule_documents_itself():
+    for rule in all_rules():
+        assert rule.code.startswith("CD") and rule.symptom in SYMPTOMS
+        assert rule.description and rule.causes and rule.check, rule.code
+        assert all(threshold.meaning for threshold in rule.thresholds.values()), rule.code
+
+
+def test_rules_command_lists_and_explains(capsys):
+    assert main(["rules"]) == 0
+    listing = capsys.readouterr().out
+    assert all(rule.code in listing for rule in all_rules())
+    assert main(["rules", "CD101"]) == 0
+    explained = capsys.readouterr().out
+    assert "Likely causes" in explained and "Cheapest check" in explained
+    assert main(["rules", "CD999"]) == 2
+
+
+def test_findings_in_the_json_contract(capsys):
+    main([str(DIVERGED), "--format", "json"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    finding = next(f for f in run["findings"] if f["symptom"] == "nan_inf")
+    assert set(finding) == {"code", "symptom", "severity", "title", "tags", "step", "step_range", "evidence",
+                            "causes", "cheapest_check"}
+    assert any("−log(1/10) = 2.303" in step for step in run["first_response"])
+
+
+def test_rules_can_be_switched_off_by_code_or_symptom(tmp_path, capsys, monkeypatch):
+    (tmp_path / "curvedoc.toml").write_text('disable = ["nan_inf"]\n')
+    monkeypatch.chdir(tmp_path)
+    main([str(DIVERGED), "--format", "json"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert not any(f["symptom"] == "nan_inf" for f in run["findings"])
+
+
+def test_threshold_overrides_reach_the_rule():
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train/loss", np.arange(20), np.r_[np.linspace(2, 0, 19), -0.01])
+    run = builder.build()
+    assert any(f.code == "CD102" for f in diagnose_run(run))
+    loose = RuleSettings(thresholds={"CD102": {"tolerance": 0.1}})
+    assert not any(f.code == "CD102" for f in diagnose_run(run, loose))
+
+
+@pytest.mark.parametrize("text,message", [
+    ('disable = ["CD9999"]\n', "no rule or symptom named 'CD9999'"),
+    ("[thresholds.CD102]\nnope = 1\n", "no threshold 'nope'"),
+    ('[thresholds.CD102]\ntolerance = "x"\n', "must be a number"),
+])
+def test_bad_rule_settings_are_one_line_errors_naming_the_file(tmp_path, text, message):
+    path = tmp_path / "curvedoc.toml"
+    path.write_text(text)
+    with pytest.raises(CurvedocError, match=message) as error:
+        load_config(path)
+    assert str(path) in str(error.value)
+
+
+def test_a_failing_rule_becomes_a_warning_not_a_crash(monkeypatch):
+    rule = REGISTRY["CD102"]
+
+    def broken(run, limits):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(REGISTRY, "CD102", rule.__class__(**{**rule.__dict__, "detect": broken}))
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train/loss", np.arange(3), [1.0, 0.5, 0.2])
+    run = builder.build()
+    diagnose_run(run)
+    assert any("CD102" in warning and "boom" in warning for warning in run.warnings)

@@ -1,0 +1,66 @@
+"""CD101 non-finite losses and CD102 negative losses: real runs that must fire, healthy ones that must not."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from curvedoc.model import RunBuilder
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+HEALTHY = [
+    "tensorboard/pytorch/healthy", "csv/lightning/healthy", "huggingface/digits_mlp", "wandb/offline",
+    "tensorboard/tensorboardx/healthy", "csv/keras/training.log",
+]
+DIVERGED = ["tensorboard/pytorch/lr_too_high", "wandb/lr_too_high", "csv/generic/lr_too_high.csv",
+            "jsonl/generic/lr_too_high.jsonl"]
+
+
+def codes(run):
+    return {finding.code for finding in diagnose_run(run)}
+
+
+@pytest.mark.parametrize("path", DIVERGED)
+def test_a_diverged_run_reports_its_first_nonfinite_step(path):
+    (run,) = curvedoc.load(FIXTURES / path)
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD101"]
+    loss = run.series(run.primary("train_loss"))
+    first_bad = int(loss["step"][~np.isfinite(loss["value"])].iloc[0])
+    assert finding.severity == "error" and finding.step == first_bad
+    assert f"step {first_bad}" in finding.evidence[0] and finding.cheapest_check
+
+
+@pytest.mark.parametrize("path", HEALTHY)
+def test_healthy_runs_have_no_numeric_findings(path):
+    for run in curvedoc.load(FIXTURES / path):
+        assert not codes(run) & {"CD101", "CD102"}
+
+
+def synthetic(tag, values, n_classes=None):
+    builder = RunBuilder("/synthetic", "test")
+    builder.add(tag, np.arange(len(values)), values)
+    builder.meta.n_classes = n_classes
+    return builder.build()
+
+
+def test_nan_only_in_accuracy_is_a_warning():
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train/loss", np.arange(5), [2.0, 1.5, 1.2, 1.0, 0.9])
+    builder.add("val/acc", np.arange(5), [0.1, 0.3, np.nan, 0.5, 0.6])
+    (finding,) = [f for f in diagnose_run(builder.build()) if f.code == "CD101"]
+    assert finding.severity == "warning" and finding.step == 2
+
+
+def test_negative_cross_entropy_fires_and_rounding_does_not():
+    values = np.linspace(2.0, -3.0, 50)
+    (finding,) = [f for f in diagnose_run(synthetic("train/loss", values)) if f.code == "CD102"]
+    assert finding.step == int(np.argmax(values < 0))
+    rounding = np.r_[np.linspace(2.0, 0.0, 49), -1e-9]
+    assert "CD102" not in codes(synthetic("train/loss", rounding))
+
+
+@pytest.mark.parametrize("tag", ["train/policy_loss", "loss/entropy", "critic_loss", "train/elbo_loss"])
+def test_losses_signed_by_design_are_left_alone(tag):
+    assert "CD102" not in codes(synthetic(tag, np.linspace(1.0, -5.0, 30)))
