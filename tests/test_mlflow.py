@@ -268,6 +268,16 @@ def test_lines_mlflow_itself_would_reject_are_skipped_and_counted(tmp_path):
     ]
 
 
+def test_steps_beyond_int64_or_fractional_are_skipped_not_wrapped_or_truncated(tmp_path):
+    run = mlflow_reader.read_run_folder(write_run(tmp_path, {
+        "loss": "1000 0.5 0\n2000 0.4 99999999999999999999999\n3000 0.3 2.5\n4000 0.25 3\n",
+    }))
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 0.5], [3, 0.25]]
+    assert run.warnings == [
+        f"{run.path}/metrics/loss: 2 line(s) that are not `timestamp value step` skipped (first at line 2)"
+    ]
+
+
 def test_metric_files_with_nothing_readable_make_the_run_an_error(tmp_path):
     run_dir = write_run(tmp_path, {"loss": "", "acc": "not a metric\n"})
     with pytest.raises(CurvedocError, match="no readable metric file") as error:

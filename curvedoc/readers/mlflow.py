@@ -34,6 +34,7 @@ import yaml
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder, n_classes_from
 from curvedoc.readers import Source
+from curvedoc.readers.records import STEP_LIMIT, whole_steps
 
 FLOAT64_MAX = np.finfo(np.float64).max
 METRIC_FIELD_COUNTS = {2, 3, 5}  # the line shapes MLflow's FileStore._get_metric_from_line accepts
@@ -154,7 +155,8 @@ def _parse_metric_lines(data: bytes, builder: RunBuilder, path: Path):
         if table is not None:
             timestamps, values = table[0].to_numpy(), table[1].to_numpy()
             steps = table[2].to_numpy() if n_fields > 2 else np.zeros(len(table))
-            if np.isfinite(timestamps).all() and np.isfinite(steps).all():
+            usable, whole = whole_steps(steps)
+            if np.isfinite(timestamps).all() and usable.all() and whole:
                 return timestamps, values, steps.astype(np.int64)
     return _parse_lines_exactly(data, builder, path)
 
@@ -170,6 +172,8 @@ def _parse_lines_exactly(data: bytes, builder: RunBuilder, path: Path):
             if len(fields) not in METRIC_FIELD_COUNTS:
                 raise ValueError
             point = int(fields[0]), float(fields[1]), int(fields[2]) if len(fields) > 2 else 0
+            if not -STEP_LIMIT < point[2] < STEP_LIMIT:
+                raise ValueError
         except ValueError:
             bad_lines.append(number)
             continue
