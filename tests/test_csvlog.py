@@ -308,3 +308,16 @@ def test_step_beyond_int64_is_no_step_rather_than_a_wrapped_number(tmp_path):
     run = load_one(write(tmp_path / "log.csv", "step,loss\n1,0.9\n1e30,0.8\n2,0.7\n"))
     assert run.series("loss")["step"].tolist() == [1, 2]
     assert any("1 row(s) without a step value skipped" in warning for warning in run.warnings)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
+def test_windows_encodings_with_a_byte_order_mark(tmp_path, encoding):
+    # PowerShell 5's Out-File writes UTF-16 with a BOM; Excel's "CSV UTF-8" starts with a UTF-8 BOM
+    text = "step,loss\r\n0,1.5\r\n1,0.5\r\n"
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    (tmp_path / "log.csv").write_bytes(data)
+    run = load_one(tmp_path / "log.csv")
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.5], [1, 0.5]]
+    assert run.warnings == []

@@ -167,3 +167,12 @@ def test_add_hparams_subfolder_belongs_to_its_run(tmp_path):
     touch(tmp_path / "run" / "1700000123.4567" / EVENT)
     (source,) = discover(tmp_path).sources
     assert source.path == tmp_path / "run" and len(source.files) == 2
+
+
+def test_a_byte_order_mark_does_not_hide_a_log_from_content_detection(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    touch(tmp_path / "training.log", bom + b"epoch,accuracy,loss\r\n0,0.5,1.2\r\n1,0.6,1.0\r\n")
+    touch(tmp_path / "metrics.json", bom + b'{"iteration": 0, "loss": 1}\n{"iteration": 1, "loss": 2}\n')
+    assert sorted((s.family, s.path.name) for s in discover(tmp_path).sources) == [
+        ("csv", "training.log"), ("jsonl", "metrics.json"),
+    ]

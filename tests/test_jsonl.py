@@ -175,3 +175,11 @@ def test_fractional_steps_are_not_truncated_the_line_number_is_the_step(tmp_path
     assert run.series("loss")["step"].tolist() == [0, 1]
     assert "epoch" not in run.roles
     assert any("not a whole number" in warning for warning in run.warnings)
+
+
+def test_utf16_json_lines_cut_mid_character_keep_the_complete_lines(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes('{"step": 0, "loss": 1}\n{"step": 1, "loss": 2}\n'.encode("utf-16")[:-1])
+    run = load_one(path)
+    assert run.series("loss")["step"].tolist() == [0]
+    assert any("cut mid-write" in warning for warning in run.warnings)

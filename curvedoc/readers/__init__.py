@@ -8,6 +8,7 @@ in the source can be read; partial damage becomes warnings on the run.
 
 from __future__ import annotations
 
+import codecs
 import importlib
 import os
 import re
@@ -128,6 +129,7 @@ def classify_file(path: Path, explicit: bool = False) -> Source | str | None:
         return describe_os_error(exc)
     if head.startswith(LFS_POINTER):
         return "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch the real file)"
+    head = head.removeprefix(codecs.BOM_UTF8)  # Windows editors and Excel start text files with one
     suffix = path.suffix.lower()
     if head.startswith(SQLITE_HEADER):
         return Source("mlflow", path, ((None, path),), explicit)

@@ -8,6 +8,7 @@ columns of plain numbers arrive as floats, the rest as text converted column by 
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -98,7 +99,10 @@ def read_bytes(path: Path) -> bytes:
 
 
 def encoding_of(data: bytes, path: Path) -> tuple[str, str | None]:
-    """UTF-8, else Latin-1 (it maps every byte, so nothing is lost) with a warning saying so."""
+    """UTF-8 (a BOM is dropped), UTF-16 when its BOM says so (what Windows PowerShell 5 writes by default),
+    else Latin-1 (it maps every byte, so nothing is lost) with a warning saying so."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -110,12 +114,14 @@ def read_text(path: Path) -> tuple[str, str | None]:
     """A log file's text, and a warning when it was not UTF-8."""
     data = read_bytes(path)
     encoding, problem = encoding_of(data, path)
-    return data.decode(encoding), problem
+    return data.decode(encoding, errors="replace"), problem  # a UTF-16 file cut mid-character
 
 
 def load_table(path: Path) -> Table:
     data = read_bytes(path)
     encoding, decoding_problem = encoding_of(data, path)
+    if encoding == "utf-16":  # the line checks below and the C parser work on bytes with one-byte line ends
+        data, encoding = data.decode(encoding, errors="replace").encode(), "utf-8"
     found = [decoding_problem] if decoding_problem else []
     header = data.split(b"\n", 1)[0].decode(encoding)
     delimiter = sniff_delimiter(header)
