@@ -321,3 +321,10 @@ def test_windows_encodings_with_a_byte_order_mark(tmp_path, encoding):
     run = load_one(tmp_path / "log.csv")
     assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.5], [1, 0.5]]
     assert run.warnings == []
+
+
+def test_a_file_named_by_its_writer_is_named_by_its_folder_like_a_tensorboard_run(tmp_path):
+    # Lightning's CSVLogger and TensorBoardLogger both write version_N/: the run is version_0 either way
+    assert load_one(LIGHTNING).name == "version_0"
+    assert load_one(FIXTURES / "ultralytics" / "results.csv").name == "ultralytics"
+    assert load_one(write(tmp_path / "my_run.csv", "step,loss\n0,1\n")).name == "my_run.csv"

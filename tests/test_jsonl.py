@@ -183,3 +183,7 @@ def test_utf16_json_lines_cut_mid_character_keep_the_complete_lines(tmp_path):
     run = load_one(path)
     assert run.series("loss")["step"].tolist() == [0]
     assert any("cut mid-write" in warning for warning in run.warnings)
+
+
+def test_detectron2_run_is_named_by_its_output_folder():
+    assert load_one(FIXTURES / "detectron2" / "metrics.json").name == "detectron2"

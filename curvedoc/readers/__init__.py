@@ -89,6 +89,18 @@ class RunList(list):
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
 
+# Log files every run of their writer names the same (Lightning CSVLogger, Ultralytics, Detectron2, HF Trainer,
+# 2020-era W&B): the folder names the run, as a TensorBoard folder does.
+WRITER_FIXED_NAMES = {"metrics.csv", "results.csv", "metrics.json", "trainer_state.json", "wandb-history.jsonl"}
+
+
+def file_run_name(path: Path) -> str:
+    """The name of the run a single log file holds: its folder's when the writer fixed the file's name."""
+    if path.name in WRITER_FIXED_NAMES:
+        return path.absolute().parent.name or path.name
+    return path.name
+
+
 def read_source(source: Source) -> list[Run]:
     module = importlib.import_module(READER_MODULES[source.family])
     return module.read(source)

@@ -22,7 +22,7 @@ import yaml
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source
+from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.records import whole_steps
 
 # Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
@@ -66,7 +66,7 @@ def read(source: Source) -> list[Run]:
     if is_wandb_export(table.columns):
         return read_wandb_export(table)
     fmt = table_format(table)
-    builder = RunBuilder(path, fmt)
+    builder = RunBuilder(path, fmt, name=file_run_name(path))
     builder.add_file(path)
     for message in table.warnings:
         builder.warn(message)

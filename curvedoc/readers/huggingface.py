@@ -16,7 +16,7 @@ from pathlib import Path
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source
+from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.csvlog import read_text
 from curvedoc.readers.records import add_rows
 
@@ -69,10 +69,10 @@ def load_state(path: Path, builder: RunBuilder) -> dict:
 
 def run_name(path: Path) -> str:
     """``output/checkpoint-500`` for a checkpoint's state, the output folder's name otherwise."""
-    folder = path.parent
+    folder = path.absolute().parent
     if folder.name.startswith("checkpoint-"):
         return f"{folder.parent.name}/{folder.name}"
-    return folder.name or path.name
+    return file_run_name(path)
 
 
 def model_config_file(path: Path) -> Path | None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source
+from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.csvlog import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, read_text, restart_drops,
     warn_restarts,
@@ -26,7 +26,7 @@ WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 
 def read(source: Source) -> list[Run]:
     path = source.files[0][1] if source.files else source.path
-    builder = RunBuilder(path, "jsonl")
+    builder = RunBuilder(path, "jsonl", name=file_run_name(path))
     builder.add_file(path)
     rows = read_lines(path, builder)
     if not rows:
