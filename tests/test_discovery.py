@@ -176,3 +176,12 @@ def test_a_byte_order_mark_does_not_hide_a_log_from_content_detection(tmp_path):
     assert sorted((s.family, s.path.name) for s in discover(tmp_path).sources) == [
         ("csv", "training.log"), ("jsonl", "metrics.json"),
     ]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_passed_over_not_read_forever(tmp_path):
+    os.mkfifo(tmp_path / "live.csv")
+    touch(tmp_path / "log.csv", b"step,loss\n0,1\n")
+    assert [s.path.name for s in discover(tmp_path).sources] == ["log.csv"]
+    with pytest.raises(CurvedocError, match="live.csv: not a regular file"):
+        discover(tmp_path / "live.csv")

@@ -129,6 +129,12 @@ def discover(path: str | os.PathLike[str]) -> Discovery:
 
 def classify_file(path: Path, explicit: bool = False) -> Source | str | None:
     """The source a single file is, a one-line reason it is unusable, or None when it is not a log at all."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            # reading a named pipe or a device would block forever or never end
+            return "not a regular file (a pipe or device)" if explicit else None
+    except OSError as exc:
+        return describe_os_error(exc)
     name = path.name
     if EVENT_FILE.search(name):
         return Source("tensorboard", path, ((None, path),), explicit)
