@@ -1,0 +1,214 @@
+"""How validation loss relates to training loss: overfitting, memorising, and a validation loss that is too good.
+
+Validation curves are short (one point per epoch, often 5-30 points), so every decision here is made in units
+of the validation curve's own noise AND as a share of its level: a rise must be larger than the noise and large
+enough to matter, and it must still be there at the last points, not be one bump.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from curvedoc.features import Curve, RunCurves
+from curvedoc.roles import Role
+from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def _held_out(run: RunCurves) -> Curve | None:
+    """The validation loss, or the test loss when a script evaluates on its test split during training."""
+    for role in (Role.VAL_LOSS, Role.TEST_LOSS):
+        curve = run.curve(role)
+        if curve is not None and len(curve.finite_values):
+            return curve
+    return None
+
+
+def _train_at(train: Curve, steps: np.ndarray) -> np.ndarray:
+    """The smoothed train loss at ``steps`` (NaN outside the logged range).
+
+    A train value logged about as rarely as validation is an average over the interval since the previous log
+    (Keras, Lightning epoch metrics, Hugging Face logging_steps): it describes the model half an interval earlier
+    than the validation at the interval's end, so it is moved back by half its spacing before comparing."""
+    train_steps = train.finite_steps.astype(float)
+    if len(train_steps) > 1:
+        spacing = float(np.median(np.diff(train_steps)))
+        if spacing > 0 and len(train_steps) <= 2 * max(1, len(steps)):
+            train_steps = train_steps - spacing / 2
+    inside = (steps >= train_steps[0]) & (steps <= train_steps[-1])
+    return np.where(inside, np.interp(steps, train_steps, train.smooth), np.nan)
+
+
+def _val_gain(train: Curve, val: Curve) -> float:
+    """How much of the train loss's improvement the validation loss followed: 1 when val reached the train's end
+    level, 0 when val never got below the loss the untrained model started at."""
+    train_drop = train.start - train.end
+    if not train_drop > 0:
+        return math.nan
+    return float((train.start - np.min(val.smooth)) / train_drop)
+
+
+def _memorizing(train: Curve, val: Curve, limits: Limits) -> bool:
+    return (len(train.finite_values) >= 3 and train.end <= limits["near_zero_share"] * abs(train.start)
+            and _val_gain(train, val) < limits["followed_share"])
+
+
+MEMORIZING_LIMITS = {
+    "near_zero_share": Threshold(0.1, "train loss counts as ~0 when its end level is at most this share of its "
+                                      "start"),
+    "followed_share": Threshold(0.25, "validation never followed train when its best level recovered less than "
+                                      "this share of the train loss's fall"),
+}
+
+
+@rule(
+    "CD501", "overfitting", symptom="overfitting", severity=WARNING,
+    causes=(
+        "classic overfitting: the model keeps fitting the training set after it stopped generalising",
+        "too little data for the model's capacity, or too little regularisation (dropout, weight decay, augmentation)",
+        "training ran far past the best epoch",
+    ),
+    check="keep the checkpoint of the best validation step (early stopping there); then add data, augmentation "
+          "or weight decay and see whether the validation minimum moves later and lower",
+    thresholds={
+        "min_points": Threshold(5, "fewest finite validation points before the shape is judged"),
+        "min_after": Threshold(2, "validation points after the best one that must show the rise (not one bump)"),
+        "rise_noise": Threshold(3.0, "rise of the validation loss above its best, in units of its own noise (on top "
+                                      "of the depth the minimum of that many noisy points reaches by chance)"),
+        "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
+        **MEMORIZING_LIMITS,
+    },
+)
+def overfitting(run: RunCurves, limits: Limits):
+    """Train loss still falls while the validation loss, after its best point, has risen by more than its own
+    noise and by a meaningful share of its best level, and stays up to the last points. Reports the best
+    validation step (where to stop) and the rise. Runs where validation never improved are CD502's."""
+    val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
+    if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
+        return None
+    if _memorizing(train, val, limits):
+        return None
+    values, smooth = val.finite_values, val.smooth
+    best = val.best_index
+    after = len(values) - 1 - best
+    if after < limits["min_after"]:
+        return None
+    best_level = float(smooth[best])
+    tail = values[max(best + 1, len(values) - max(int(limits["min_after"]), math.ceil(0.15 * len(values)))):]
+    end_level = float(np.median(tail))
+    # The lowest of n noisy points sits about sqrt(2 ln n) noise units below the curve's true level by chance
+    # alone, so a rise measured from the minimum has to clear that depth on top of the rise asked for.
+    chance_depth = math.sqrt(2 * math.log(len(values)))
+    needed = max((limits["rise_noise"] + chance_depth) * val.noise, limits["rise_share"] * abs(best_level))
+    rise = end_level - best_level
+    if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
+        return None
+    best_step, last_step = val.step_at(best), val.step_at(len(values) - 1)
+    train_at_best = float(_train_at(train, np.array([best_step], dtype=float))[0])
+    if math.isnan(train_at_best):
+        train_at_best = float(train.smooth[min(np.searchsorted(train.finite_steps, best_step), len(train.smooth) - 1)])
+    if not train.end < train_at_best:
+        return None
+    noise_units = f"{rise / val.noise:.1f}× its noise ({_fmt(val.noise)})" if val.noise > 0 else "no measurable noise"
+    return Found(
+        f"Overfitting: {val.tag} is lowest at step {best_step}, then rises {rise / abs(best_level):.0%} while "
+        f"{train.tag} keeps falling",
+        [val.tag, train.tag],
+        [f"{val.tag} best = {_fmt(best_level)} at step {best_step} (stop here)",
+         f"{val.tag} at the end = {_fmt(end_level)} (median of the last {len(tail)} points; last "
+         f"{_fmt(values[-1])} at step {last_step}): +{_fmt(rise)}, {rise / abs(best_level):.0%} of the best, "
+         f"{noise_units}",
+         f"{train.tag} = {_fmt(train_at_best)} at step {best_step}, {_fmt(train.end)} at the end (still falling)",
+         f"{after} of {len(values)} validation points come after the best"],
+        step=best_step, step_range=(best_step, last_step),
+    )
+
+
+@rule(
+    "CD502", "memorizing", symptom="memorizing", severity=WARNING,
+    causes=(
+        "the model memorises the training examples without learning anything that transfers",
+        "training labels that do not match the inputs (shuffled, misaligned, or a different label mapping than "
+        "validation)",
+        "train and validation preprocessed differently, so validation inputs look nothing like training inputs",
+    ),
+    check="score the validation set with the training pipeline's preprocessing and label mapping; train on 10% "
+          "of the data with labels shuffled: if that curve looks the same, the labels carry no signal",
+    thresholds={"min_points": Threshold(3, "fewest finite validation points before they are judged"),
+                **MEMORIZING_LIMITS},
+)
+def memorizing(run: RunCurves, limits: Limits):
+    """Train loss falls to about zero while the validation loss never gets meaningfully below where the untrained
+    model started: the generalisation gap is the whole of what training gained."""
+    val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
+    if val is None or train is None or len(val.finite_values) < limits["min_points"]:
+        return None
+    if not _memorizing(train, val, limits):
+        return None
+    gain = _val_gain(train, val)
+    best = val.best_index
+    first_step, last_step = val.step_at(0), val.step_at(len(val.finite_values) - 1)
+    return Found(
+        f"Memorizing: {train.tag} falls to {_fmt(train.end)} while {val.tag} never improves (best "
+        f"{_fmt(val.smooth[best])})",
+        [train.tag, val.tag],
+        [f"{train.tag}: {_fmt(train.start)} at the start → {_fmt(train.end)} at the end "
+         f"({train.end / abs(train.start):.1%} of the start)",
+         f"{val.tag}: best {_fmt(val.smooth[best])} at step {val.step_at(best)}, {_fmt(val.end)} at the end",
+         f"validation followed {max(gain, 0.0):.0%} of the train loss's fall",
+         f"gap at the end: {val.tag} − {train.tag} = {_fmt(val.end - train.end)}"],
+        step=first_step, step_range=(first_step, last_step),
+    )
+
+
+@rule(
+    "CD503", "val-below-train", symptom="val_below_train", severity=WARNING,
+    causes=(
+        "dropout, augmentation or noise active when the train loss is computed, off for validation",
+        "a regulariser (weight decay, auxiliary loss) added to the logged train loss but not to the validation loss",
+        "an easier validation split (duplicates of training examples, a different distribution)",
+        "losses reduced differently (sum vs mean, per-token vs per-sequence)",
+    ),
+    check="compute the train loss on a fixed train batch in eval mode with the same loss function as validation: "
+          "like for like, it should not be above the validation loss",
+    thresholds={
+        "min_points": Threshold(3, "fewest validation points that must overlap the train curve"),
+        "gap_noise": Threshold(2.0, "val must be below train by this many units of their combined noise"),
+        "gap_share": Threshold(0.1, "val must be below train by this share of the train loss"),
+        "persist_share": Threshold(0.6, "share of the compared validation points where val is that far below (most of the run)"),
+    },
+)
+def val_below_train(run: RunCurves, limits: Limits):
+    """The validation loss sits well below the smoothed train loss at the same steps for most of the run: below
+    by more than the noise and by a meaningful share. Train values logged as interval averages are moved back
+    half an interval first, so the ordinary lag of an epoch average is not reported."""
+    val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
+    if val is None or train is None or len(train.finite_values) < 2:
+        return None
+    steps = val.finite_steps.astype(float)
+    train_at = _train_at(train, steps)
+    compared = ~np.isnan(train_at)
+    if compared.sum() < limits["min_points"]:
+        return None
+    train_at, val_at, steps = train_at[compared], val.finite_values[compared], steps[compared]
+    noise = math.hypot(val.noise, train.noise / math.sqrt(train.window))
+    gap = train_at - val_at
+    below = (gap > limits["gap_noise"] * noise) & (gap > limits["gap_share"] * np.abs(train_at))
+    if below.mean() < limits["persist_share"]:
+        return None
+    typical = int(np.argsort(gap / np.abs(train_at))[len(gap) // 2])
+    return Found(
+        f"{val.tag} is below {train.tag} on {below.sum()} of {len(below)} validation steps",
+        [val.tag, train.tag],
+        [f"at step {int(steps[typical])}: {val.tag} = {_fmt(val_at[typical])}, smoothed {train.tag} = "
+         f"{_fmt(train_at[typical])} ({gap[typical] / abs(train_at[typical]):.0%} lower; median case)",
+         f"val below train by more than {limits['gap_share']:.0%} and {limits['gap_noise']:g}× the combined noise "
+         f"({_fmt(noise)}) on {below.mean():.0%} of the compared steps",
+         f"at the end: {val.tag} = {_fmt(val_at[-1])}, {train.tag} = {_fmt(train_at[-1])}"],
+        step_range=(int(steps[0]), int(steps[-1])),
+    )

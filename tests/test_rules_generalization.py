@@ -1,0 +1,162 @@
+"""CD501 overfitting, CD502 memorizing, CD503 val_below_train: real runs that must fire, healthy ones that must
+not, and synthetic edge cases (5-point epoch curves, noise-only curves, epoch-averaged train logs, 1e6 points)."""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from curvedoc.model import RunBuilder
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SYMPTOMS = FIXTURES / "symptoms"
+FAMILY = {"CD501", "CD502", "CD503"}
+HEALTHY = [
+    "tensorboard/pytorch/healthy", "csv/lightning/healthy", "huggingface/digits_mlp", "wandb/offline",
+    "tensorboard/tensorboardx/healthy", "csv/keras/training.log", "csv/generic/pandas_healthy.csv",
+    "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl", "symptoms/healthy_tiny_batch.jsonl",
+]
+FIRES = {
+    "overfit_small_data": "CD501", "overfit_digits": "CD501", "memorize_shuffled": "CD502",
+    "dropout_heavy": "CD503", "train_reg_term": "CD503",
+}
+
+
+def findings(run, codes=FAMILY):
+    return [finding for finding in diagnose_run(run) if finding.code in codes]
+
+
+def load_one(path):
+    (run,) = curvedoc.load(path)
+    return run
+
+
+@pytest.mark.parametrize("name", sorted(FIRES))
+def test_real_runs_show_their_symptom_and_only_it(name):
+    found = findings(load_one(SYMPTOMS / f"{name}.jsonl"))
+    assert [finding.code for finding in found] == [FIRES[name]]
+    assert found[0].severity == "warning" and found[0].evidence and found[0].cheapest_check
+
+
+@pytest.mark.parametrize("path", HEALTHY)
+def test_healthy_runs_have_no_generalization_findings(path):
+    for run in curvedoc.load(FIXTURES / path):
+        assert not findings(run)
+
+
+def test_overfitting_reports_the_best_validation_step():
+    run = load_one(SYMPTOMS / "overfit_digits.jsonl")
+    val = run.series("val/loss")
+    (finding,) = findings(run, {"CD501"})
+    assert finding.step == int(val["step"][val["value"].idxmin()])
+    assert finding.step_range[1] == int(val["step"].iloc[-1])
+    assert "stop here" in finding.evidence[0] and "still falling" in finding.evidence[2]
+
+
+def build(curves, epoch_steps=None):
+    builder = RunBuilder("/synthetic", "test")
+    for tag, values in curves.items():
+        steps = epoch_steps if tag.startswith("val") and epoch_steps is not None else np.arange(len(values))
+        builder.add(tag, steps, np.asarray(values, dtype=float))
+    return builder.build()
+
+
+def falling_train(points, start=2.3, end=0.01, noise=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    curve = end + (start - end) * np.exp(-np.linspace(0, 6, points))
+    return curve * np.exp(noise * rng.standard_normal(points))
+
+
+def test_a_u_shaped_validation_curve_of_twelve_epochs_is_overfitting():
+    val = [2.0, 1.2, 0.9, 0.8, 0.75, 0.74, 0.76, 0.8, 0.85, 0.9, 0.95, 1.0]
+    epochs = np.arange(1, 13) * 100 - 1
+    (finding,) = findings(build({"train/loss": falling_train(1200, noise=0.2), "val/loss": val}, epochs), {"CD501"})
+    assert finding.step == 599
+
+
+def test_one_bump_at_the_end_of_a_five_point_curve_is_not_overfitting():
+    val = [1.0, 0.6, 0.5, 0.45, 0.55]
+    epochs = np.arange(1, 6) * 100 - 1
+    assert not findings(build({"train/loss": falling_train(500, noise=0.2), "val/loss": val}, epochs))
+
+
+def test_a_validation_curve_that_recovers_is_not_overfitting():
+    val = [2.0, 1.0, 0.8, 0.7, 0.9, 1.0, 0.9, 0.7, 0.65, 0.6]
+    epochs = np.arange(1, 11) * 50 - 1
+    assert not findings(build({"train/loss": falling_train(500), "val/loss": val}, epochs), {"CD501"})
+
+
+def test_noise_only_validation_is_quiet():
+    rng = np.random.default_rng(1)
+    val = 0.5 + 0.03 * rng.standard_normal(30)
+    epochs = np.arange(1, 31) * 20 - 1
+    assert not findings(build({"train/loss": falling_train(600, start=1.0, end=0.45, noise=0.1), "val/loss": val},
+                              epochs))
+
+
+def test_rising_train_and_validation_are_not_overfitting():
+    val = [1.0, 0.7, 0.6, 0.7, 0.9, 1.1, 1.3]
+    train = np.r_[falling_train(300, end=0.5), np.linspace(0.5, 1.5, 400)]
+    assert not findings(build({"train/loss": train, "val/loss": val}, np.arange(1, 8) * 100 - 1), {"CD501"})
+
+
+def test_mse_regression_overfitting_is_found_at_its_scale():
+    val = 1e-3 * np.r_[np.linspace(5, 1, 10), np.linspace(1.05, 1.6, 10)]
+    train = 1e-3 * falling_train(1000, start=5, end=0.05, noise=0.1)
+    (finding,) = findings(build({"train_mse_loss": train, "val_mse_loss": val}, np.arange(1, 21) * 50 - 1))
+    assert finding.code == "CD501" and finding.step == 499
+
+
+def test_memorizing_is_reported_once_not_as_overfitting_too():
+    val = [2.4, 2.6, 2.9, 3.3, 3.8, 4.2, 4.5]
+    (finding,) = findings(build({"train/loss": falling_train(700, end=1e-3), "val/loss": val},
+                                np.arange(1, 8) * 100 - 1))
+    assert finding.code == "CD502" and "never improves" in finding.title
+
+
+def test_a_large_gap_after_real_val_improvement_is_not_memorizing():
+    val = [1.5, 1.2, 1.1, 1.05, 1.0, 1.0]
+    assert not findings(build({"train/loss": falling_train(600, end=1e-3), "val/loss": val},
+                              np.arange(1, 7) * 100 - 1), {"CD502"})
+
+
+def test_epoch_averaged_train_loss_lagging_validation_is_not_val_below_train():
+    # Keras/Lightning log the train loss as the mean over the epoch and val at its end: on a falling curve the
+    # train value is always above val at the same epoch, by the half-epoch lag alone.
+    true_loss = lambda t: 0.05 + 2.0 * np.exp(-t / 2)  # noqa: E731
+    epochs = np.arange(10)
+    train = [np.mean(true_loss(np.linspace(e, e + 1, 50))) for e in epochs]
+    run = build({"loss": train, "val_loss": true_loss(epochs + 1.0)})
+    assert not findings(run, {"CD503"})
+
+
+def test_same_level_noise_is_not_val_below_train():
+    rng = np.random.default_rng(2)
+    train = 0.3 + 0.05 * rng.standard_normal(1000)
+    val = 0.3 + 0.01 * rng.standard_normal(20)
+    assert not findings(build({"train/loss": train, "val/loss": val}, np.arange(1, 21) * 50 - 1), {"CD503"})
+
+
+def test_a_regulariser_in_the_train_loss_is_val_below_train():
+    train = falling_train(1000, end=0.3, noise=0.1) + 0.1
+    val = falling_train(1000, end=0.3)[np.arange(1, 21) * 50 - 1]
+    (finding,) = findings(build({"train/loss": train, "val/loss": val}, np.arange(1, 21) * 50 - 1))
+    assert finding.code == "CD503" and finding.step_range == (49, 999)
+
+
+def test_a_million_training_steps_take_linear_time():
+    points = 1_000_000
+    val_steps = np.arange(1, 201) * 5000 - 1
+    val = np.r_[np.linspace(2.0, 0.5, 120), np.linspace(0.52, 0.8, 80)]
+    run = build({"train/loss": falling_train(points, noise=0.3), "val/loss": val}, val_steps)
+    started = time.perf_counter()
+    (finding,) = findings(run)
+    assert finding.code == "CD501" and abs(finding.step - int(val_steps[119])) <= 2 * 5000
+    assert time.perf_counter() - started < 10
+
+
+def test_no_validation_curve_means_no_findings():
+    assert not findings(build({"train/loss": falling_train(100)}))
