@@ -180,7 +180,8 @@ def memorizing(run: RunCurves, limits: Limits):
         "min_points": Threshold(3, "fewest validation points that must overlap the train curve"),
         "gap_noise": Threshold(2.0, "val must be below train by this many units of their combined noise"),
         "gap_share": Threshold(0.1, "val must be below train by this share of the train loss"),
-        "persist_share": Threshold(0.6, "share of the compared validation points where val is that far below (most of the run)"),
+        "persist_share": Threshold(0.6, "share of the compared validation points where val is that far below "
+                                        "(most of the run)"),
     },
 )
 def val_below_train(run: RunCurves, limits: Limits):

@@ -1,0 +1,151 @@
+"""CD601 accuracy_suspicious, CD602 accuracy_majority, CD603 predictions_frozen: real runs that must fire,
+healthy ones that must not, and synthetic edge cases (percent scale, tiny evaluation sets, unknown class count,
+fast learners whose validation accuracy is level from the first epoch, a million points)."""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from curvedoc.model import RunBuilder
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SYMPTOMS = FIXTURES / "symptoms"
+FAMILY = {"CD601", "CD602", "CD603"}
+HEALTHY = [
+    "tensorboard/pytorch/healthy", "csv/lightning/healthy", "huggingface/digits_mlp", "wandb/offline",
+    "tensorboard/tensorboardx/healthy", "csv/keras/training.log", "csv/generic/pandas_healthy.csv",
+    "csv/ultralytics/results.csv", "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl",
+    "symptoms/healthy_tiny_batch.jsonl", "symptoms/overfit_digits.jsonl", "symptoms/memorize_shuffled.jsonl",
+]
+FIRES = {"label_leak": "CD601", "input_zeroed_imbalanced": "CD602", "temperature_only": "CD603"}
+
+
+def findings(run, codes=FAMILY):
+    return [finding for finding in diagnose_run(run) if finding.code in codes]
+
+
+@pytest.mark.parametrize("name", sorted(FIRES))
+def test_real_runs_show_their_symptom_and_only_it(name):
+    (run,) = curvedoc.load(SYMPTOMS / f"{name}.jsonl")
+    found = findings(run)
+    assert [finding.code for finding in found] == [FIRES[name]]
+    assert found[0].evidence and found[0].cheapest_check and found[0].tags
+
+
+@pytest.mark.parametrize("path", HEALTHY)
+def test_healthy_runs_have_no_accuracy_findings(path):
+    for run in curvedoc.load(FIXTURES / path):
+        assert not findings(run)
+
+
+def test_the_class_prior_is_named_with_its_numbers():
+    (run,) = curvedoc.load(SYMPTOMS / "input_zeroed_imbalanced.jsonl")
+    (finding,) = findings(run)
+    assert "0.6081" in finding.title and finding.severity == "error"
+    run.set_n_classes(10, "test")
+    (finding,) = findings(run)
+    assert "1/10 = 0.1" in finding.evidence[-1]
+
+
+def test_frozen_predictions_report_the_loss_still_falling():
+    (run,) = curvedoc.load(SYMPTOMS / "temperature_only.jsonl")
+    (finding,) = findings(run)
+    assert "still falling" in finding.evidence[1] and "val/acc = 0.9711" in finding.evidence[0]
+
+
+def build(curves, n_classes=None):
+    """``curves``: tag -> (steps, values)."""
+    builder = RunBuilder("/synthetic", "test")
+    for tag, (steps, values) in curves.items():
+        builder.add(tag, np.asarray(steps), np.asarray(values, dtype=float))
+    builder.meta.n_classes = n_classes
+    return builder.build()
+
+
+EPOCHS = np.arange(1, 11) * 100 - 1
+STEPS = np.arange(1000)
+RNG = np.random.default_rng(0)
+
+
+def falling_loss(end=0.1):
+    return end + 2.2 * np.exp(-np.linspace(0, 6, 1000)) * np.exp(0.2 * RNG.standard_normal(1000))
+
+
+def slowly_falling_loss():
+    return np.linspace(1.0, 0.5, 1000) * np.exp(0.1 * RNG.standard_normal(1000))
+
+
+def learning_train_acc():
+    return np.clip(1 - 0.9 * np.exp(-np.linspace(0, 6, 1000)) + 0.1 * RNG.standard_normal(1000), 0, 1)
+
+
+def test_near_perfect_in_percent_on_a_large_set_is_suspicious():
+    val_acc = [97.1, 98.9, 99.4, 99.5, 99.6, 99.6, 99.7, 99.6, 99.7, 99.7]  # steps of 0.1% -> 1000 examples
+    run = build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)})
+    (finding,) = findings(run)
+    assert finding.code == "CD601" and finding.step == 299 and "1000 examples" in finding.evidence[2]
+
+
+def test_perfect_accuracy_on_a_tiny_evaluation_set_says_little():
+    val_acc = np.r_[0.911, 0.956, 0.978, np.ones(7)]  # 45 examples: one error is 2.2%
+    assert not findings(build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)}))
+
+
+def test_near_perfect_at_the_first_evaluation_is_implausibly_early():
+    steps = np.arange(1, 41) * 250 - 1
+    val_acc = np.r_[0.992, 0.991, np.full(38, 0.985)] + 0.001 * (np.arange(40) % 2)
+    run = build({"train/loss": (np.arange(10_000), np.repeat(falling_loss(), 10)), "val/acc": (steps, val_acc)})
+    (finding,) = findings(run)
+    assert finding.code == "CD601" and "early" in finding.title and finding.step == 249
+
+
+def test_majority_with_known_class_count_but_not_chance():
+    flat = np.full(10, 0.6081)
+    plateau = np.r_[np.linspace(2.3, 1.55, 300), np.full(700, 1.55)]
+    run = build({"train/loss": (STEPS, plateau), "val/acc": (EPOCHS, flat)}, n_classes=10)
+    assert [f.code for f in findings(run)] == ["CD602"]
+    chance = build({"train/loss": (STEPS, np.full(1000, 2.3)), "val/acc": (EPOCHS, np.full(10, 0.1022))}, 10)
+    assert not findings(chance)
+
+
+@pytest.mark.parametrize("level, fires", [(0.5, False), (0.25, False), (0.3333, False), (0.6081, True),
+                                          (0.9, True), (0.0, False), (1.0, False)])
+def test_majority_with_unknown_class_count_stays_quiet_at_any_one_over_k(level, fires):
+    run = build({"train/loss": (STEPS, np.full(1000, 0.66)), "val/acc": (EPOCHS, np.full(10, level))})
+    assert bool(findings(run, {"CD602"})) is fires
+
+
+def test_a_fast_learner_with_level_validation_accuracy_is_healthy():
+    run = build({"train/loss": (STEPS, falling_loss()), "train/acc": (STEPS, learning_train_acc()),
+                 "val/acc": (EPOCHS, np.full(10, 0.9737))})
+    assert not findings(run)
+
+
+def test_loss_falling_while_accuracy_frozen_is_not_also_majority():
+    run = build({"train/loss": (STEPS, slowly_falling_loss()), "val/acc": (EPOCHS, np.full(10, 0.8))})
+    assert [f.code for f in findings(run)] == ["CD603"]
+
+
+def test_train_accuracy_alone_at_the_prior_is_majority():
+    batch_acc = RNG.binomial(32, 0.7, 1000) / 32
+    run = build({"train/loss": (STEPS, 0.61 + 0.05 * RNG.standard_normal(1000)), "train/acc": (STEPS, batch_acc)})
+    assert [f.code for f in findings(run)] == ["CD602"]
+
+
+def test_a_changing_accuracy_is_never_flat():
+    val_acc = np.linspace(0.5, 0.9, 10)
+    assert not findings(build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)}))
+
+
+def test_a_million_points_take_linear_time():
+    steps = np.arange(1_000_000)
+    run = build({"train/loss": (steps, np.repeat(slowly_falling_loss(), 1000)),
+                 "train/acc": (steps, RNG.binomial(32, 0.8, 1_000_000) / 32),
+                 "val/acc": (np.arange(1, 101) * 10_000 - 1, np.full(100, 0.8))})
+    started = time.perf_counter()
+    assert [f.code for f in findings(run)] == ["CD603"]
+    assert time.perf_counter() - started < 10
