@@ -278,3 +278,28 @@ def test_lightning_tensorboard_logger_run():
     assert run.roles["lr-Adam"] == Role.LR and run.roles["train_loss_epoch"] == Role.TRAIN_LOSS
     assert run.meta.n_classes == 3
     assert run.point_counts()["train_loss_step"] == 45
+
+
+def test_a_step_that_restarts_every_epoch_reads_in_linear_time(tmp_path):
+    """The batch index logged as the step (0..9 every epoch): 20,000 steps back, each judged by TensorBoard's rule
+    (the tag keeps only the last epoch) without re-scanning the whole curve per step back."""
+    import io
+    import time
+
+    epochs, batches = 20_000, 10
+
+    def framed_epoch(value: float) -> bytes:
+        buffer = io.BytesIO()
+        writer = RecordWriter(buffer)
+        for batch in range(batches):
+            summary = summary_pb2.Summary(value=[scalar_value("loss", value + batch)])
+            writer.write(event_pb2.Event(step=batch, wall_time=1.0, summary=summary).SerializeToString())
+        return buffer.getvalue()
+
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "events.out.tfevents.1.host").write_bytes(framed_epoch(-100) * (epochs - 1) + framed_epoch(0))
+    started = time.perf_counter()
+    run = only_run(tmp_path / "run")
+    assert time.perf_counter() - started < 10  # re-scanning the curve per step back took over 30 s here
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[batch, batch] for batch in range(batches)]
+    assert any(f"dropped {(epochs - 1) * batches} earlier point(s) at steps 0-9" in w for w in run.warnings)

@@ -14,6 +14,7 @@ otherwise two sessions' points would be spliced into one curve). Each drop is re
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -374,31 +375,38 @@ class _Folder:
             self.builder.add(label, points.step[rows], points.value[rows], points.wall_time[rows], self.split)
         for (path, step), drops in steps_back.items():
             tags = sorted({tag for tag, _ in drops})
-            dropped = np.concatenate([steps for _, steps in drops])
+            dropped = [step for _, steps in drops for step in steps]
             shown = ", ".join(tags[:3]) + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")
             self.builder.warn(
                 f"{path}: steps went back to {step} without a restart marker in {shown}; dropped {len(dropped)} "
-                f"earlier point(s) at steps {dropped.min()}-{dropped.max()}, as TensorBoard does for out-of-order steps"
+                f"earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for out-of-order steps"
             )
 
     def _drop_steps_going_back(self, rows: np.ndarray, points: _Points, tag: int, report: dict) -> np.ndarray:
-        """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s."""
+        """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s.
+
+        What is kept is always a stack of non-decreasing steps, so each step back just pops the stack's top:
+        linear overall, even for a log whose step restarts every epoch (the batch index logged as the step).
+        """
         steps = points.step[rows]
-        keep = np.ones(len(rows), bool)
-        while True:
-            running_max = np.maximum.accumulate(np.where(keep, steps, np.iinfo(np.int64).min))
-            back = np.flatnonzero(keep[1:] & (steps[1:] < running_max[:-1])) + 1
-            if not len(back):
-                return rows[keep]
-            first = back[0]
-            hit = keep[:first] & (steps[:first] >= steps[first])
-            keep[:first] &= ~hit
+        backs = np.flatnonzero(steps[1:] < steps[:-1]) + 1
+        if not len(backs):
+            return rows
+        kept = list(range(backs[0]))
+        kept_steps = steps[:backs[0]].tolist()
+        for first, end in zip(backs.tolist(), [*backs[1:].tolist(), len(steps)]):
+            step = int(steps[first])
+            cut = bisect.bisect_left(kept_steps, step)
             path = self._file_of(points.position[rows[first]])
-            report.setdefault((path, int(steps[first])), []).append((self.tags[tag], steps[:first][hit]))
+            report.setdefault((path, step), []).append((self.tags[tag], kept_steps[cut:]))
+            del kept[cut:], kept_steps[cut:]
+            kept.extend(range(first, end))
+            kept_steps.extend(steps[first:end].tolist())
+        return rows[np.asarray(kept, dtype=np.int64)]
 
     def _file_of(self, position: int) -> Path:
-        starts = [start for start, _ in self.file_starts]
-        return self.file_starts[int(np.searchsorted(starts, position, side="right")) - 1][1]
+        index = bisect.bisect_right(self.file_starts, position, key=lambda start: start[0]) - 1
+        return self.file_starts[index][1]
 
 
 @dataclass
