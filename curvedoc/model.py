@@ -184,8 +184,8 @@ class RunBuilder:
         if repeated_by_tag:
             named = ", ".join(list(repeated_by_tag)[:3]) + (" and more" if len(repeated_by_tag) > 3 else "")
             self.warn(
-                f"{sum(repeated_by_tag.values())} point(s) logged again at a step that already had a value "
-                f"(in {named}); each curve keeps the last value logged per step"
+                f"{self.path}: {sum(repeated_by_tag.values())} point(s) logged again at a step that already had "
+                f"a value (in {named}); each curve keeps the last value logged per step"
             )
         scalars = _frame(frames)
         if self.meta.n_classes is None:

@@ -187,3 +187,13 @@ def test_utf16_json_lines_cut_mid_character_keep_the_complete_lines(tmp_path):
 
 def test_detectron2_run_is_named_by_its_output_folder():
     assert load_one(FIXTURES / "detectron2" / "metrics.json").name == "detectron2"
+
+
+def test_duplicate_step_warning_names_the_file(tmp_path):
+    path = write_lines(tmp_path / "log.jsonl", [{"step": 1, "loss": 1.0}, {"step": 1, "loss": 2.0}])
+    run = load_one(path)
+    assert run.series("loss")["value"].tolist() == [2.0]
+    assert run.warnings == [
+        f"{path}: 1 point(s) logged again at a step that already had a value (in loss); "
+        "each curve keeps the last value logged per step"
+    ]
