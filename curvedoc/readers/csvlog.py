@@ -8,7 +8,6 @@ columns of plain numbers arrive as floats, the rest as text converted column by 
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import re
@@ -20,20 +19,17 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name
-from curvedoc.readers.records import whole_steps
+from curvedoc.readers.records import (
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, restart_drops, warn_restarts, whole_steps,
+)
+from curvedoc.readers.text import encoding_of, read_bytes
 
-# Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
-STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "epoch")
-WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
 LONG_FORMAT_TAG_COLUMNS = ("tag", "metric", "key")
-# Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
-# step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
-SKIPPED_COLUMNS = {"_runtime", "epoch"}
 WHITESPACE = r"\s+"
 NAN_WORDS = {"nan", "+nan", "-nan"}
 # What writers put in a cell that has no value: Keras CSVLogger writes NA for a metric not computed that epoch.
@@ -86,35 +82,6 @@ def read(source: Source) -> list[Run]:
     if not builder.has_points:
         raise CurvedocError(path, f"no numeric column (columns: {', '.join(table.columns)})")
     return [builder.build()]
-
-
-def read_bytes(path: Path) -> bytes:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise CurvedocError(path, describe_os_error(exc)) from None
-    if not data.strip():
-        raise CurvedocError(path, "empty file")
-    return data
-
-
-def encoding_of(data: bytes, path: Path) -> tuple[str, str | None]:
-    """UTF-8 (a BOM is dropped), UTF-16 when its BOM says so (what Windows PowerShell 5 writes by default),
-    else Latin-1 (it maps every byte, so nothing is lost) with a warning saying so."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16", None
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return "latin-1", f"{path}: not UTF-8 (byte {exc.start}); read as Latin-1"
-    return "utf-8-sig", None
-
-
-def read_text(path: Path) -> tuple[str, str | None]:
-    """A log file's text, and a warning when it was not UTF-8."""
-    data = read_bytes(path)
-    encoding, problem = encoding_of(data, path)
-    return data.decode(encoding, errors="replace"), problem  # a UTF-16 file cut mid-character
 
 
 def load_table(path: Path) -> Table:
@@ -202,16 +169,6 @@ def tensorboard_download_tag(path: Path) -> str:
     return match.group(1) if match else path.stem
 
 
-def find_step_column(columns: list[str]) -> str | None:
-    by_lower = {}
-    for column in columns:
-        by_lower.setdefault(column.lower(), column)
-    for name in STEP_COLUMNS:
-        if name in by_lower:
-            return by_lower[name]
-    return None
-
-
 def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.ndarray, int]:
     """A text column's values and which cells hold one, and how many present cells were text, not numbers.
 
@@ -292,25 +249,6 @@ def add_columns(
     if stray_cells:
         builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
     warn_restarts(builder, table.path, int(superseded.sum()), "row(s)")
-
-
-def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: bool) -> np.ndarray:
-    """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
-
-    Two rows at one step are normal in sparse logs (a train row and a val row), so there only a step that
-    goes back is a restart; in one-row-per-epoch logs (Keras) a repeated epoch is one too.
-    """
-    ordered = np.where(present, steps, np.inf)
-    later_min = np.append(np.minimum.accumulate(ordered[::-1])[::-1][1:], np.inf)
-    return present & ((ordered >= later_min) if restart_on_repeat else (ordered > later_min))
-
-
-def warn_restarts(builder: RunBuilder, path: Path, n_dropped: int, unit: str) -> None:
-    if n_dropped:
-        builder.warn(
-            f"{path}: the step went back (a restarted run); {n_dropped} {unit} logged before the restart at steps "
-            "it logged again were dropped, the latest values kept"
-        )
 
 
 def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_column: str, value_column: str) -> None:

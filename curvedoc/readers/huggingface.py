@@ -17,8 +17,8 @@ from pathlib import Path
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name
-from curvedoc.readers.csvlog import read_text
 from curvedoc.readers.records import add_rows
+from curvedoc.readers.text import read_text
 
 SUMMARY_KEYS = {"train_runtime", "total_flos"}
 # The epoch is bookkeeping on every entry, not a curve of the model.

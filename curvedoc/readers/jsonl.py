@@ -15,11 +15,11 @@ import numpy as np
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name
-from curvedoc.readers.csvlog import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, read_text, restart_drops,
-    warn_restarts,
+from curvedoc.readers.records import (
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, find_step_column, restart_drops,
+    warn_restarts, whole_steps,
 )
-from curvedoc.readers.records import add_rows, as_value, whole_steps
+from curvedoc.readers.text import read_text
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 

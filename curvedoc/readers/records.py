@@ -1,13 +1,15 @@
 """Rows of named values (JSON Lines, W&B history, trainer logs) turned into per-tag curves.
 
 Row-shaped formats log a dict per step with only some keys present; a missing key means "not logged at this
-step", while a logged NaN/Infinity stays a value.
+step", while a logged NaN/Infinity stays a value. What counts as a step, and as a restart, is decided here for
+every row- and table-shaped format alike.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,12 @@ NONFINITE_WORDS = {
     "inf": math.inf, "+inf": math.inf, "infinity": math.inf, "+infinity": math.inf,
     "-inf": -math.inf, "-infinity": -math.inf,
 }
+# Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
+STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "epoch")
+WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
+# Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
+# step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
+SKIPPED_COLUMNS = {"_runtime", "epoch"}
 # A step beyond int64 is a corrupt or mistyped cell, not a step: numpy would wrap it to a nonsense number.
 STEP_LIMIT = 2**63
 
@@ -132,3 +140,32 @@ def _flat_items(row: Mapping[str, Any], prefix: str) -> Iterable[tuple[str, Any]
                 yield from _flat_items(value, name + "/")
         else:
             yield name, value
+
+
+def find_step_column(columns: list[str]) -> str | None:
+    by_lower = {}
+    for column in columns:
+        by_lower.setdefault(column.lower(), column)
+    for name in STEP_COLUMNS:
+        if name in by_lower:
+            return by_lower[name]
+    return None
+
+
+def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: bool) -> np.ndarray:
+    """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
+
+    Two rows at one step are normal in sparse logs (a train row and a val row), so there only a step that
+    goes back is a restart; in one-row-per-epoch logs (Keras) a repeated epoch is one too.
+    """
+    ordered = np.where(present, steps, np.inf)
+    later_min = np.append(np.minimum.accumulate(ordered[::-1])[::-1][1:], np.inf)
+    return present & ((ordered >= later_min) if restart_on_repeat else (ordered > later_min))
+
+
+def warn_restarts(builder: RunBuilder, path: Path, n_dropped: int, unit: str) -> None:
+    if n_dropped:
+        builder.warn(
+            f"{path}: the step went back (a restarted run); {n_dropped} {unit} logged before the restart at steps "
+            "it logged again were dropped, the latest values kept"
+        )

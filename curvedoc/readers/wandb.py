@@ -27,9 +27,8 @@ import yaml
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source
-from curvedoc.readers.csvlog import SKIPPED_COLUMNS
 from curvedoc.readers.jsonl import add_history_file
-from curvedoc.readers.records import add_rows
+from curvedoc.readers.records import SKIPPED_COLUMNS, add_rows
 from curvedoc.readers.wandb_proto import (
     RECORD_CONFIG, RECORD_HISTORY, RECORD_RUN, DecodeError, RunInfo, apply_config, fields, history_row, run_info,
 )
