@@ -149,3 +149,26 @@ def test_a_million_points_take_linear_time():
     started = time.perf_counter()
     assert [f.code for f in findings(run)] == ["CD603"]
     assert time.perf_counter() - started < 10
+
+
+def test_a_loss_below_what_any_constant_prediction_scores_is_frozen_even_when_settled():
+    val_loss = np.r_[np.linspace(0.15, 0.082, 10), np.full(10, 0.082)]
+    epochs = np.arange(1, 21) * 50 - 1
+    run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, np.full(20, 0.9737))}, n_classes=3)
+    (finding,) = findings(run)
+    assert finding.code == "CD603" and "depend on the input" in finding.evidence[2]
+
+
+def test_a_model_that_never_trained_is_not_a_learned_prior():
+    # the optimizer holds another model's parameters: loss above ln 3, accuracy whatever the init predicts
+    run = build({"train/loss": (STEPS, 1.14 + 0.1 * RNG.standard_normal(1000)),
+                 "val/loss": (EPOCHS, np.full(10, 1.141)), "val/acc": (EPOCHS, np.full(10, 0.4222))}, n_classes=3)
+    assert not findings(run)
+
+
+def test_a_prior_learned_in_the_first_steps_is_majority():
+    train_acc = np.r_[0.0, RNG.binomial(32, 0.9, 999) / 32]
+    train_loss = np.r_[np.linspace(2.3, 0.52, 30), 0.52 + 0.1 * RNG.standard_normal(970)]
+    run = build({"train/loss": (STEPS, train_loss), "train/acc": (STEPS, train_acc),
+                 "val/loss": (EPOCHS, np.full(10, 0.521)), "val/acc": (EPOCHS, np.full(10, 0.902))}, n_classes=10)
+    assert [f.code for f in findings(run)] == ["CD602"]

@@ -8,6 +8,7 @@ percent (0-100) are read as fractions.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -107,38 +108,77 @@ FLAT_LIMITS = {
     "loss_drop_share": Threshold(0.1, "the loss fell by at least this share of its level over the flat span"),
     "still_falling_share": Threshold(0.1, "the last quarter of the span holds at least this share of the fall "
                                           "(the loss keeps falling, it did not just settle)"),
+    "entropy_margin": Threshold(0.1, "a loss more than this share below the least cross-entropy any constant "
+                                     "prediction with that accuracy can reach comes from input-dependent "
+                                     "predictions"),
 }
 
 
-def _flat_accuracy(run: RunCurves, limits: Limits) -> tuple[Curve, np.ndarray] | None:
+@dataclass
+class FlatAccuracy:
+    """An accuracy that never changed, and what its loss did meanwhile."""
+
+    curve: Curve
+    level: float
+    points: int
+    spread: float
+    span: tuple[int, int]
+    loss: Curve | None = None
+    quarters: list[float] = field(default_factory=list)
+    loss_falls: bool = False  # fell over the span by a meaningful share and beyond its noise
+    still_falling: bool = False  # and was still falling in the last quarter
+    constant_prediction_possible: bool = True  # the loss is not below what a constant predictor can reach
+
+    def describe(self) -> str:
+        return (f"{self.curve.tag} = {_fmt(self.level)} at all {self.points} points (range {_fmt(self.spread)}, "
+                f"steps {self.span[0]}–{self.span[1]})")
+
+    def loss_quarters(self) -> str:
+        return f"{self.loss.tag} by quarters of the span: " + " → ".join(_fmt(q) for q in self.quarters)
+
+
+def _least_entropy(accuracy: float) -> float:
+    """The least entropy (nats) of a label distribution whose commonest class has share ``accuracy``: the lowest
+    cross-entropy a model that predicts the same class for every input can reach at that accuracy."""
+    full = math.floor(1 / accuracy)
+    rest = 1 - full * accuracy
+    return -full * accuracy * math.log(accuracy) - (rest * math.log(rest) if rest > 1e-12 else 0.0)
+
+
+def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     """The accuracy (held-out preferred) whose value never changed, when the train accuracy did not rise either.
 
-    A held-out accuracy must keep one value, or move by one example at most (two adjacent values), and that one
-    step must be within the flat tolerance. A model that learns within its first
-    epoch also shows one held-out value throughout, so the train accuracy (when logged) must be level too: its
-    first and last tenth agree within the tolerance plus their minibatch noise."""
+    A held-out accuracy must keep one value, or move by one example at most (two adjacent values), and that
+    step must be within the flat tolerance. A model that learns within its first epoch also shows one held-out
+    value throughout, so the train accuracy (when logged) must be level over the same span too: its first and
+    last tenth there agree within the tolerance plus their noise."""
     held_out = _held_out_accuracy(run)
     train = run.curve(Role.TRAIN_ACC)
     train_values = _as_fraction(train) if train is not None else None
     if held_out is not None:
         curve, values = held_out
         spread = float(np.ptp(values))
-        one_step = _one_example(values) or 0.0
-        if len(values) < limits["min_points"] or spread > min(limits["flat_tolerance"], one_step):
+        if len(values) < limits["min_points"] or spread > min(limits["flat_tolerance"], _one_example(values) or 0.0):
             return None
-    elif train_values is not None:
+    elif train_values is not None and len(train_values) >= limits["min_points"]:
         curve, values = train, train_values
     else:
         return None
+    span = (int(curve.finite_steps[0]), int(curve.finite_steps[-1]))
+    if train_values is not None:
+        # over the held-out curve's span only: the first steps, where the prior itself is learned, come before it
+        train_values = train_values[(train.finite_steps >= span[0]) & (train.finite_steps <= span[1])]
     if train_values is not None and len(train_values) >= limits["min_points"]:
         part = max(2, len(train_values) // 10)
-        head, tail = train_values[:part], train_values[-part:]
-        spread = 3 * math.sqrt((head.var(ddof=1) + tail.var(ddof=1)) / part)
-        if abs(float(tail.mean() - head.mean())) > limits["flat_tolerance"] + spread:
+        rise = abs(float(np.mean(train_values[-part:]) - np.mean(train_values[:part])))
+        if rise > limits["flat_tolerance"] + 3 * train.noise * math.sqrt(2 / part):
             return None
-    elif held_out is None:
-        return None
-    return curve, values
+    level = float(np.median(values))
+    flat = FlatAccuracy(curve, level, len(values), float(np.ptp(values)), span)
+    flat.loss = _loss_for(run, curve)
+    if flat.loss is not None:
+        _judge_loss(flat, limits)
+    return flat
 
 
 def _loss_for(run: RunCurves, accuracy: Curve) -> Curve | None:
@@ -151,16 +191,24 @@ def _loss_for(run: RunCurves, accuracy: Curve) -> Curve | None:
     return None
 
 
-def _loss_still_falling(loss: Curve, span: tuple[int, int], limits: Limits) -> tuple[bool, list[float]]:
-    """Whether ``loss`` falls across ``span`` and keeps falling in its last quarter; returns the quarter medians."""
-    inside = (loss.finite_steps >= span[0]) & (loss.finite_steps <= span[1])
+def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
+    """What the loss did over the flat span: fell, kept falling to the end, and whether a constant predictor
+    could have produced it. A short curve whose last half only ever falls keeps falling whatever its noise
+    estimate says (on 6 epoch points the noise estimate is mostly the curve's own bend)."""
+    loss = flat.loss
+    inside = (loss.finite_steps >= flat.span[0]) & (loss.finite_steps <= flat.span[1])
     values = loss.finite_values[inside] if inside.sum() >= 4 else loss.finite_values
-    quarters = [float(np.median(part)) for part in np.array_split(values, 4)]
-    fall, last_fall = quarters[0] - quarters[3], quarters[2] - quarters[3]
+    flat.quarters = [float(np.median(part)) for part in np.array_split(values, 4)]
+    fall, last_fall = flat.quarters[0] - flat.quarters[3], flat.quarters[2] - flat.quarters[3]
     quarter_noise = loss.noise / math.sqrt(max(1, len(values) // 4))
-    falling = (fall >= limits["loss_drop_share"] * abs(quarters[0]) and fall > 3 * quarter_noise
-               and last_fall >= limits["still_falling_share"] * fall and last_fall > 2 * quarter_noise)
-    return falling, quarters
+    flat.loss_falls = fall >= limits["loss_drop_share"] * abs(flat.quarters[0]) and fall > 3 * quarter_noise
+    last_half = values[len(values) // 2:]
+    monotone = len(last_half) >= 3 and bool(np.all(np.diff(last_half) < 0))
+    flat.still_falling = (flat.loss_falls and last_fall >= limits["still_falling_share"] * fall
+                          and (last_fall > 2 * quarter_noise or monotone))
+    if 0 < flat.level < 1:
+        flat.constant_prediction_possible = (
+            flat.quarters[3] >= (1 - limits["entropy_margin"]) * _least_entropy(flat.level))
 
 
 @rule(
@@ -181,34 +229,34 @@ def _loss_still_falling(loss: Curve, span: tuple[int, int], limits: Limits) -> t
 )
 def accuracy_majority(run: RunCurves, limits: Limits):
     """Accuracy (validation preferred) stays at one value for the whole run, and that value is a class share
-    other than 1/n (the majority rate of imbalanced data), while the loss settles rather than keeps falling."""
+    other than 1/n (the majority rate of imbalanced data): the loss has settled (not still falling), is no lower
+    than a constant prediction allows at that accuracy, and (n known) is not above chance, where nothing was
+    learned at all."""
     flat = _flat_accuracy(run, limits)
-    if flat is None:
-        return None
-    curve, values = flat
-    level = float(np.median(values))
-    if not limits["flat_tolerance"] < level < 1 - limits["flat_tolerance"]:
+    if flat is None or not limits["flat_tolerance"] < flat.level < 1 - limits["flat_tolerance"]:
         return None
     chance = run.chance_accuracy
-    if chance is not None and level <= chance * (1 + limits["chance_margin"]):
+    if chance is not None and flat.level <= chance * (1 + limits["chance_margin"]):
         return None
-    if chance is None and abs(level * max(2, round(1 / level)) - 1) <= limits["chance_margin"]:
+    if chance is None and abs(flat.level * max(2, round(1 / flat.level)) - 1) <= limits["chance_margin"]:
         return None  # about 1/k: with the class count unknown, as likely chance for k balanced classes
-    loss = _loss_for(run, curve)
-    span = (int(curve.finite_steps[0]), int(curve.finite_steps[-1]))
-    evidence = [f"{curve.tag} = {_fmt(level)} at all {len(values)} points (range {_fmt(np.ptp(values))}, "
-                f"steps {span[0]}–{span[1]})"]
-    if loss is not None:
-        falling, quarters = _loss_still_falling(loss, span, limits)
-        if falling:
-            return None  # the loss still moves: predictions_frozen's case
-        evidence.append(f"{loss.tag} by quarters of the span: " + " → ".join(_fmt(q) for q in quarters))
+    evidence = [flat.describe()]
+    if flat.loss is not None:
+        if flat.still_falling or not flat.constant_prediction_possible:
+            return None  # predictions_frozen's case
+        untrained = chance is not None and flat.quarters[3] > run.chance_loss + 3 * flat.loss.noise
+        if untrained:
+            return None  # worse than a uniform guess: nothing was learned, not even the prior
+        evidence.append(flat.loss_quarters()
+                        + f" (a constant prediction at this accuracy scores ≥ {_fmt(_least_entropy(flat.level))})")
     if chance is not None:
         evidence.append(f"chance 1/{run.n_classes} = {_fmt(chance)}: the flat level is a class share, not chance")
     else:
-        evidence.append(f"number of classes unknown; {_fmt(level)} is not 1/k for any k, so not balanced chance")
-    return Found(f"{curve.tag} never changes from {_fmt(level)}: the model predicts the class prior",
-                 [curve.tag] + ([loss.tag] if loss is not None else []), evidence, step_range=span)
+        evidence.append(f"number of classes unknown; {_fmt(flat.level)} is not 1/k for any k, so not balanced "
+                        "chance")
+    return Found(f"{flat.curve.tag} never changes from {_fmt(flat.level)}: the model predicts the class prior",
+                 [flat.curve.tag] + ([flat.loss.tag] if flat.loss is not None else []), evidence,
+                 step_range=flat.span)
 
 
 @rule(
@@ -225,25 +273,21 @@ def accuracy_majority(run: RunCurves, limits: Limits):
     thresholds=FLAT_LIMITS,
 )
 def predictions_frozen(run: RunCurves, limits: Limits):
-    """The loss keeps falling over the whole span (still falling in its last quarter) while the accuracy does
-    not change at all: what is being optimised does not move the predictions."""
+    """The loss falls over the span while the accuracy does not change at all, and either keeps falling to the
+    end or sits lower than any constant prediction could (so the model does use its input): what is being
+    optimised does not move the predictions."""
     flat = _flat_accuracy(run, limits)
-    if flat is None:
+    if flat is None or flat.loss is None or not flat.loss_falls:
         return None
-    curve, values = flat
-    loss = _loss_for(run, curve)
-    if loss is None:
+    if not (flat.still_falling or not flat.constant_prediction_possible):
         return None
-    span = (int(curve.finite_steps[0]), int(curve.finite_steps[-1]))
-    falling, quarters = _loss_still_falling(loss, span, limits)
-    if not falling:
-        return None
-    level = float(np.median(values))
+    loss = flat.loss
+    evidence = [flat.describe(), flat.loss_quarters() + (" (still falling)" if flat.still_falling else "")]
+    if not flat.constant_prediction_possible:
+        evidence.append(f"{loss.tag} ends below {_fmt(_least_entropy(flat.level))}, the least a constant "
+                        f"prediction at accuracy {_fmt(flat.level)} can score: the predictions depend on the input")
     return Found(
-        f"{loss.tag} falls {1 - quarters[3] / quarters[0]:.0%} while {curve.tag} stays at {_fmt(level)}",
-        [loss.tag, curve.tag],
-        [f"{curve.tag} = {_fmt(level)} at all {len(values)} points (range {_fmt(np.ptp(values))}, "
-         f"steps {span[0]}–{span[1]})",
-         f"{loss.tag} by quarters of the span: " + " → ".join(_fmt(q) for q in quarters) + " (still falling)"],
-        step_range=span,
+        f"{loss.tag} falls {1 - flat.quarters[3] / flat.quarters[0]:.0%} while {flat.curve.tag} stays at "
+        f"{_fmt(flat.level)}",
+        [loss.tag, flat.curve.tag], evidence, step_range=flat.span,
     )

@@ -44,25 +44,32 @@ def _train_at(train: Curve, steps: np.ndarray) -> np.ndarray:
     return np.where(inside, np.interp(steps, train_steps, train.smooth), np.nan)
 
 
-def _val_gain(train: Curve, val: Curve) -> float:
+def _untrained(run: RunCurves, train: Curve, val: Curve) -> float:
+    """The loss of the untrained model: the highest of the first train value, the first validation value and
+    chance −log(1/n) when n is known (a log that starts after some steps already shows a trained model)."""
+    return max(train.start, val.start, run.chance_loss or -math.inf)
+
+
+def _val_gain(run: RunCurves, train: Curve, val: Curve) -> float:
     """How much of the train loss's improvement the validation loss followed: 1 when val reached the train's end
     level, 0 when val never got below the loss the untrained model started at."""
-    train_drop = train.start - train.end
+    untrained = _untrained(run, train, val)
+    train_drop = untrained - train.end
     if not train_drop > 0:
         return math.nan
-    return float((train.start - np.min(val.smooth)) / train_drop)
+    return float((untrained - np.min(val.smooth)) / train_drop)
 
 
-def _memorizing(train: Curve, val: Curve, limits: Limits) -> bool:
-    return (len(train.finite_values) >= 3 and train.end <= limits["near_zero_share"] * abs(train.start)
-            and _val_gain(train, val) < limits["followed_share"])
+def _memorizing(run: RunCurves, train: Curve, val: Curve, limits: Limits) -> bool:
+    return (len(train.finite_values) >= 3 and train.end <= limits["near_zero_share"] * abs(_untrained(run, train, val))
+            and _val_gain(run, train, val) < limits["followed_share"])
 
 
 MEMORIZING_LIMITS = {
-    "near_zero_share": Threshold(0.1, "train loss counts as ~0 when its end level is at most this share of its "
-                                      "start"),
-    "followed_share": Threshold(0.25, "validation never followed train when its best level recovered less than "
-                                      "this share of the train loss's fall"),
+    "near_zero_share": Threshold(0.2, "train loss has fallen towards 0 when its end level is at most this share "
+                                      "of the untrained loss"),
+    "followed_share": Threshold(0.25, "validation did not follow train when its best level recovered less "
+                                      "than this share of the train loss's fall"),
 }
 
 
@@ -91,7 +98,7 @@ def overfitting(run: RunCurves, limits: Limits):
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
         return None
-    if _memorizing(train, val, limits):
+    if _memorizing(run, train, val, limits):
         return None
     values, smooth = val.finite_values, val.smooth
     best = val.best_index
@@ -148,17 +155,19 @@ def memorizing(run: RunCurves, limits: Limits):
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(val.finite_values) < limits["min_points"]:
         return None
-    if not _memorizing(train, val, limits):
+    if not _memorizing(run, train, val, limits):
         return None
-    gain = _val_gain(train, val)
+    gain = _val_gain(run, train, val)
+    untrained = _untrained(run, train, val)
     best = val.best_index
     first_step, last_step = val.step_at(0), val.step_at(len(val.finite_values) - 1)
+    start = {train.start: f"{_fmt(untrained)} at the start", val.start: f"{_fmt(untrained)} (first {val.tag})",
+             run.chance_loss: f"untrained level −log(1/{run.n_classes}) = {_fmt(untrained)}"}[untrained]
     return Found(
-        f"Memorizing: {train.tag} falls to {_fmt(train.end)} while {val.tag} never improves (best "
+        f"Memorizing: {train.tag} falls to {_fmt(train.end)} while {val.tag} barely improves (best "
         f"{_fmt(val.smooth[best])})",
         [train.tag, val.tag],
-        [f"{train.tag}: {_fmt(train.start)} at the start → {_fmt(train.end)} at the end "
-         f"({train.end / abs(train.start):.1%} of the start)",
+        [f"{train.tag}: {start} → {_fmt(train.end)} at the end ({train.end / abs(untrained):.1%} of it)",
          f"{val.tag}: best {_fmt(val.smooth[best])} at step {val.step_at(best)}, {_fmt(val.end)} at the end",
          f"validation followed {max(gain, 0.0):.0%} of the train loss's fall",
          f"gap at the end: {val.tag} − {train.tag} = {_fmt(val.end - train.end)}"],
