@@ -13,9 +13,10 @@ from functools import cached_property
 
 import numpy as np
 from scipy.ndimage import median_filter
+from scipy.stats import rankdata
 
 from curvedoc.model import Run
-from curvedoc.roles import Role
+from curvedoc.roles import Role, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 
@@ -140,3 +141,56 @@ class RunCurves:
     @property
     def chance_accuracy(self) -> float | None:
         return 1.0 / self.n_classes if self.n_classes else None
+
+
+# Loss names that say the loss is not a cross-entropy over the run's n classes, so −log(1/n) is not its chance level.
+NOT_CROSS_ENTROPY_WORDS = frozenset({
+    "mse", "rmse", "mae", "l1", "l2", "huber", "regression", "recon", "reconstruction", "contrastive", "triplet",
+    "dice", "kl", "elbo", "box", "bbox", "giou", "iou", "dfl", "obj", "reg", "penalty", "aux",
+})
+BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
+
+
+def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
+    """−log(1/n) when that is ``curve``'s chance level: n is known and the tag does not name another kind of loss
+    (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose chance level is log 2, unless n = 2)."""
+    words = set(tokens(curve.tag))
+    if run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS:
+        return None
+    if len(curve.finite_values) and curve.finite_values.min() < 0:
+        return None  # a cross-entropy cannot go below 0 (that is CD102's finding)
+    if words & BINARY_LOSS_WORDS and run.n_classes != 2:
+        return None
+    return run.chance_loss
+
+
+def first_point_share(curve: Curve) -> float:
+    """How far into the logged run the curve's first finite point lies, as a share of its last step: 0 when it is
+    logged at step 0, about 1/E when the first value is the mean of the first of E epochs."""
+    steps = curve.finite_steps
+    if not len(steps) or steps[-1] <= 0:
+        return 0.0
+    return float(max(steps[0], 0) / steps[-1])
+
+
+def trend_z(curve: Curve) -> float:
+    """Spearman rank correlation of the finite values with their order, scaled by √(N−1): about N(0, 1) for a
+    curve that is noise around a constant, strongly negative for one that keeps falling. Rank-based, so heavy
+    minibatch noise and outliers neither hide nor fake a trend."""
+    values = curve.finite_values
+    if len(values) < 3:
+        return 0.0
+    ranks = rankdata(values)  # tied values share their mean rank: a constant curve has no trend
+    order = np.arange(len(values), dtype=float)
+    spread = ranks.std() * order.std()
+    rho = float(np.mean((ranks - ranks.mean()) * (order - order.mean())) / spread) if spread else 0.0
+    return rho * math.sqrt(len(values) - 1)
+
+
+def first_logged(run: RunCurves, *roles: Role) -> Curve | None:
+    """The main curve of the first of ``roles`` that has a finite value (the train loss, else the val loss, ...)."""
+    for role in roles:
+        curve = run.curve(role)
+        if curve is not None and len(curve.finite_values):
+            return curve
+    return None

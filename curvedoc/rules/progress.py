@@ -1,0 +1,335 @@
+"""Whether the loss makes progress: flat from the start, flat at chance, stuck on a high plateau, or ending high.
+
+Levels are compared as shares of the loss's own start (or of −log(1/n) when the loss is a cross-entropy over n
+known classes) and read off the running-median curve, so minibatch noise neither hides nor fakes progress, and
+the same share means the same on a 5-point epoch curve and on a million steps.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share, trend_z
+from curvedoc.roles import Role
+from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules.start import chance_text, fmt
+
+
+def start_level(curve: Curve) -> float:
+    """The level the loss starts from: the median of its first 5% (its first value on a short curve)."""
+    return float(np.median(curve.head()))
+
+
+def level_change(curve: Curve) -> tuple[float, float]:
+    """How much the loss moved from its first 5% to its last 10% (medians), and how much of that noise alone
+    explains: a median of k points wanders about 1.25 σ/√k, so a real change exceeds a few of those."""
+    head, tail = curve.head(), curve.tail()
+    change = float(np.median(tail) - np.median(head))
+    return change, MEDIAN_SE * curve.noise * math.sqrt(1 / len(head) + 1 / len(tail))
+
+
+MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
+
+
+def is_flat(curve: Curve, limits: Limits) -> bool:
+    """The loss ends where it started: within ``max_change`` of its start level, or within the noise of a curve
+    that shows no trend either."""
+    change, noise = level_change(curve)
+    if abs(change) <= limits["max_change"] * abs(start_level(curve)):
+        return True
+    return abs(change) <= limits["noise_z"] * noise and abs(trend_z(curve)) <= limits["noise_z"]
+
+
+def judged_losses(run: RunCurves, min_points: float) -> list[Curve]:
+    """The train and validation loss, those with enough finite points to have a shape."""
+    curves = (run.curve(Role.TRAIN_LOSS), run.curve(Role.VAL_LOSS))
+    return [curve for curve in curves if curve is not None and len(curve.finite_values) >= min_points]
+
+
+def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
+    """The losses that show the run never moving (train and validation both flat), or [] when it moved."""
+    curves = judged_losses(run, limits["min_points"])
+    if not curves or any(first_point_share(curve) > limits["late_start_share"] for curve in curves):
+        return []
+    for curve in curves:
+        begin = start_level(curve)
+        chance = chance_loss_of(run, curve)
+        if begin <= 0 or (chance is not None and begin < limits["converged_share"] * chance):
+            return []  # a loss that starts far below chance (or at 0) is a model that was already trained
+    return curves if all(is_flat(curve, limits) for curve in curves) else []
+
+
+FLAT_THRESHOLDS = {
+    "max_change": Threshold(0.05, "the loss ends within this share of its start level (medians of the first 5% "
+                                  "and the last 10%)"),
+    "noise_z": Threshold(3.0, "or within this many standard errors of those medians (minibatch noise), with "
+                              "no rank trend beyond this many standard deviations either"),
+    "min_points": Threshold(4, "fewest finite points a loss needs before it is judged"),
+    "late_start_share": Threshold(0.5, "a curve whose first point lies later than this share of its run "
+                                       "continues an earlier run (resumed) and is not judged"),
+    "converged_share": Threshold(0.5, "a loss starting below this share of −log(1/n) was already trained: "
+                                      "flat because converged, not because nothing learns"),
+}
+
+
+@rule(
+    "CD301", "flat-from-start", symptom="flat_from_start", severity=ERROR,
+    causes=(
+        "learning rate too low (or 0, or a scheduler that starts at 0)",
+        "parameters frozen (requires_grad=False) or missing from the optimizer (wrong param group, a copy)",
+        "optimizer.step() missing, or zero_grad() called between backward() and step()",
+        "the graph detached before the loss (.detach(), .item(), numpy round trip)",
+    ),
+    check="print the gradient norm of each parameter after backward() and the change of one weight after "
+          "step(); assert p.requires_grad and that the optimizer holds the model's own parameters",
+    thresholds=FLAT_THRESHOLDS,
+)
+def flat_from_start(run: RunCurves, limits: Limits):
+    """The loss does not move from its first value: train and validation loss (each when logged) end within a
+    small share of their start level, or within their own noise. Runs resumed late, and losses that start far
+    below chance (already trained), are left alone."""
+    curves = is_flat_from_start(run, limits)
+    if not curves:
+        return None
+    evidence = []
+    for curve in curves:
+        change, noise = level_change(curve)
+        evidence.append(f"{curve.tag}: {fmt(start_level(curve))} at the start, {fmt(curve.end)} at the end "
+                        f"({change / abs(start_level(curve)):+.1%}; noise allows ±{fmt(limits['noise_z'] * noise)})"
+                        f" over {len(curve.finite_values)} points")
+    main = curves[0]
+    if (chance := chance_loss_of(run, main)) is not None:
+        evidence.append(chance_text(run, chance))
+    return Found(f"{main.tag} does not move: {fmt(start_level(main))} → {fmt(main.end)}",
+                 [curve.tag for curve in curves], evidence,
+                 step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)))
+
+
+def near_chance_loss(curve: Curve, chance: float, tolerance: float, noise_z: float) -> bool:
+    """The smoothed loss stays within ``tolerance`` of chance (its lowest point and its end level), allowing for
+    the noise left in a running median of a noisy train loss."""
+    # the noise allowance only covers what a running median leaves of minibatch noise (an unsmoothed curve's
+    # "noise" is its swings), and never more than the band itself
+    leftover = noise_z * MEDIAN_SE * curve.noise / math.sqrt(curve.window) if curve.window > 1 else 0.0
+    slack = tolerance * chance + min(leftover, tolerance * chance)
+    return float(curve.smooth.min()) >= chance - slack and abs(curve.end - chance) <= slack
+
+
+def near_chance_accuracy(curve: Curve, chance: float, tolerance: float) -> bool:
+    """Accuracy never gets more than ``tolerance`` of the way from chance to perfect."""
+    return float(curve.smooth.max()) <= chance + tolerance * (1 - chance)
+
+
+AT_CHANCE_THRESHOLDS = {
+    "tolerance": Threshold(0.03, "loss within this share of −log(1/n), which a uniform guess scores exactly (the "
+                                 "class prior of a mildly imbalanced task lies a few % below, a random init a few % "
+                                 "above); with no loss logged, accuracy never more than this share of the way "
+                                 "from 1/n to 1"),
+    "noise_z": FLAT_THRESHOLDS["noise_z"],
+}
+
+
+def at_chance(run: RunCurves, curve: Curve, limits: Limits) -> bool:
+    chance = chance_loss_of(run, curve)
+    return chance is not None and near_chance_loss(curve, chance, limits["tolerance"], limits["noise_z"])
+
+
+@rule(
+    "CD302", "flat-at-chance", symptom="flat_at_chance", severity=ERROR,
+    causes=(
+        "labels shuffled or misaligned with the inputs (a sort, a join, a dataloader that reorders one of them)",
+        "the input does not reach the model (zeroed, masked, a constant tensor, the wrong key of the batch)",
+        "nothing learns at all (flat-from-start fires too when the loss never moves)",
+    ),
+    check="train an input-independent baseline (inputs set to 0): if it reaches the same loss, the inputs carry "
+          "no signal; then print 5 inputs with their labels from the batch the model sees",
+    thresholds=AT_CHANCE_THRESHOLDS,
+    needs_n_classes=True,
+)
+def flat_at_chance(run: RunCurves, limits: Limits):
+    """The loss stays at −log(1/n_classes) for the whole run: the validation loss when logged (it shows whether
+    the input carries signal; a train loss may still fall by memorising), else the train loss. With no loss
+    logged, the accuracy staying near 1/n decides. A run that never moves at all gets this finding and
+    flat-from-start: the loss is both flat and at chance."""
+    loss = first_logged(run, Role.VAL_LOSS, Role.TRAIN_LOSS)
+    if loss is not None and chance_loss_of(run, loss) is None:
+        return None  # not a cross-entropy over the n classes: −log(1/n) is not its chance level
+    accuracy = first_logged(run, Role.VAL_ACC, Role.TRAIN_ACC)
+    evidence, tags = [], []
+    if loss is not None:
+        if not at_chance(run, loss, limits):
+            return None
+        tags.append(loss.tag)
+        evidence.append(f"{loss.tag}: lowest smoothed {fmt(float(loss.smooth.min()))}, end level "
+                        f"{fmt(loss.end)}; {chance_text(run, chance_loss_of(run, loss))}")
+    if accuracy is not None:
+        if loss is None and not near_chance_accuracy(accuracy, run.chance_accuracy, limits["tolerance"]):
+            return None
+        tags.append(accuracy.tag)
+        evidence.append(f"{accuracy.tag}: highest smoothed {fmt(float(accuracy.smooth.max()))}, end "
+                        f"{fmt(accuracy.end)}; 1/{run.n_classes} = {fmt(run.chance_accuracy)}")
+    if not tags:
+        return None
+    main = run.curve_of(tags[0])
+    return Found(f"{tags[0]} stays at chance level for the whole run", tags, evidence,
+                 step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)))
+
+
+def plateau_start(curve: Curve, band: float) -> int:
+    """Index where the smoothed loss first comes within ``band`` of its total drop from its final level."""
+    begin = start_level(curve)
+    return int(np.argmax(curve.smooth <= curve.end + band * (begin - curve.end)))
+
+
+def lr_at(run: RunCurves, step: int) -> tuple[float, float, str] | None:
+    """The logged LR at ``step``, its peak and its tag, or None without an LR curve."""
+    lr = run.curve(Role.LR)
+    if lr is None or not len(lr.finite_values) or lr.finite_values.max() <= 0:
+        return None
+    index = min(int(np.searchsorted(lr.finite_steps, step)), len(lr.finite_values) - 1)
+    return float(lr.finite_values[index]), float(lr.finite_values.max()), lr.tag
+
+
+def high_level(run: RunCurves, curve: Curve, reference_curve: Curve, share: float) -> tuple[float, str] | None:
+    """The reference ``curve``'s end level is judged high against (−log(1/n), else the start of
+    ``reference_curve``) and a sentence saying so, when it ends at or above ``share`` of it; None otherwise."""
+    chance = chance_loss_of(run, curve)
+    reference = chance if chance is not None else start_level(reference_curve)
+    if reference <= 0 or curve.end < share * reference:
+        return None
+    name = chance_text(run, chance) if chance is not None else f"the train loss's start level {fmt(reference)}"
+    return reference, f"{curve.tag} ends at {fmt(curve.end)}, {curve.end / reference:.2f}× {name}"
+
+
+PLATEAU_THRESHOLDS = {
+    "high_share": Threshold(0.4, "a loss ending above this share of −log(1/n) (of the train loss's start level "
+                                 "when n is unknown) is high: the model kept much of a uniform guess's "
+                                 "uncertainty"),
+    "band": Threshold(0.05, "flat: over the last third of the run the loss falls by less than this share of its "
+                            "total drop; the plateau begins where it first comes within this share of its end"),
+    "fast_share": Threshold(0.5, "a fast drop reaches the plateau within this share of the run"),
+    "min_drop": Threshold(0.1, "the drop before the plateau is at least this share of the start level"),
+    "lr_near_zero": Threshold(0.01, "an LR below this share of its peak has decayed to about 0"),
+    "high_share_lr_decayed": Threshold(0.2, "the lower bar for a high end when the LR had decayed to about 0 by "
+                                            "the middle of the run: the schedule, not the task, stopped the "
+                                            "loss"),
+    "min_points": Threshold(5, "fewest finite points a curve needs before its shape is judged"),
+}
+
+
+def still_falling(curve: Curve, band: float, begin: float) -> bool:
+    """Over the last third of the run the smoothed loss still falls by more than ``band`` of its total drop
+    from ``begin`` (medians of the first and last quarter of that third)."""
+    last_third = curve.smooth[int(len(curve.smooth) * 2 / 3):]
+    quarter = max(1, len(last_third) // 4)
+    fall = float(np.median(last_third[:quarter]) - np.median(last_third[-quarter:]))
+    return fall > band * (begin - curve.end)
+
+
+def lr_decayed_early(run: RunCurves, curve: Curve, near_zero: float) -> tuple[float, float, str] | None:
+    """The logged LR at the middle of ``curve``'s run, its peak and its tag, when it had decayed to about 0."""
+    middle = int(curve.finite_steps[0] + (curve.finite_steps[-1] - curve.finite_steps[0]) / 2)
+    found = lr_at(run, middle)
+    return found if found is not None and found[0] <= near_zero * found[1] else None
+
+
+def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | None:
+    """Where the train loss's fast drop ends on a plateau well above what the task allows, with the evidence.
+    The validation loss (when logged) must be high and flat as well: high validation under a low train loss
+    is a generalisation gap, not a plateau."""
+    curves = judged_losses(run, limits["min_points"])
+    if not curves or any(curve.first_nonfinite is not None for curve in curves):
+        return None
+    train = curves[0]
+    begin = start_level(train)
+    if begin <= 0 or begin - train.end < limits["min_drop"] * begin or any(at_chance(run, c, limits) for c in curves):
+        return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's
+    decayed = lr_decayed_early(run, train, limits["lr_near_zero"])
+    share = limits["high_share_lr_decayed" if decayed else "high_share"]
+    highs = [high_level(run, curve, train, share) for curve in curves]
+    index = plateau_start(train, limits["band"])
+    if (None in highs or any(still_falling(curve, limits["band"], begin) for curve in curves)
+            or index > limits["fast_share"] * (len(train.finite_values) - 1)):
+        return None
+    if chance_loss_of(run, train) is None and not decayed:
+        return None  # without a chance level, a high end is only suspicious when the LR explains it
+    step = train.step_at(index)
+    evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
+                f"({index / max(1, len(train.finite_values) - 1):.0%} of the run), then stays: end level "
+                f"{fmt(train.end)}", *(text for _, text in highs)]
+    if decayed:
+        value, peak, tag = decayed
+        evidence.append(f"{tag} = {value:.3g} by the middle of the run, {value / peak:.2%} of its peak {peak:.3g}: "
+                        "the LR had decayed to about 0 while the loss was still high")
+    return train, index, evidence
+
+
+@rule(
+    "CD303", "plateau-high", symptom="plateau_high", severity=WARNING,
+    causes=(
+        "the model learned only the class prior (frequencies), not the inputs",
+        "capacity bottleneck (a layer far too narrow, a too small model)",
+        "learning rate decayed to about 0 too early (a schedule stepped too often or too hard)",
+        "softmax applied twice, which caps how low the loss can go",
+    ),
+    check="print the current LR; train an input-independent baseline (inputs set to 0) and compare its loss "
+          "with the plateau; overfit one small batch to see whether the model can go lower at all",
+    thresholds={**PLATEAU_THRESHOLDS, "tolerance": AT_CHANCE_THRESHOLDS["tolerance"],
+                "noise_z": FLAT_THRESHOLDS["noise_z"]},
+)
+def plateau_high(run: RunCurves, limits: Limits):
+    """The train loss drops fast, then stays flat for the rest of the run (train and validation gain almost
+    nothing over the last third) at a level well above what the task allows (a large share of
+    −log(1/n_classes)), and not at chance itself. Says so when the learning rate had decayed to about 0 by the
+    middle of the run (then a lower level counts as high); with n unknown, fires only on that LR evidence."""
+    found = plateau(run, limits)
+    if found is None:
+        return None
+    curve, index, evidence = found
+    return Found(f"{curve.tag} plateaus at {fmt(curve.end)} from step {curve.step_at(index)}", [curve.tag],
+                 evidence, step_range=(curve.step_at(index), curve.step_at(len(curve.finite_values) - 1)))
+
+
+def rising(curve: Curve) -> bool:
+    """The smoothed loss ends well above its lowest point (more than half its drop back): diverging or
+    overfitting, not stuck high."""
+    lowest = float(curve.smooth.min())
+    return curve.end - lowest > 0.5 * max(start_level(curve) - lowest, 0.0)
+
+
+@rule(
+    "CD304", "underfitting", symptom="underfitting", severity=WARNING,
+    causes=(
+        "model too small or too strongly regularised (weight decay, dropout) for the task",
+        "too few steps, or a learning rate that is too low to get far",
+        "a bug that caps what the model can learn (wrong targets, a broken layer)",
+    ),
+    check="overfit one batch of 2–10 examples: if the loss cannot reach ~0, it is a bug; if it can, grow the "
+          "model or cut the regularisation",
+    thresholds={**PLATEAU_THRESHOLDS, **FLAT_THRESHOLDS, **AT_CHANCE_THRESHOLDS},
+    needs_n_classes=True,
+)
+def underfitting(run: RunCurves, limits: Limits):
+    """Train and validation loss both end high (a large share of −log(1/n_classes)) although the loss did move:
+    not flat from the start, not at chance, not rising again (diverging, overfitting), and not the fast drop
+    onto a plateau that plateau-high reports. Without validation, the train loss alone decides."""
+    curves = judged_losses(run, limits["min_points"])
+    if not curves or curves[0].role != Role.TRAIN_LOSS:
+        return None
+    train = curves[0]
+    if any(curve.first_nonfinite is not None or chance_loss_of(run, curve) is None for curve in curves):
+        return None  # NaN is CD101's finding; without a chance level, "high" has no yardstick (MSE, hard tasks)
+    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) or rising(c) for c in curves)
+            or plateau(run, limits)):
+        return None
+    highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
+    if None in highs:
+        return None
+    evidence = [text for _, text in highs]
+    if len(curves) == 1:
+        evidence.append("no validation loss logged: judged on the train loss alone")
+    evidence.append(f"{train.tag} start level {fmt(start_level(train))}")
+    return Found(f"Loss stays high: {train.tag} ends at {fmt(train.end)}", [curve.tag for curve in curves],
+                 evidence, step=train.step_at(len(train.finite_values) - 1))

@@ -1,0 +1,118 @@
+"""Where the loss starts, compared with chance: a cross-entropy over n classes starts near −log(1/n).
+
+A freshly initialised classifier spreads its probability almost evenly over the n classes, so its first loss is
+−log(1/n) plus a little: a logit standard deviation σ adds about σ²/2 nats, and a sane init keeps σ ≲ 1, which puts
+the first loss within ~10–20% of chance (label smoothing adds nothing at a uniform guess). A first loss several
+times chance means the logits are far too large or the class count is wrong; one far below chance before the model
+could have learned anything means it is being told the answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share
+from curvedoc.roles import Role
+from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+
+
+def fmt(value: float) -> str:
+    return f"{value:.4g}"
+
+
+def chance_text(run: RunCurves, chance: float) -> str:
+    return f"−log(1/{run.n_classes}) = {fmt(chance)}"
+
+
+@rule(
+    "CD201", "start-high", symptom="start_high", severity=WARNING,
+    causes=(
+        "wrong class count: the output layer has more units than the task has classes",
+        "bad init: weights (or the last layer) far too large, so the logits are huge",
+        "logits scaled up (a temperature applied the wrong way round, a missing 1/√d)",
+        "softmax applied twice, or the loss fed probabilities where it expects logits",
+    ),
+    check="compute −log(1/n) for your n and compare with the loss of the very first batch; print the logits' "
+          "standard deviation at step 0 (should be ≲ 1) and the output layer's shape",
+    thresholds={
+        "ratio": Threshold(1.5, "first loss at least this many times −log(1/n) (a sane init lands within ~20%)"),
+        "excess_nats": Threshold(1.0, "and at least this many nats above −log(1/n) (so a 2-class task, chance "
+                                      "0.69, needs more than a doubling)"),
+        "early_share": Threshold(0.05, "a first point logged within this share of the run is the step-0 loss; a "
+                                       "later one is an average and only counts if the loss falls after it"),
+    },
+    needs_n_classes=True,
+)
+def start_high(run: RunCurves, limits: Limits):
+    """The first logged loss of a cross-entropy is far above −log(1/n_classes): the model starts out confidently
+    wrong. Reports the ratio to chance and the class count a uniform guess would need to start that high."""
+    curve = first_logged(run, Role.TRAIN_LOSS, Role.VAL_LOSS)  # whose first value is the step-0 loss
+    if curve is None or (chance := chance_loss_of(run, curve)) is None:
+        return None
+    first = curve.start
+    if first < limits["ratio"] * chance or first - chance < limits["excess_nats"]:
+        return None
+    if curve.first_nonfinite is not None:
+        return None  # a loss that overflows is CD101's finding; its start shares the cause (unscaled inputs)
+    share = first_point_share(curve)
+    evidence = [f"{curve.tag} = {fmt(first)} at step {curve.step_at(0)} (first value); {chance_text(run, chance)}",
+                f"{first / chance:.1f}× chance, {first - chance:+.3g} nats"]
+    if share > limits["early_share"]:
+        if curve.end >= first:
+            return None  # a loss that rises after an averaged first value is diverging, not starting high
+        evidence.append(f"first value logged {share:.0%} into the run, an average over the first steps: "
+                        "the step-0 loss was at least about this high")
+    if first < math.log(np.finfo(float).max):
+        evidence.append(f"a uniform guess starts this high with about {math.exp(first):,.0f} classes")
+    return Found(f"{curve.tag} starts at {fmt(first)}, {first / chance:.1f}× the chance level {fmt(chance)}",
+                 [curve.tag], evidence, step=curve.step_at(0))
+
+
+@rule(
+    "CD202", "start-low", symptom="start_low", severity=WARNING,
+    causes=(
+        "label leakage: the label (or a proxy of it: an ID, a file path, a sorted order) is in the inputs",
+        "the validation set overlaps the training set",
+        "the model was already trained (resumed or pretrained) and the run does not say so",
+    ),
+    check="zero the input (or shuffle it across examples) and rerun one epoch: the loss must jump to −log(1/n); "
+          "if it stays low, the label reaches the model some other way",
+    thresholds={
+        "ratio": Threshold(0.01, "first validation loss (first train value without validation) below this share "
+                                 "of −log(1/n): after one epoch even MNIST, the easiest real benchmark, sits "
+                                 "at ~0.015-0.02× chance (val loss 0.03-0.05)"),
+        "ratio_with_accuracy": Threshold(0.03, "the same bar when the accuracy logged with that first validation "
+                                               "is perfect too (MNIST after one epoch is not)"),
+        "perfect_accuracy": Threshold(0.999, "accuracy at least this counts as perfect: the model already knows "
+                                             "every answer"),
+        "early_share": Threshold(0.05, "a first train value logged within this share of the run is the step-0 "
+                                       "loss (used only when there is no validation)"),
+    },
+    needs_n_classes=True,
+)
+def start_low(run: RunCurves, limits: Limits):
+    """The loss is far below −log(1/n_classes) at the first look: the first validation loss (after one epoch)
+    is a tiny share of chance (a less tiny one when the accuracy logged with it is perfect); without
+    validation, a train loss already far below chance at step 0. A healthy model needs more than an epoch to
+    know every answer."""
+    val, accuracy = first_logged(run, Role.VAL_LOSS), first_logged(run, Role.VAL_ACC)
+    curve = val or first_logged(run, Role.TRAIN_LOSS)
+    if curve is None or (chance := chance_loss_of(run, curve)) is None:
+        return None
+    first, step = curve.start, curve.step_at(0)
+    perfect = curve is val and accuracy is not None and accuracy.start >= limits["perfect_accuracy"]
+    if first >= limits["ratio_with_accuracy" if perfect else "ratio"] * chance:
+        return None
+    if curve is not val and first_point_share(curve) > limits["early_share"]:
+        return None  # a late first train value is an average over learning, not the starting point
+    evidence = [f"{curve.tag} = {fmt(first)} at step {step} (first value); {chance_text(run, chance)}; "
+                f"{first / chance:.3f}× chance"]
+    if perfect:
+        evidence.append(f"{accuracy.tag} = {fmt(accuracy.start)} at step {accuracy.step_at(0)} (first value)")
+    train = first_logged(run, Role.TRAIN_LOSS)
+    if curve is val and train is not None:
+        evidence.append(f"{train.tag} starts at {fmt(train.start)} (step {train.step_at(0)})")
+    return Found(f"{curve.tag} is already {fmt(first)} at step {step}, {first / chance:.3f}× the chance level "
+                 f"{fmt(chance)}", [curve.tag], evidence, step=step)

@@ -1,0 +1,44 @@
+"""Helpers the rule tests share: the fixture folders, the corpus's healthy runs, and synthetic runs."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from curvedoc.model import RunBuilder
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+CORPUS = FIXTURES / "corpus"
+HEALTHY_FIXTURES = [
+    "tensorboard/pytorch/healthy", "csv/lightning/healthy", "huggingface/digits_mlp", "wandb/offline",
+    "tensorboard/tensorboardx/healthy", "csv/keras/training.log",
+]
+
+
+def healthy_corpus_runs() -> list[str]:
+    labels = json.loads((CORPUS / "labels.json").read_text())
+    return sorted(path for path, label in labels.items() if label.get("healthy"))
+
+
+def findings(path: Path, code: str):
+    return [f for run in curvedoc.load(path) for f in diagnose_run(run) if f.code == code]
+
+
+def codes_at(path: Path) -> set[str]:
+    return {f.code for run in curvedoc.load(path) for f in diagnose_run(run)}
+
+
+def synthetic(curves: dict, n_classes=None, steps=None):
+    """A run of the given ``{tag: values}``, at steps 0, 1, … unless ``steps`` gives a tag its own."""
+    builder = RunBuilder("/synthetic", "test")
+    for tag, values in curves.items():
+        values = np.asarray(values, dtype=float)
+        builder.add(tag, np.arange(len(values)) if steps is None or tag not in steps else steps[tag], values)
+    builder.meta.n_classes = n_classes
+    return builder.build()
+
+
+def codes(run) -> set[str]:
+    return {f.code for f in diagnose_run(run)}

@@ -1,0 +1,111 @@
+"""CD301 flat_from_start, CD302 flat_at_chance, CD303 plateau_high, CD304 underfitting: real runs that must fire,
+healthy real runs (incl. hard negatives: tiny batches, fast-then-slow, warmup + cosine, MSE) that must not, and
+synthetic edge cases (noise only, a million points, 5 epoch points, resumed runs, converged runs)."""
+
+import numpy as np
+import pytest
+
+from curvedoc.diagnose import diagnose_run
+from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, codes, codes_at, findings, healthy_corpus_runs, synthetic
+
+MY_CODES = {"CD301", "CD302", "CD303", "CD304"}
+@pytest.mark.parametrize("name", ["lr_zero", "step_missing", "zero_grad_after_backward", "wrong_param_group",
+                                  "detached_output_regression", "lr_zero_regression"])
+def test_a_loss_that_never_moves_fires_flat_from_start(name):
+    (finding,) = findings(CORPUS / "flat_from_start" / name, "CD301")
+    assert finding.severity == "error" and finding.step_range and "noise allows" in finding.evidence[0]
+
+
+@pytest.mark.parametrize("path", ["flat_at_chance/input_zeroed", "flat_at_chance/input_zeroed_iris",
+                                  "flat_at_chance/input_zeroed_wine", "flat_from_start/lr_zero"])
+def test_a_run_frozen_at_chance_is_both_flat_and_at_chance(path):
+    assert {"CD301", "CD302"} <= codes_at(CORPUS / path)
+
+
+@pytest.mark.parametrize("path", ["csv/lightning/shuffled_labels", "huggingface/digits_mlp_shuffled"])
+def test_shuffled_labels_keep_the_validation_loss_at_chance(path):
+    (finding,) = findings(FIXTURES / path, "CD302")
+    assert "−log(1/10) = 2.303" in finding.evidence[0]
+    assert any("1/10 = 0.1" in line for line in finding.evidence)  # the accuracy agrees
+
+
+@pytest.mark.parametrize("name", ["lr_decayed_to_zero", "lr_decayed_to_zero_sgd", "lr_decayed_to_zero_wine"])
+def test_a_decayed_learning_rate_leaves_a_high_plateau_and_says_so(name):
+    (finding,) = findings(CORPUS / "plateau_high" / name, "CD303")
+    assert any("the LR had decayed to about 0" in line for line in finding.evidence)
+    assert finding.step_range[0] < finding.step_range[1]
+
+
+@pytest.mark.parametrize("name", ["tiny_model_weight_decay", "tiny_model_weight_decay_wine",
+                                  "tiny_model_weight_decay_cancer", "tiny_model_weight_decay_epochs"])
+def test_a_tiny_regularised_model_underfits(name):
+    codes = codes_at(CORPUS / "underfitting" / name)
+    assert "CD304" in codes and not codes & {"CD301", "CD302", "CD303"}
+
+
+@pytest.mark.parametrize("path", HEALTHY_FIXTURES)
+def test_healthy_fixtures_make_progress(path):
+    assert not codes_at(FIXTURES / path) & MY_CODES
+
+
+@pytest.mark.parametrize("path", healthy_corpus_runs())
+def test_healthy_corpus_runs_make_progress(path):
+    assert not codes_at(CORPUS / path) & MY_CODES
+
+
+def test_a_million_points_of_pure_noise_are_flat_and_cheap():
+    rng = np.random.default_rng(0)
+    run = synthetic({"train/loss": 1.7 + rng.normal(0, 0.3, 1_000_000)})
+    assert "CD301" in codes(run)
+
+
+def test_very_noisy_but_improving_is_not_flat():
+    rng = np.random.default_rng(1)
+    trend = np.linspace(1.0, 0.8, 2000)
+    run = synthetic({"train/loss": trend + rng.normal(0, 0.4, 2000)})
+    assert "CD301" not in codes(run)
+
+
+def test_five_epoch_points_that_do_not_move_are_flat():
+    run = synthetic({"train/loss": [0.93, 0.94, 0.93, 0.93, 0.94], "val/loss": [0.95, 0.95, 0.95, 0.95, 0.95]})
+    assert "CD301" in codes(run)
+
+
+def test_a_converged_model_is_not_flat_from_start():
+    rng = np.random.default_rng(2)
+    run = synthetic({"train/loss": 0.02 + rng.normal(0, 0.002, 500)}, n_classes=10)
+    assert not codes(run) & MY_CODES
+
+
+def test_a_resumed_run_is_not_judged_from_its_first_logged_step():
+    rng = np.random.default_rng(3)
+    steps = {"train/loss": np.arange(9000, 10000)}
+    run = synthetic({"train/loss": 0.8 + rng.normal(0, 0.05, 1000)}, steps=steps)
+    assert "CD301" not in codes(run)
+
+
+def test_an_mse_plateau_without_a_chance_level_or_lr_evidence_is_quiet():
+    loss = 0.45 + 0.55 * np.exp(-np.arange(300) / 20)
+    run = synthetic({"train/loss": loss, "val/loss": loss[::30] + 0.1})
+    assert not codes(run) & MY_CODES
+
+
+def test_warmup_cosine_flattening_low_is_healthy():
+    steps = np.arange(1000)
+    lr = np.where(steps < 100, steps / 100, 0.5 * (1 + np.cos(np.pi * (steps - 100) / 900))) * 1e-3
+    loss = 0.03 + 2.27 * np.exp(-steps / 80)
+    assert not codes(synthetic({"train/loss": loss, "lr": lr}, n_classes=10)) & MY_CODES
+
+
+def test_an_lr_decayed_early_explains_a_plateau_even_without_a_class_count():
+    steps = np.arange(600)
+    lr = 1e-3 * 0.1 ** (steps // 60)
+    loss = 1.2 + 1.1 * np.exp(-steps / 25)
+    (finding,) = [f for f in diagnose_run(synthetic({"train/loss": loss, "lr": lr})) if f.code == "CD303"]
+    assert "of its peak" in finding.evidence[-1]
+
+
+def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():
+    loss = 2.3 - 1.0 * np.linspace(0, 1, 400)
+    found = codes(synthetic({"train/loss": loss, "val/loss": loss[::40] + 0.05}, n_classes=10))
+    assert "CD304" in found and "CD303" not in found

@@ -1,0 +1,109 @@
+"""CD201 start_high and CD202 start_low: real runs that must fire, healthy real runs that must not, and
+synthetic edge cases (regression losses, averaged first values, MNIST-like fast learners)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, codes, codes_at, findings, healthy_corpus_runs, synthetic
+
+MY_CODES = {"CD201", "CD202"}
+
+
+@pytest.mark.parametrize("name, ratio_at_least", [
+    ("logits_x30", 4.0), ("wrong_class_count_100", 2.0), ("wrong_class_count_iris", 3.0),
+    ("init_scale_4_cancer", 3.0),
+])
+def test_a_first_loss_far_above_chance_fires(name, ratio_at_least):
+    (finding,) = findings(CORPUS / "start_high" / name, "CD201")
+    (run,) = curvedoc.load(CORPUS / "start_high" / name)
+    loss = run.series(run.primary("train_loss"))
+    assert finding.step == int(loss["step"].iloc[0])
+    ratio = float(loss["value"].iloc[0]) / math.log(run.meta.n_classes)
+    assert ratio >= ratio_at_least and f"{ratio:.1f}× chance" in finding.evidence[1]
+    assert f"−log(1/{run.meta.n_classes})" in finding.evidence[0] and finding.cheapest_check
+
+
+def test_a_wrong_class_count_names_the_class_count_its_start_fits():
+    (finding,) = findings(CORPUS / "start_high" / "wrong_class_count_100", "CD201")
+    assert any("uniform guess starts this high with about 11" in line for line in finding.evidence)
+
+
+@pytest.mark.parametrize("name", ["label_leak_x10", "label_leak_cancer"])
+def test_a_leaked_label_fires_start_low(name):
+    (finding,) = findings(CORPUS / "start_low" / name, "CD202")
+    assert "× chance" in finding.evidence[0]
+
+
+@pytest.mark.parametrize("path", [*HEALTHY_FIXTURES, "csv/lightning/shuffled_labels"])
+def test_healthy_fixtures_start_normally(path):
+    assert not codes_at(FIXTURES / path) & MY_CODES
+
+
+@pytest.mark.parametrize("path", healthy_corpus_runs())
+def test_healthy_corpus_runs_start_normally(path):
+    assert not codes_at(CORPUS / path) & MY_CODES
+
+
+def decaying(start, end, points=200, seed=0):
+    rng = np.random.default_rng(seed)
+    return end + (start - end) * np.exp(-np.arange(points) / (points / 8)) + rng.normal(0, 0.02, points)
+
+
+def test_a_sane_init_within_twenty_percent_of_chance_is_quiet():
+    assert "CD201" not in codes(synthetic({"train/loss": decaying(2.3 * 1.2, 0.05)}, n_classes=10))
+
+
+def test_a_large_vocabulary_language_model_starting_a_nat_high_is_quiet():
+    # GPT-style init: 11.2 nats against ln(50257) = 10.82; under half a nat above chance is a normal start
+    assert "CD201" not in codes(synthetic({"train/loss": decaying(11.2, 3.0)}, n_classes=50257))
+
+
+def test_a_two_class_task_needs_more_than_a_doubling():
+    assert "CD201" not in codes(synthetic({"train/loss": decaying(1.5, 0.1)}, n_classes=2))
+    assert "CD201" in codes(synthetic({"train/loss": decaying(4.0, 0.1)}, n_classes=2))
+
+
+@pytest.mark.parametrize("tag", ["train/mse_loss", "train/huber", "train/contrastive_loss"])
+def test_losses_that_are_not_cross_entropy_are_not_compared_with_chance(tag):
+    assert not codes(synthetic({tag: decaying(40.0, 0.001)}, n_classes=10)) & MY_CODES
+
+
+def test_without_a_class_count_the_rules_wait_for_one():
+    run = synthetic({"train/loss": decaying(40.0, 0.1)})
+    found = diagnose_run(run)
+    assert not {f.code for f in found} & MY_CODES
+    assert any(f.code == "CD000" and "CD201" in f.evidence[0] for f in found)
+
+
+def test_an_averaged_first_value_counts_only_when_the_loss_falls_after_it():
+    steps = {"train/loss": np.array([100, 200, 300, 400, 500])}
+    falling = synthetic({"train/loss": [9.0, 3.0, 1.0, 0.5, 0.3]}, n_classes=10, steps=steps)
+    (finding,) = [f for f in diagnose_run(falling) if f.code == "CD201"]
+    assert "20% into the run" in finding.evidence[2]
+    diverging = synthetic({"train/loss": [9.0, 12.0, 30.0, 80.0, 200.0]}, n_classes=10, steps=steps)
+    assert "CD201" not in codes(diverging)
+
+
+def test_mnist_like_fast_learning_is_not_a_leak():
+    # a CNN on MNIST: val loss 0.04 (0.017× chance) and val accuracy 0.987 after the first epoch
+    steps = {"train/loss": np.arange(0, 4690, 10), "val/loss": np.array([468, 937, 1406]),
+             "val/acc": np.array([468, 937, 1406])}
+    run = synthetic({"train/loss": decaying(2.3, 0.02, 469), "val/loss": [0.04, 0.033, 0.03],
+                     "val/acc": [0.987, 0.99, 0.991]}, n_classes=10, steps=steps)
+    assert "CD202" not in codes(run)
+
+
+def test_perfect_accuracy_with_a_tiny_first_val_loss_is_a_leak():
+    steps = {"val/loss": np.array([42, 85, 128]), "val/acc": np.array([42, 85, 128])}
+    run = synthetic({"val/loss": [0.04, 0.01, 0.005], "val/acc": [1.0, 1.0, 1.0]}, n_classes=10, steps=steps)
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD202"]
+    assert finding.step == 42 and "val/acc = 1" in finding.evidence[1]
+
+
+def test_a_negative_loss_is_not_a_leak():
+    run = synthetic({"val/loss": [-1.0, -5.0, -9.0, -12.0]}, n_classes=10)
+    assert "CD202" not in codes(run)
