@@ -172,3 +172,14 @@ def test_a_prior_learned_in_the_first_steps_is_majority():
     run = build({"train/loss": (STEPS, train_loss), "train/acc": (STEPS, train_acc),
                  "val/loss": (EPOCHS, np.full(10, 0.521)), "val/acc": (EPOCHS, np.full(10, 0.902))}, n_classes=10)
     assert [f.code for f in findings(run)] == ["CD602"]
+
+
+def test_accuracy_flat_because_the_learning_rate_decayed_to_zero_is_left_to_plateau_high():
+    lr = 1e-3 * 0.1 ** (STEPS // 100)
+    run = build({"train/loss": (STEPS, 0.57 + 0.05 * RNG.standard_normal(1000)), "lr": (STEPS, lr),
+                 "val/loss": (EPOCHS, np.full(10, 0.572)), "val/acc": (EPOCHS, np.full(10, 0.8811))})
+    assert not findings(run)
+    cosine = 1e-3 * 0.5 * (1 + np.cos(np.pi * STEPS / 1000))
+    run = build({"train/loss": (STEPS, 0.57 + 0.05 * RNG.standard_normal(1000)), "lr": (STEPS, cosine),
+                 "val/loss": (EPOCHS, np.full(10, 0.572)), "val/acc": (EPOCHS, np.full(10, 0.8811))})
+    assert [f.code for f in findings(run)] == ["CD602"]

@@ -108,7 +108,9 @@ FLAT_LIMITS = {
     "loss_drop_share": Threshold(0.1, "the loss fell by at least this share of its level over the flat span"),
     "still_falling_share": Threshold(0.1, "the last quarter of the span holds at least this share of the fall "
                                           "(the loss keeps falling, it did not just settle)"),
-    "entropy_margin": Threshold(0.1, "a loss more than this share below the least cross-entropy any constant "
+    "lr_stopped_share": Threshold(1e-3, "a learning rate at most this share of its peak for most of the flat span "
+                                        "means nothing trains: the accuracy is flat for that reason"),
+    "entropy_margin": Threshold(0.02, "a loss more than this share below the least cross-entropy any constant "
                                      "prediction with that accuracy can reach comes from input-dependent "
                                      "predictions"),
 }
@@ -170,9 +172,17 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
         train_values = train_values[(train.finite_steps >= span[0]) & (train.finite_steps <= span[1])]
     if train_values is not None and len(train_values) >= limits["min_points"]:
         part = max(2, len(train_values) // 10)
-        rise = abs(float(np.mean(train_values[-part:]) - np.mean(train_values[:part])))
-        if rise > limits["flat_tolerance"] + 3 * train.noise * math.sqrt(2 / part):
+        head, tail = train_values[:part], train_values[-part:]
+        # sample variances, not the robust noise: a minibatch accuracy of 1.0 on most batches has a MAD of 0
+        if abs(float(tail.mean() - head.mean())) > limits["flat_tolerance"] + 3 * math.sqrt(
+                (head.var(ddof=1) + tail.var(ddof=1)) / part):
             return None
+    lr = run.curve(Role.LR)
+    if lr is not None and len(lr.finite_values):
+        during = lr.finite_values[(lr.finite_steps >= span[0]) & (lr.finite_steps <= span[1])]
+        peak = float(np.max(np.abs(lr.finite_values)))
+        if len(during) and peak > 0 and np.median(np.abs(during)) <= limits["lr_stopped_share"] * peak:
+            return None  # nothing trains during the span: plateau_high's "LR decayed to zero", not these rules'
     level = float(np.median(values))
     flat = FlatAccuracy(curve, level, len(values), float(np.ptp(values)), span)
     flat.loss = _loss_for(run, curve)
