@@ -109,3 +109,19 @@ def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():
     loss = 2.3 - 1.0 * np.linspace(0, 1, 400)
     found = codes(synthetic({"train/loss": loss, "val/loss": loss[::40] + 0.05}, n_classes=10))
     assert "CD304" in found and "CD303" not in found
+
+
+@pytest.mark.parametrize("path", ["memorizing/random_labels_cancer", "exploding_grad/sgd_diverging",
+                                  "spike/warmup_too_high", "nan_inf/warmup_too_high_nan"])
+def test_a_loss_that_rises_again_is_neither_a_plateau_nor_underfitting(path):
+    assert not codes_at(CORPUS / path) & {"CD303", "CD304"}
+
+
+def test_a_noisy_train_loss_on_a_plateau_is_not_still_falling():
+    rng = np.random.default_rng(4)
+    steps = np.arange(1000)
+    loss = 1.3 + 1.0 * np.exp(-steps / 40) + rng.normal(0, 0.3, 1000)
+    val = 1.35 + 0.1 * np.exp(-np.arange(10) / 2)
+    found = codes(synthetic({"train/loss": loss, "val/loss": val}, n_classes=10,
+                            steps={"val/loss": np.arange(99, 1000, 100)}))
+    assert "CD303" in found and "CD304" not in found

@@ -219,13 +219,22 @@ PLATEAU_THRESHOLDS = {
 }
 
 
-def still_falling(curve: Curve, band: float, begin: float) -> bool:
-    """Over the last third of the run the smoothed loss still falls by more than ``band`` of its total drop
-    from ``begin`` (medians of the first and last quarter of that third)."""
-    last_third = curve.smooth[int(len(curve.smooth) * 2 / 3):]
+def still_falling(curve: Curve, limits: Limits, begin: float) -> bool:
+    """Over the last third of the run the loss still falls by more than ``band`` of its total drop from
+    ``begin``, and by more than noise explains (medians of the first and last quarter of that third)."""
+    last_third = curve.finite_values[int(len(curve.finite_values) * 2 / 3):]
     quarter = max(1, len(last_third) // 4)
     fall = float(np.median(last_third[:quarter]) - np.median(last_third[-quarter:]))
-    return fall > band * (begin - curve.end)
+    noise = limits["noise_z"] * MEDIAN_SE * curve.noise * math.sqrt(2 / quarter)
+    return fall > max(limits["band"] * (begin - curve.end), noise)
+
+
+def rising(curve: Curve) -> bool:
+    """The loss ends well above its lowest level (more than half its drop given back): diverging or overfitting,
+    not stuck high. Levels are medians of tenths of the curve, so minibatch noise cannot fake a low point."""
+    levels = np.array([np.median(part) for part in np.array_split(curve.finite_values, min(10, len(curve)))])
+    lowest = float(levels.min())
+    return float(levels[-1]) - lowest > 0.5 * max(float(levels[0]) - lowest, 0.0)
 
 
 def lr_decayed_early(run: RunCurves, curve: Curve, near_zero: float) -> tuple[float, float, str] | None:
@@ -244,13 +253,14 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
         return None
     train = curves[0]
     begin = start_level(train)
-    if begin <= 0 or begin - train.end < limits["min_drop"] * begin or any(at_chance(run, c, limits) for c in curves):
-        return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's
+    if (begin <= 0 or begin - train.end < limits["min_drop"] * begin
+            or any(at_chance(run, curve, limits) or rising(curve) for curve in curves)):
+        return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's, rising overfitting's
     decayed = lr_decayed_early(run, train, limits["lr_near_zero"])
     share = limits["high_share_lr_decayed" if decayed else "high_share"]
     highs = [high_level(run, curve, train, share) for curve in curves]
     index = plateau_start(train, limits["band"])
-    if (None in highs or any(still_falling(curve, limits["band"], begin) for curve in curves)
+    if (None in highs or any(still_falling(curve, limits, begin) for curve in curves)
             or index > limits["fast_share"] * (len(train.finite_values) - 1)):
         return None
     if chance_loss_of(run, train) is None and not decayed:
@@ -290,13 +300,6 @@ def plateau_high(run: RunCurves, limits: Limits):
     curve, index, evidence = found
     return Found(f"{curve.tag} plateaus at {fmt(curve.end)} from step {curve.step_at(index)}", [curve.tag],
                  evidence, step_range=(curve.step_at(index), curve.step_at(len(curve.finite_values) - 1)))
-
-
-def rising(curve: Curve) -> bool:
-    """The smoothed loss ends well above its lowest point (more than half its drop back): diverging or
-    overfitting, not stuck high."""
-    lowest = float(curve.smooth.min())
-    return curve.end - lowest > 0.5 * max(start_level(curve) - lowest, 0.0)
 
 
 @rule(
