@@ -102,7 +102,7 @@ def test_an_lr_decayed_early_explains_a_plateau_even_without_a_class_count():
     lr = 1e-3 * 0.1 ** (steps // 60)
     loss = 1.2 + 1.1 * np.exp(-steps / 25)
     (finding,) = [f for f in diagnose_run(synthetic({"train/loss": loss, "lr": lr})) if f.code == "CD303"]
-    assert "of its peak" in finding.evidence[-1]
+    assert "× its peak" in finding.evidence[-1]
 
 
 def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():

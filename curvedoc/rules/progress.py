@@ -17,6 +17,9 @@ from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.start import chance_text, fmt
 
 
+MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
+
+
 def start_level(curve: Curve) -> float:
     """The level the loss starts from: the median of its first 5% (its first value on a short curve)."""
     return float(np.median(curve.head()))
@@ -28,9 +31,6 @@ def level_change(curve: Curve) -> tuple[float, float]:
     head, tail = curve.head(), curve.tail()
     change = float(np.median(tail) - np.median(head))
     return change, MEDIAN_SE * curve.noise * math.sqrt(1 / len(head) + 1 / len(tail))
-
-
-MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
 
 
 def is_flat(curve: Curve, limits: Limits) -> bool:
@@ -271,7 +271,7 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
                 f"{fmt(train.end)}", *(text for _, text in highs)]
     if decayed:
         value, peak, tag = decayed
-        evidence.append(f"{tag} = {value:.3g} by the middle of the run, {value / peak:.2%} of its peak {peak:.3g}: "
+        evidence.append(f"{tag} = {value:.3g} by the middle of the run, {value / peak:.2g}× its peak {peak:.3g}: "
                         "the LR had decayed to about 0 while the loss was still high")
     return train, index, evidence
 
