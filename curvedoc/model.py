@@ -18,7 +18,6 @@ import pandas as pd
 
 from curvedoc.roles import Role, infer_role, primary_tag
 
-SCALAR_COLUMNS = ("tag", "step", "wall_time", "value")
 
 # Keys under which configs of real frameworks record the number of output classes (HF: num_labels; LMs: vocab_size).
 N_CLASSES_KEYS = (
