@@ -104,6 +104,25 @@ class Curve:
         return int(self.finite_steps[finite_index])
 
 
+def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
+    """At each point, the median of the ``window`` points before it (the first point gets its own value): the level
+    a jump is measured from. The point itself is left out, so a one-point jump cannot hide in its own baseline."""
+    if len(values) == 0:
+        return values.copy()
+    if window <= 1:
+        return np.r_[values[0], values[:-1]]
+    inclusive = median_filter(values, size=window, origin=(window - 1) // 2, mode="nearest")
+    return np.r_[values[0], inclusive[:-1]]
+
+
+def noise_reach(excursions: np.ndarray, around: slice, share: float = 0.005) -> float:
+    """How far the curve's own noise reaches: the (1 − ``share``) quantile of ``excursions`` outside the event at
+    ``around``, never below 0. Minibatch noise of a tiny batch is heavy-tailed (one misclassified example is 100×
+    the median loss), so a jump is judged against the rare excursions the curve makes anyway, not only its MAD."""
+    rest = np.r_[excursions[:around.start], excursions[around.stop:]]
+    return max(float(np.quantile(rest, 1.0 - share)), 0.0) if len(rest) else 0.0
+
+
 class RunCurves:
     """A run as rules see it: the main curve of each role, the class count and chance levels, all cached."""
 

@@ -1,0 +1,203 @@
+"""Gradient norms out of their healthy range: exploding by orders of magnitude, or vanished while the loss is high.
+
+Both rules read the logged gradient norm (role grad_norm; a global norm or one layer's) on a log scale: gradient
+norms span many orders of magnitude, so "100× its typical level" is the scale-free question.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from curvedoc.features import Curve, RunCurves, noise_reach, trailing_median
+from curvedoc.roles import Role
+from curvedoc.rules import ERROR, INFO, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules.stability import loss_curve
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def _loss_at(loss: Curve | None, step: int) -> list[str]:
+    """What the loss did at a gradient event: its value there, and whether it turned NaN from that step on."""
+    if loss is None or not len(loss.finite_values):
+        return []
+    if loss.first_nonfinite is not None and loss.steps[loss.first_nonfinite] >= step:
+        nan_step = int(loss.steps[loss.first_nonfinite])
+        return [f"{loss.tag} becomes {loss.values[loss.first_nonfinite]} at step {nan_step} "
+                f"({nan_step - step} steps later)"]
+    index = min(int(np.searchsorted(loss.finite_steps, step)), len(loss.finite_values) - 1)
+    before = loss.finite_values[max(0, index - loss.window):index]
+    level = f"; median of the {len(before)} points before = {_fmt(float(np.median(before)))}" if len(before) else ""
+    return [f"{loss.tag} at step {loss.step_at(index)} = {_fmt(loss.finite_values[index])}{level}"]
+
+
+def _nonfinite_norms(grad: Curve) -> list[str]:
+    """Non-finite norms on isolated steps are what a mixed-precision GradScaler logs when it skips a step; norms
+    that stay non-finite to the end are a run that diverged."""
+    if grad.first_nonfinite is None:
+        return []
+    finite_after = np.flatnonzero(grad.finite_mask[grad.first_nonfinite:])
+    if not len(finite_after):
+        return [f"{grad.tag} is non-finite from step {int(grad.steps[grad.first_nonfinite])} to the end"]
+    bad = int((~grad.finite_mask).sum())
+    return [f"{bad} non-finite gradient norm(s) on steps between finite ones left out (a mixed-precision "
+            f"GradScaler logs Inf on the steps it skips)"]
+
+
+@rule(
+    "CD701", "gradient-explosion", symptom="exploding_grad", severity=ERROR,
+    causes=(
+        "no gradient clipping, so one bad batch or a steep region throws the weights far",
+        "learning rate too high: each update makes the next gradient larger",
+        "unnormalised inputs or a deep network without normalisation layers",
+    ),
+    check="clip the gradient norm (torch.nn.utils.clip_grad_norm_(params, 1.0)) and log the norm per layer to "
+          "see which layer explodes first; drop the learning rate 10×",
+    thresholds={
+        "min_points": Threshold(5, "fewest finite gradient norms before they are judged"),
+        "spike_factor": Threshold(100.0, "a gradient norm this many times the running median of the norms before "
+                                         "it is a spike"),
+        "beyond_noise": Threshold(10.0, "a spike must also be this many times higher than the norm's own rare "
+                                        "excursions elsewhere (99.5th percentile of its ratio to the running "
+                                        "median): tiny batches make large norms on hard examples"),
+        "above_run_median": Threshold(10.0, "a spike must also reach this many times the median norm of the whole "
+                                            "run: a jump from a vanished norm back to an ordinary one is no "
+                                            "explosion"),
+        "from_vanished": Threshold(1e-4, "a jump from a running median below this share of the starting loss is "
+                                         "a vanished gradient coming back to life (CD702), not an explosion"),
+        "growth_factor": Threshold(10.0, "the running median of the norm growing this many times above its level "
+                                         "at the start, while the loss ends above its start or turns NaN, is an "
+                                         "explosion spread over many steps"),
+    },
+)
+def exploding_gradient(run: RunCurves, limits: Limits):
+    """The gradient norm jumps by orders of magnitude above the running median of the steps before it (and far
+    beyond the swings its own minibatch noise makes), or its running level grows by orders of magnitude over its
+    start while the loss diverges with it. Reports the step, the factor, and what the loss did there.
+    Inf/NaN norms on isolated steps (a mixed-precision GradScaler skipping a step) are left out and counted;
+    a norm that turns non-finite for good is CD101's NaN story unless its finite part already exploded."""
+    grad = run.curve(Role.GRAD_NORM)
+    if grad is None:
+        return None
+    positive = grad.finite_values > 0
+    if positive.sum() < limits["min_points"]:
+        return None
+    norms, steps = grad.finite_values[positive], grad.finite_steps[positive]
+    loss = loss_curve(run)
+    log_norms = np.log10(norms)
+    window = grad.window
+    above = log_norms - trailing_median(log_norms, window)
+    above[0] = 0.0
+    peak = int(np.argmax(above))
+    reach = noise_reach(above, slice(max(0, peak - window), peak + window + 1))
+    typical = float(np.median(norms))
+    before = norms[peak] / 10 ** above[peak]
+    awake = loss is None or before > limits["from_vanished"] * abs(loss.start)
+    if (above[peak] >= math.log10(limits["spike_factor"]) and above[peak] >= reach + math.log10(limits["beyond_noise"])
+            and norms[peak] >= limits["above_run_median"] * typical and awake):
+        step = int(steps[peak])
+        factor = 10 ** above[peak]
+        return Found(
+            f"{grad.tag} spikes {factor:.3g}× at step {step}",
+            [grad.tag] + ([loss.tag] if loss else []),
+            [f"{grad.tag} = {_fmt(norms[peak])} at step {step}; running median of the {window} norms before = "
+             f"{_fmt(before)} ({factor:.3g}×)",
+             f"elsewhere the norm's rare excursions (99.5th percentile) reach {10 ** reach:.3g}× its running median; "
+             f"median norm of the run: {_fmt(typical)}",
+             *_loss_at(loss, step), *_nonfinite_norms(grad)],
+            step=step,
+        )
+    return _growth(grad, norms, steps, loss, limits)
+
+
+def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | None, limits: Limits) -> Found | None:
+    """The norm's running level climbs by orders of magnitude while the loss diverges: an explosion spread over
+    many steps rather than one."""
+    diverging = loss is not None and (loss.first_nonfinite is not None or loss.end > loss.start)
+    start = float(np.median(norms[:max(3, len(norms) // 20)]))
+    if not diverging or start <= 0:
+        return None
+    level = trailing_median(norms, grad.window)
+    highest = int(np.argmax(level))
+    growth = float(level[highest]) / start
+    if growth < limits["growth_factor"]:
+        return None
+    halfway = math.sqrt(limits["growth_factor"])
+    onset = int(np.argmax(level >= halfway * start))
+    step, peak_step = int(steps[onset]), int(steps[highest])
+    nan_note = (f"; non-finite from step {int(loss.steps[loss.first_nonfinite])}"
+                if loss.first_nonfinite is not None else "")
+    return Found(
+        f"{grad.tag} grows {growth:.3g}× over the run while the loss diverges",
+        [grad.tag, loss.tag],
+        [f"{grad.tag}: median {_fmt(start)} over the first points → running median {_fmt(float(level[highest]))} "
+         f"at step {peak_step} ({growth:.3g}×)",
+         f"it passed {halfway:.3g}× its start at step {step}",
+         f"{loss.tag}: {_fmt(loss.start)} at the start → {_fmt(loss.end)} at the end{nan_note}",
+         *_nonfinite_norms(grad)],
+        step=step, step_range=(step, peak_step),
+    )
+
+
+@rule(
+    "CD702", "gradient-vanished", symptom="vanishing_grad", severity=WARNING,
+    causes=(
+        "saturating activations (sigmoid/tanh) in a deep stack: each layer multiplies the gradient by < 1",
+        "bad initialisation (weights too small), or dead ReLUs",
+        "too deep without residual connections or normalisation",
+    ),
+    check="print the gradient norm of every layer for one batch: if the first layers are orders of magnitude "
+          "below the last, switch to ReLU/GELU, add normalisation or residuals, or use Kaiming/Xavier init",
+    thresholds={
+        "min_points": Threshold(5, "fewest finite gradient norms before they are judged"),
+        "tiny_vs_loss": Threshold(1e-4, "a gradient norm below this share of the loss value is near zero (a "
+                                        "learning network's norm is of the order of its loss)"),
+        "collapse_factor": Threshold(1e-3, "a gradient norm that fell below this share of its own level at the "
+                                           "start has vanished"),
+        "max_progress": Threshold(0.5, "the loss still counts as high while it has lost less than this share of "
+                                       "its start value (or sits above this share of the chance level)"),
+        "min_share": Threshold(0.25, "share of the logged norms that must be near zero while the loss is high"),
+    },
+)
+def vanishing_gradient(run: RunCurves, limits: Limits):
+    """The gradient norm sits near zero — below 1e-4 of the loss value, or 1000× below its own level at the start
+    — for a good share of the run while the loss is still high (less than halfway from its start to zero, or
+    near chance). A converged run also has small gradients, but a low loss, and does not fire."""
+    grad, loss = run.curve(Role.GRAD_NORM), loss_curve(run)
+    if grad is None or loss is None or len(grad.finite_values) < limits["min_points"] or len(loss.finite_values) < 2:
+        return None
+    norms = grad.smooth
+    steps = grad.finite_steps
+    loss_level = np.interp(steps, loss.finite_steps, loss.smooth)
+    start_norm = float(np.median(grad.head(0.05, 3)))
+    still_high = loss_level >= (1 - limits["max_progress"]) * loss.start
+    if run.chance_loss is not None:
+        still_high |= loss_level >= limits["max_progress"] * run.chance_loss
+    # Scaled by the loss at the start, not its current value: a diverging loss of 1e13 does not make 1e3 "tiny".
+    near_zero = (norms <= limits["tiny_vs_loss"] * abs(loss.start)) | (norms <= limits["collapse_factor"] * start_norm)
+    vanished = near_zero & still_high
+    share = vanished.mean()
+    if share < limits["min_share"]:
+        return None
+    if not grad.finite_values.any():
+        # Not a gradient that shrank but one that never arrives: flat_from_start is the symptom; this is its clue.
+        return Found(f"{grad.tag} is exactly 0 at every logged step", [grad.tag],
+                     [f"{len(grad.finite_values)} logged norms, all 0; {loss.tag} {_fmt(loss.start)} → {_fmt(loss.end)}",
+                      "no gradient reaches these parameters: detached graph, zero_grad() between backward() and "
+                      "step(), or frozen parameters"],
+                     step_range=(int(steps[0]), int(steps[-1])), severity=INFO)
+    first, last = int(steps[np.argmax(vanished)]), int(steps[len(vanished) - 1 - np.argmax(vanished[::-1])])
+    typical = float(np.median(norms[vanished]))
+    typical_loss = float(np.median(loss_level[vanished]))
+    evidence = [
+        f"{grad.tag} running median ≈ {_fmt(typical)} on {share:.0%} of its points (steps {first}–{last}); "
+        f"{_fmt(typical / abs(loss.start)) if loss.start else 'n/a'} × the starting loss",
+        f"{loss.tag} there ≈ {_fmt(typical_loss)}; it started at {_fmt(loss.start)}"
+        + (f"; chance −log(1/{run.n_classes}) = {run.chance_loss:.3f}" if run.chance_loss is not None else ""),
+        f"{grad.tag} at the start: median {_fmt(start_norm)}",
+    ]
+    return Found(f"{grad.tag} near zero while the loss is still high", [grad.tag, loss.tag], evidence,
+                 step=first, step_range=(first, last))

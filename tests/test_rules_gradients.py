@@ -1,0 +1,104 @@
+"""CD701 exploding and CD702 vanishing gradients: real runs that must fire, healthy runs that must not."""
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
+
+# Those that log a gradient norm are the evidence (PyTorch, tensorboardX, W&B, Detectron2); the rest stay quiet.
+HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json"]
+OURS = {"CD701", "CD702"}
+VANISHING = ["vanishing_grad/deep_sigmoid_10", "vanishing_grad/deep_sigmoid_8", "vanishing_grad/deep_sigmoid_small_init",
+             "vanishing_grad/deep_sigmoid_wine", "vanishing_grad/deep_tanh_small_init"]
+
+
+def alarms(run):
+    return {f.code for f in diagnose_run(run) if f.severity in ("error", "warning")} & OURS
+
+
+@pytest.mark.parametrize("path", HEALTHY)
+def test_healthy_fixtures_have_no_gradient_findings(path):
+    for run in curvedoc.load(FIXTURES / path):
+        assert not alarms(run)
+
+
+@pytest.mark.parametrize("path", healthy_corpus_runs())
+def test_healthy_corpus_runs_have_no_gradient_findings(path):
+    for run in curvedoc.load(CORPUS / path):
+        assert not alarms(run)
+
+
+@pytest.mark.parametrize("path", ["exploding_grad/sgd_diverging", "exploding_grad/sgd_diverging_no_momentum",
+                                  "exploding_grad/sgd_diverging_s1"])
+def test_a_gradient_norm_growing_by_orders_of_magnitude_is_an_explosion(path):
+    (finding,) = findings(CORPUS / path, "CD701")
+    assert finding.severity == "error" and finding.step_range
+    assert "×" in finding.title and any("loss" in line for line in finding.evidence)
+
+
+@pytest.mark.parametrize("path", VANISHING)
+def test_a_vanished_gradient_while_the_loss_is_at_chance_is_reported(path):
+    (finding,) = findings(CORPUS / path, "CD702")
+    assert finding.severity == "warning" and finding.step_range
+    assert "near zero" in finding.title
+
+
+def test_converged_runs_have_small_gradients_and_no_vanishing_finding():
+    for path in ("exploding_grad/sgd_diverging_wine", "healthy/digits_warmup_cosine_sgd_long"):
+        for run in curvedoc.load(CORPUS / path):
+            assert "CD702" not in alarms(run)
+
+
+def grad_run(loss, grad):
+    return synthetic({"train/loss": loss, "train/grad_norm": grad})
+
+
+def healthy_curves(n=2000, seed=0):
+    rng = np.random.default_rng(seed)
+    loss = 2.3 * np.exp(-np.linspace(0, 5, n)) * rng.lognormal(0, 0.3, n)
+    grad = np.exp(-np.linspace(0, 2, n)) * rng.lognormal(0, 0.5, n)
+    return loss, grad
+
+
+def test_one_exploding_step_is_reported_with_the_loss_there():
+    loss, grad = healthy_curves()
+    grad[1500] *= 1e4
+    loss[1500:] = np.nan
+    (finding,) = [f for f in diagnose_run(grad_run(loss, grad)) if f.code == "CD701"]
+    assert finding.step == 1500 and "becomes nan at step 1500" in " ".join(finding.evidence)
+
+
+def test_isolated_inf_norms_of_mixed_precision_are_skipped_steps():
+    loss, grad = healthy_curves()
+    grad[[100, 700, 1300]] = np.inf
+    run = grad_run(loss, grad)
+    assert not alarms(run)
+
+
+def test_tiny_batch_gradient_noise_is_not_an_explosion():
+    rng = np.random.default_rng(1)
+    loss, grad = healthy_curves(4000, seed=1)
+    hard = rng.random(4000) < 0.02  # one misclassified example: a gradient 100–1000× the median of easy ones
+    grad[hard] *= 10 ** rng.uniform(2, 3, hard.sum())
+    assert not alarms(grad_run(loss, grad))
+
+
+def test_all_zero_gradients_are_a_clue_not_a_vanishing_alarm():
+    loss = 2.3 + 0.01 * np.random.default_rng(2).standard_normal(300)
+    found = [f for f in diagnose_run(grad_run(loss, np.zeros(300))) if f.code == "CD702"]
+    assert [f.severity for f in found] == ["info"] and "exactly 0" in found[0].title
+
+
+def test_gradients_that_collapse_while_the_loss_stays_high_vanish():
+    rng = np.random.default_rng(3)
+    loss = 2.3 - 0.1 * np.linspace(0, 1, 500) + 0.02 * rng.standard_normal(500)
+    grad = np.r_[np.full(100, 1.0), np.full(400, 1e-4)] * rng.lognormal(0, 0.2, 500)
+    (finding,) = [f for f in diagnose_run(grad_run(loss, grad)) if f.code == "CD702"]
+    assert finding.step_range[0] >= 95
+
+
+def test_a_few_epoch_points_are_judged_without_error():
+    run = grad_run([2.3, 1.2, 0.8, 0.6, 0.5], [1.0, 0.8, 0.5, 0.4, 0.3])
+    assert not alarms(run)

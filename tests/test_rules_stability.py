@@ -1,0 +1,119 @@
+"""CD401 oscillation and CD402 spike: real runs that must fire, healthy (also noisy tiny-batch) runs that must not."""
+
+import time
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
+
+HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json", "csv/ultralytics/results.csv"]
+OURS = {"CD401", "CD402"}
+
+
+def alarms(run):
+    return {f.code for f in diagnose_run(run) if f.severity in ("error", "warning")} & OURS
+
+
+@pytest.mark.parametrize("path", HEALTHY)
+def test_healthy_fixtures_are_stable(path):
+    for run in curvedoc.load(FIXTURES / path):
+        assert not alarms(run)
+
+
+@pytest.mark.parametrize("path", healthy_corpus_runs())
+def test_healthy_corpus_runs_are_stable(path):
+    """Includes the hard negatives: noisy tiny-batch runs, warmup + cosine, step decay, sparse step logging."""
+    for run in curvedoc.load(CORPUS / path):
+        assert not alarms(run)
+
+
+@pytest.mark.parametrize("path", ["oscillation/adam_lr_high", "oscillation/sgd_lr_high_clipped",
+                                  "oscillation/iris_sgd_batch4_high_lr"])
+def test_a_loss_that_keeps_swinging_is_reported(path):
+    (finding,) = findings(CORPUS / path, "CD401")
+    assert finding.severity == "warning" and finding.step_range
+    assert "swing σ" in finding.evidence[0] and "lr" in finding.evidence[-1]
+
+
+def test_one_corrupt_batch_is_a_recovered_spike_at_its_step():
+    (finding,) = findings(CORPUS / "spike/corrupt_batch_adam", "CD402")
+    assert finding.step == 100 and finding.severity == "warning"
+    assert "recovered" in finding.evidence[2] and "×" in finding.title
+
+
+def test_a_jump_over_several_steps_is_a_spike():
+    (finding,) = findings(CORPUS / "spike/corrupt_batch_sgd", "CD402")
+    assert 60 <= finding.step <= 70 and "recovered" in finding.evidence[2]
+
+
+def test_a_loss_that_climbs_away_without_nan_is_a_spike_that_never_recovers():
+    (finding,) = findings(CORPUS / "spike/warmup_too_high", "CD402")
+    assert finding.severity == "error" and "never recovers" in finding.title
+
+
+@pytest.mark.parametrize("path", ["tensorboard/pytorch/lr_too_high", "wandb/lr_too_high",
+                                  "csv/generic/lr_too_high.csv", "jsonl/generic/lr_too_high.jsonl"])
+def test_the_climb_into_nan_is_left_to_cd101(path):
+    for run in curvedoc.load(FIXTURES / path):
+        assert not alarms(run)
+
+
+def loss_run(values, tag="train/loss"):
+    return synthetic({tag: values})
+
+
+def decaying(n, rng, batch_noise, floor=0.0):
+    """A converging cross-entropy-like loss with multiplicative minibatch noise."""
+    level = floor + 2.3 * np.exp(-np.linspace(0, 6, n))
+    return level * rng.lognormal(0.0, batch_noise, n)
+
+
+def test_noisy_tiny_batch_run_that_converges_is_quiet():
+    rng = np.random.default_rng(0)
+    values = decaying(4000, rng, 0.8)
+    hard = rng.random(4000) < 0.02  # a batch of one misclassified example: loss 1–8 however low the level is
+    values[hard] = rng.uniform(1.0, 8.0, hard.sum())
+    assert not alarms(loss_run(values))
+
+
+def test_short_epoch_curves_are_quiet():
+    assert not alarms(loss_run([2.3, 1.1, 0.7, 0.55, 0.5]))
+    assert not alarms(loss_run([2.3, 1.1, 0.7]))
+
+
+def test_a_spike_in_an_mse_loss_with_a_floor_is_found_at_its_step():
+    rng = np.random.default_rng(1)
+    values = 0.1 + decaying(600, rng, 0.1)
+    values[400] = 30.0
+    (finding,) = [f for f in diagnose_run(loss_run(values, "val/mse_loss")) if f.code == "CD402"]
+    assert finding.step == 400 and "recovered" in finding.evidence[2]
+
+
+def test_a_spike_right_before_nan_is_not_a_spike():
+    rng = np.random.default_rng(2)
+    values = decaying(300, rng, 0.2)
+    values[250:255] = [5.0, 50.0, 500.0, 5e4, np.nan]
+    values[255:] = np.nan
+    assert "CD402" not in alarms(loss_run(values))
+
+
+def test_oscillation_without_progress_fires_and_a_flat_curve_does_not():
+    rng = np.random.default_rng(3)
+    swinging = 1.5 * rng.lognormal(0.0, 1.0, 500)
+    assert "CD401" in alarms(loss_run(swinging))
+    flat = 2.3 + 0.01 * rng.standard_normal(500)
+    assert not alarms(loss_run(flat))
+
+
+def test_a_million_points_cost_linear_time():
+    rng = np.random.default_rng(4)
+    values = decaying(1_000_000, rng, 0.3)
+    values[700_000] = 100.0
+    run = loss_run(values)
+    started = time.perf_counter()
+    found = [f for f in diagnose_run(run) if f.code in OURS]
+    assert time.perf_counter() - started < 20
+    assert [f.step for f in found if f.code == "CD402"] == [700_000]
