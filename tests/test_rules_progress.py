@@ -125,3 +125,9 @@ def test_a_noisy_train_loss_on_a_plateau_is_not_still_falling():
     found = codes(synthetic({"train/loss": loss, "val/loss": val}, n_classes=10,
                             steps={"val/loss": np.arange(99, 1000, 100)}))
     assert "CD303" in found and "CD304" not in found
+
+
+@pytest.mark.parametrize("name", ["imbalanced_input_zeroed", "imbalanced_wine_zeroed", "imbalanced_digits_zeroed"])
+def test_a_prior_only_model_is_left_to_accuracy_majority(name):
+    # val accuracy takes one value at every evaluation: the plateau is the class prior, reported once (CD602)
+    assert not codes_at(CORPUS / "accuracy_majority" / name) & {"CD303", "CD304"}

@@ -237,6 +237,13 @@ def rising(curve: Curve) -> bool:
     return float(levels[-1]) - lowest > 0.5 * max(float(levels[0]) - lowest, 0.0)
 
 
+def predictions_never_change(run: RunCurves) -> bool:
+    """The held-out accuracy takes one value at every evaluation (at least 3): the model's predictions, and so
+    what it learned about the input, never changed."""
+    accuracy = first_logged(run, Role.VAL_ACC, Role.TEST_ACC)
+    return accuracy is not None and len(accuracy.finite_values) >= 3 and float(np.ptp(accuracy.finite_values)) == 0
+
+
 def lr_decayed_early(run: RunCurves, curve: Curve, near_zero: float) -> tuple[float, float, str] | None:
     """The logged LR at the middle of ``curve``'s run, its peak and its tag, when it had decayed to about 0."""
     middle = int(curve.finite_steps[0] + (curve.finite_steps[-1] - curve.finite_steps[0]) / 2)
@@ -265,6 +272,8 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
         return None
     if chance_loss_of(run, train) is None and not decayed:
         return None  # without a chance level, a high end is only suspicious when the LR explains it
+    if not decayed and predictions_never_change(run):
+        return None  # one class prior all run long: accuracy_majority's finding, not a second one here
     step = train.step_at(index)
     evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
                 f"({index / max(1, len(train.finite_values) - 1):.0%} of the run), then stays: end level "
@@ -316,8 +325,9 @@ def plateau_high(run: RunCurves, limits: Limits):
 )
 def underfitting(run: RunCurves, limits: Limits):
     """Train and validation loss both end high (a large share of −log(1/n_classes)) although the loss did move:
-    not flat from the start, not at chance, not rising again (diverging, overfitting), and not the fast drop
-    onto a plateau that plateau-high reports. Without validation, the train loss alone decides."""
+    not flat from the start, not at chance, not rising again (diverging, overfitting), not a model whose
+    held-out accuracy never changes (the class prior: accuracy-majority), and not the fast drop onto a plateau
+    that plateau-high reports. Without validation, the train loss alone decides."""
     curves = judged_losses(run, limits["min_points"])
     if not curves or curves[0].role != Role.TRAIN_LOSS:
         return None
@@ -325,7 +335,7 @@ def underfitting(run: RunCurves, limits: Limits):
     if any(curve.first_nonfinite is not None or chance_loss_of(run, curve) is None for curve in curves):
         return None  # NaN is CD101's finding; without a chance level, "high" has no yardstick (MSE, hard tasks)
     if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) or rising(c) for c in curves)
-            or plateau(run, limits)):
+            or predictions_never_change(run) or plateau(run, limits)):
         return None
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
     if None in highs:
