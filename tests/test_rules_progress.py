@@ -131,3 +131,9 @@ def test_a_noisy_train_loss_on_a_plateau_is_not_still_falling():
 def test_a_prior_only_model_is_left_to_accuracy_majority(name):
     # val accuracy takes one value at every evaluation: the plateau is the class prior, reported once (CD602)
     assert not codes_at(CORPUS / "accuracy_majority" / name) & {"CD303", "CD304"}
+
+
+def test_a_language_model_stuck_at_log_vocabulary_is_at_chance():
+    rng = np.random.default_rng(6)
+    run = synthetic({"train/loss": np.log(32000) + rng.normal(0, 0.05, 3000)}, n_classes=32000)
+    assert {"CD301", "CD302"} <= codes(run)

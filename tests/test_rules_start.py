@@ -107,3 +107,10 @@ def test_perfect_accuracy_with_a_tiny_first_val_loss_is_a_leak():
 def test_a_negative_loss_is_not_a_leak():
     run = synthetic({"val/loss": [-1.0, -5.0, -9.0, -12.0]}, n_classes=10)
     assert "CD202" not in codes(run)
+
+
+def test_fine_tuning_a_pretrained_language_model_is_not_a_leak():
+    # GPT-2 fine-tuning: step-0 loss 3.3 against ln(50257) = 10.8, a 0.3× chance start that pretraining explains
+    rng = np.random.default_rng(5)
+    run = synthetic({"train/loss": 3.3 - 0.3 * np.linspace(0, 1, 500) + rng.normal(0, 0.1, 500)}, n_classes=50257)
+    assert not codes(run) & {"CD202", "CD301", "CD302", "CD303", "CD304"}
