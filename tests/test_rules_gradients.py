@@ -7,8 +7,10 @@ import curvedoc
 from curvedoc.diagnose import diagnose_run
 from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
 
-# Those that log a gradient norm are the evidence (PyTorch, tensorboardX, W&B, Detectron2); the rest stay quiet.
-HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json"]
+# Those that log a gradient norm are the evidence (PyTorch, tensorboardX, W&B, Detectron2, the batch-1 and batch-2
+# runs whose per-example norms are 100–1000× their median on hard examples); the rest must simply stay quiet.
+HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json", "stability/healthy_batch1.jsonl",
+                               "stability/healthy_batch2_sgd.jsonl"]
 OURS = {"CD701", "CD702"}
 VANISHING = ["vanishing_grad/deep_sigmoid_10", "vanishing_grad/deep_sigmoid_8", "vanishing_grad/deep_sigmoid_small_init",
              "vanishing_grad/deep_sigmoid_wine", "vanishing_grad/deep_tanh_small_init"]
@@ -36,6 +38,12 @@ def test_a_gradient_norm_growing_by_orders_of_magnitude_is_an_explosion(path):
     (finding,) = findings(CORPUS / path, "CD701")
     assert finding.severity == "error" and finding.step_range
     assert "×" in finding.title and any("loss" in line for line in finding.evidence)
+
+
+def test_one_corrupt_batch_is_a_gradient_spike_with_the_loss_jump_in_the_evidence():
+    (finding,) = findings(FIXTURES / "stability/corrupt_batch_grad.jsonl", "CD701")
+    assert finding.step == 100 and finding.severity == "error" and not finding.step_range
+    assert "train/loss at step 100 = 16.8" in " ".join(finding.evidence)
 
 
 @pytest.mark.parametrize("path", VANISHING)

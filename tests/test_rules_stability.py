@@ -9,7 +9,9 @@ import curvedoc
 from curvedoc.diagnose import diagnose_run
 from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
 
-HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json", "csv/ultralytics/results.csv"]
+TINY_BATCH = ["stability/healthy_batch1.jsonl", "stability/healthy_batch2_sgd.jsonl", "symptoms/healthy_tiny_batch.jsonl"]
+HEALTHY = HEALTHY_FIXTURES + TINY_BATCH + ["jsonl/detectron2/metrics.json", "csv/ultralytics/results.csv",
+                                           "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl"]
 OURS = {"CD401", "CD402"}
 
 
@@ -19,6 +21,7 @@ def alarms(run):
 
 @pytest.mark.parametrize("path", HEALTHY)
 def test_healthy_fixtures_are_stable(path):
+    """Includes batch-1 and batch-2 runs logged every step: heavy-tailed per-example losses that still converge."""
     for run in curvedoc.load(FIXTURES / path):
         assert not alarms(run)
 
@@ -30,16 +33,17 @@ def test_healthy_corpus_runs_are_stable(path):
         assert not alarms(run)
 
 
-@pytest.mark.parametrize("path", ["oscillation/adam_lr_high", "oscillation/sgd_lr_high_clipped",
-                                  "oscillation/iris_sgd_batch4_high_lr"])
+@pytest.mark.parametrize("path", ["corpus/oscillation/adam_lr_high", "corpus/oscillation/sgd_lr_high_clipped",
+                                  "corpus/oscillation/iris_sgd_batch4_high_lr", "stability/adam_lr_too_high.jsonl"])
 def test_a_loss_that_keeps_swinging_is_reported(path):
-    (finding,) = findings(CORPUS / path, "CD401")
+    (finding,) = findings(FIXTURES / path, "CD401")
     assert finding.severity == "warning" and finding.step_range
     assert "swing σ" in finding.evidence[0] and "lr" in finding.evidence[-1]
 
 
-def test_one_corrupt_batch_is_a_recovered_spike_at_its_step():
-    (finding,) = findings(CORPUS / "spike/corrupt_batch_adam", "CD402")
+@pytest.mark.parametrize("path", ["corpus/spike/corrupt_batch_adam", "stability/corrupt_batch_grad.jsonl"])
+def test_one_corrupt_batch_is_a_recovered_spike_at_its_step(path):
+    (finding,) = findings(FIXTURES / path, "CD402")
     assert finding.step == 100 and finding.severity == "warning"
     assert "recovered" in finding.evidence[2] and "×" in finding.title
 
