@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves
+from curvedoc.features import Curve, RunCurves, chance_loss_of
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
@@ -46,8 +46,10 @@ def _train_at(train: Curve, steps: np.ndarray) -> np.ndarray:
 
 def _untrained(run: RunCurves, train: Curve, val: Curve) -> float:
     """The loss of the untrained model: the highest of the first train value, the first validation value and
-    chance −log(1/n) when n is known (a log that starts after some steps already shows a trained model)."""
-    return max(train.start, val.start, run.chance_loss or -math.inf)
+    chance −log(1/n) when that is the loss's chance level (a log that starts after some steps already shows a
+    trained model)."""
+    chance = chance_loss_of(run, train)
+    return max(train.start, val.start, -math.inf if chance is None else chance)
 
 
 def _val_gain(run: RunCurves, train: Curve, val: Curve) -> float:
@@ -162,7 +164,7 @@ def memorizing(run: RunCurves, limits: Limits):
     best = val.best_index
     first_step, last_step = val.step_at(0), val.step_at(len(val.finite_values) - 1)
     start = {train.start: f"{_fmt(untrained)} at the start", val.start: f"{_fmt(untrained)} (first {val.tag})",
-             run.chance_loss: f"untrained level −log(1/{run.n_classes}) = {_fmt(untrained)}"}[untrained]
+             chance_loss_of(run, train): f"untrained level −log(1/{run.n_classes}) = {_fmt(untrained)}"}[untrained]
     return Found(
         f"Memorizing: {train.tag} falls to {_fmt(train.end)} while {val.tag} barely improves (best "
         f"{_fmt(val.smooth[best])})",
@@ -187,18 +189,25 @@ def memorizing(run: RunCurves, limits: Limits):
           "like for like, it should not be above the validation loss",
     thresholds={
         "min_points": Threshold(3, "fewest validation points that must overlap the train curve"),
-        "gap_noise": Threshold(2.0, "val must be below train by this many units of their combined noise"),
-        "gap_share": Threshold(0.1, "val must be below train by this share of the train loss"),
-        "persist_share": Threshold(0.6, "share of the compared validation points where val is that far below "
-                                        "(most of the run)"),
+        "gap_noise": Threshold(3.0, "the median gap must exceed this many standard errors of a median of the "
+                                    "compared points (their combined noise / sqrt(points))"),
+        "gap_share": Threshold(0.1, "the median gap must be at least this share of the train loss"),
+        "persist_share": Threshold(0.75, "share of the compared validation points where val is below train "
+                                         "(most of the run)"),
+        "train_fall_share": Threshold(0.1, "the train loss must fall by this share of its start: losses of a "
+                                           "model that does not train differ only by the split's sample"),
     },
 )
 def val_below_train(run: RunCurves, limits: Limits):
-    """The validation loss sits well below the smoothed train loss at the same steps for most of the run: below
-    by more than the noise and by a meaningful share. Train values logged as interval averages are moved back
-    half an interval first, so the ordinary lag of an epoch average is not reported."""
+    """The validation loss sits below the smoothed train loss at the same steps for most of the run, and the
+    typical (median) gap is beyond the noise and a meaningful share of the train loss. Train values logged as
+    interval averages are moved back half an interval first, so the ordinary lag of an epoch average is not
+    reported; a model whose train loss does not fall is left alone (its two losses differ only by sampling)."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(train.finite_values) < 2:
+        return None
+    start_level = float(np.median(train.head(0.05, at_least=3)))
+    if start_level - train.end < limits["train_fall_share"] * abs(start_level):
         return None
     steps = val.finite_steps.astype(float)
     train_at = _train_at(train, steps)
@@ -208,17 +217,21 @@ def val_below_train(run: RunCurves, limits: Limits):
     train_at, val_at, steps = train_at[compared], val.finite_values[compared], steps[compared]
     noise = math.hypot(val.noise, train.noise / math.sqrt(train.window))
     gap = train_at - val_at
-    below = (gap > limits["gap_noise"] * noise) & (gap > limits["gap_share"] * np.abs(train_at))
-    if below.mean() < limits["persist_share"]:
+    below = gap > 0
+    relative = gap / (np.abs(train_at) + np.finfo(float).tiny)  # a train loss of exactly 0 is below val
+    typical = int(np.argsort(relative)[len(gap) // 2])
+    standard_error = 1.25 * noise / math.sqrt(len(gap))  # of a median of len(gap) noisy gaps
+    if (below.mean() < limits["persist_share"] or relative[typical] < limits["gap_share"]
+            or np.median(gap) <= limits["gap_noise"] * standard_error):
         return None
-    typical = int(np.argsort(gap / np.abs(train_at))[len(gap) // 2])
     return Found(
-        f"{val.tag} is below {train.tag} on {below.sum()} of {len(below)} validation steps",
+        f"{val.tag} is below {train.tag} on {below.sum()} of {len(below)} validation steps, typically by "
+        f"{relative[typical]:.0%}",
         [val.tag, train.tag],
         [f"at step {int(steps[typical])}: {val.tag} = {_fmt(val_at[typical])}, smoothed {train.tag} = "
-         f"{_fmt(train_at[typical])} ({gap[typical] / abs(train_at[typical]):.0%} lower; median case)",
-         f"val below train by more than {limits['gap_share']:.0%} and {limits['gap_noise']:g}× the combined noise "
-         f"({_fmt(noise)}) on {below.mean():.0%} of the compared steps",
+         f"{_fmt(train_at[typical])} ({relative[typical]:.0%} lower; the median case)",
+         f"median gap {_fmt(float(np.median(gap)))} = {float(np.median(gap)) / standard_error:.1f} standard errors "
+         f"(combined noise {_fmt(noise)} over {len(gap)} points)",
          f"at the end: {val.tag} = {_fmt(val_at[-1])}, {train.tag} = {_fmt(train_at[-1])}"],
         step_range=(int(steps[0]), int(steps[-1])),
     )
