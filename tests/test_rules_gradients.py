@@ -12,8 +12,9 @@ from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_cor
 HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json", "stability/healthy_batch1.jsonl",
                                "stability/healthy_batch2_sgd.jsonl"]
 OURS = {"CD701", "CD702"}
-VANISHING = ["vanishing_grad/deep_sigmoid_10", "vanishing_grad/deep_sigmoid_8", "vanishing_grad/deep_sigmoid_small_init",
-             "vanishing_grad/deep_sigmoid_wine", "vanishing_grad/deep_tanh_small_init"]
+VANISHING = ["vanishing_grad/deep_sigmoid_10", "vanishing_grad/deep_sigmoid_8",
+             "vanishing_grad/deep_sigmoid_small_init", "vanishing_grad/deep_sigmoid_wine",
+             "vanishing_grad/deep_tanh_small_init"]
 
 
 def alarms(run):

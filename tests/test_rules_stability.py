@@ -9,7 +9,8 @@ import curvedoc
 from curvedoc.diagnose import diagnose_run
 from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
 
-TINY_BATCH = ["stability/healthy_batch1.jsonl", "stability/healthy_batch2_sgd.jsonl", "symptoms/healthy_tiny_batch.jsonl"]
+TINY_BATCH = ["stability/healthy_batch1.jsonl", "stability/healthy_batch2_sgd.jsonl",
+              "symptoms/healthy_tiny_batch.jsonl"]
 HEALTHY = HEALTHY_FIXTURES + TINY_BATCH + ["jsonl/detectron2/metrics.json", "csv/ultralytics/results.csv",
                                            "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl"]
 OURS = {"CD401", "CD402"}

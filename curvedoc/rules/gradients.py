@@ -21,17 +21,21 @@ def _fmt(value: float) -> str:
 
 
 def _loss_at(loss: Curve | None, step: int) -> list[str]:
-    """What the loss did at a gradient event: its value there, and whether it turned NaN from that step on."""
+    """What the loss did at a gradient event: its value there against the points before, and whether it turned
+    NaN from that step on."""
     if loss is None or not len(loss.finite_values):
         return []
-    if loss.first_nonfinite is not None and loss.steps[loss.first_nonfinite] >= step:
-        nan_step = int(loss.steps[loss.first_nonfinite])
-        return [f"{loss.tag} becomes {loss.values[loss.first_nonfinite]} at step {nan_step} "
-                f"({nan_step - step} steps later)"]
-    index = min(int(np.searchsorted(loss.finite_steps, step)), len(loss.finite_values) - 1)
-    before = loss.finite_values[max(0, index - loss.window):index]
-    level = f"; median of the {len(before)} points before = {_fmt(float(np.median(before)))}" if len(before) else ""
-    return [f"{loss.tag} at step {loss.step_at(index)} = {_fmt(loss.finite_values[index])}{level}"]
+    notes = []
+    index = int(np.searchsorted(loss.finite_steps, step))
+    nan_step = None if loss.first_nonfinite is None else int(loss.steps[loss.first_nonfinite])
+    if index < len(loss.finite_values) and (nan_step is None or loss.finite_steps[index] < nan_step):
+        before = loss.finite_values[max(0, index - loss.window):index]
+        level = f"; median of the {len(before)} points before = {_fmt(float(np.median(before)))}" if len(before) else ""
+        notes.append(f"{loss.tag} at step {loss.step_at(index)} = {_fmt(loss.finite_values[index])}{level}")
+    if nan_step is not None and nan_step >= step:
+        notes.append(f"{loss.tag} becomes {loss.values[loss.first_nonfinite]} at step {nan_step} "
+                     f"({nan_step - step} steps later)")
+    return notes
 
 
 def _nonfinite_norms(grad: Curve) -> list[str]:
@@ -185,7 +189,8 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
     if not grad.finite_values.any():
         # Not a gradient that shrank but one that never arrives: flat_from_start is the symptom; this is its clue.
         return Found(f"{grad.tag} is exactly 0 at every logged step", [grad.tag],
-                     [f"{len(grad.finite_values)} logged norms, all 0; {loss.tag} {_fmt(loss.start)} → {_fmt(loss.end)}",
+                     [f"{len(grad.finite_values)} logged norms, all 0; "
+                      f"{loss.tag} {_fmt(loss.start)} → {_fmt(loss.end)}",
                       "no gradient reaches these parameters: detached graph, zero_grad() between backward() and "
                       "step(), or frozen parameters"],
                      step_range=(int(steps[0]), int(steps[-1])), severity=INFO)

@@ -182,8 +182,8 @@ def spike(run: RunCurves, limits: Limits):
     well beyond the rare excursions the curve's own minibatch noise makes elsewhere, undoing a good part of the
     progress made. One logged point must jump 10× (smaller single points are hard batches); a jump lasting two
     or more points needs 1.5×. A loss that fell, then climbed to end several times above its first value without
-    turning NaN is reported as a spike that never recovered, from the step it last stood at its start. Reports the step, the size (×), whether and when the loss came back to its
-    pre-spike level, and any further spikes."""
+    turning NaN is reported as a spike that never recovered, from the step it last stood at its start. Reports
+    the step, the size (×), whether and when the loss came back to its pre-spike level, and further spikes."""
     curve = loss_curve(run)
     if curve is None:
         return None
@@ -251,6 +251,7 @@ def _divergence(curve: Curve, values: np.ndarray, limits: Limits) -> Found | Non
         [curve.tag],
         [f"{curve.tag} fell from {_fmt(start)} to {_fmt(float(smooth[lowest]))} (running median, step "
          f"{int(curve.steps[lowest])}), then rose above its first value at step {step}",
-         f"it ends at {_fmt(end)} (median of the last tenth) = {_fmt(end / start)}× its first value, at step {end_step}"],
+         f"it ends at {_fmt(end)} (median of the last tenth) = {_fmt(end / start)}× its first value, "
+         f"at step {end_step}"],
         step=step, step_range=(step, end_step), severity=ERROR,
     )
