@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves
+from curvedoc.features import Curve, RunCurves, chance_loss_of
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
@@ -235,13 +235,16 @@ def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
         **FLAT_LIMITS,
         "chance_margin": Threshold(0.1, "a flat accuracy within this share of 1/n is chance level "
                                         "(flat_at_chance's case), not a class prior; with n unknown, any 1/k is"),
+        "chance_loss_share": Threshold(0.03, "a loss within this share below −log(1/n), or above it, is at chance "
+                                             "(the prior of a mildly imbalanced task) or untrained: flat_at_chance "
+                                             "and flat_from_start report it"),
     },
 )
 def accuracy_majority(run: RunCurves, limits: Limits):
     """Accuracy (validation preferred) stays at one value for the whole run, and that value is a class share
     other than 1/n (the majority rate of imbalanced data): the loss has settled (not still falling), is no lower
-    than a constant prediction allows at that accuracy, and (n known) is not above chance, where nothing was
-    learned at all."""
+    than a constant prediction allows at that accuracy, and (n known) is clearly below chance: at chance the
+    prior is too close to uniform to matter, above it nothing was learned at all."""
     flat = _flat_accuracy(run, limits)
     if flat is None or not limits["flat_tolerance"] < flat.level < 1 - limits["flat_tolerance"]:
         return None
@@ -254,9 +257,9 @@ def accuracy_majority(run: RunCurves, limits: Limits):
     if flat.loss is not None:
         if flat.still_falling or not flat.constant_prediction_possible:
             return None  # predictions_frozen's case
-        untrained = chance is not None and flat.quarters[3] > run.chance_loss + 3 * flat.loss.noise
-        if untrained:
-            return None  # worse than a uniform guess: nothing was learned, not even the prior
+        chance_loss = chance_loss_of(run, flat.loss)
+        if chance_loss is not None and flat.quarters[3] >= (1 - limits["chance_loss_share"]) * chance_loss:
+            return None  # at or above a uniform guess: flat_at_chance's (or flat_from_start's) case
         evidence.append(flat.loss_quarters()
                         + f" (a constant prediction at this accuracy scores ≥ {_fmt(_least_entropy(flat.level))})")
     if chance is not None:
