@@ -29,7 +29,8 @@ def test_shuffled_labels_keep_the_validation_loss_at_chance(path):
     assert any("1/10 = 0.1" in line for line in finding.evidence)  # the accuracy agrees
 
 
-@pytest.mark.parametrize("name", ["lr_decayed_to_zero", "lr_decayed_to_zero_sgd", "lr_decayed_to_zero_wine"])
+@pytest.mark.parametrize("name", ["lr_decayed_to_zero", "lr_decayed_to_zero_sgd", "lr_decayed_to_zero_wine",
+                                  "lr_decayed_to_zero_cancer"])
 def test_a_decayed_learning_rate_leaves_a_high_plateau_and_says_so(name):
     (finding,) = findings(CORPUS / "plateau_high" / name, "CD303")
     assert any("the LR had decayed to about 0" in line for line in finding.evidence)
@@ -112,7 +113,7 @@ def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():
 
 
 @pytest.mark.parametrize("path", ["memorizing/random_labels_cancer", "exploding_grad/sgd_diverging",
-                                  "spike/warmup_too_high", "nan_inf/warmup_too_high_nan"])
+                                  "exploding_grad/warmup_too_high_diverging", "nan_inf/warmup_too_high_nan"])
 def test_a_loss_that_rises_again_is_neither_a_plateau_nor_underfitting(path):
     assert not codes_at(CORPUS / path) & {"CD303", "CD304"}
 
@@ -137,3 +138,15 @@ def test_a_language_model_stuck_at_log_vocabulary_is_at_chance():
     rng = np.random.default_rng(6)
     run = synthetic({"train/loss": np.log(32000) + rng.normal(0, 0.05, 3000)}, n_classes=32000)
     assert {"CD301", "CD302"} <= codes(run)
+
+
+def test_a_short_curve_swinging_upwards_is_not_flat_within_its_own_swings():
+    run = synthetic({"val/loss": [2.58, 4.68, 5.27, 5.81, 5.39, 4.41]})
+    assert "CD301" not in codes(run)
+
+
+def test_a_loss_that_turns_nan_is_left_to_cd101():
+    rng = np.random.default_rng(7)
+    run = synthetic({"train/loss": np.r_[19 + rng.normal(0, 5, 10), np.full(160, np.nan)]}, n_classes=10)
+    found = codes(run)
+    assert "CD101" in found and not found & {"CD301", "CD303", "CD304"}

@@ -39,13 +39,17 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     change, noise = level_change(curve)
     if abs(change) <= limits["max_change"] * abs(start_level(curve)):
         return True
-    return abs(change) <= limits["noise_z"] * noise and abs(trend_z(curve)) <= limits["noise_z"]
+    # a curve too short to smooth has no noise estimate apart from its own swings, which are its shape
+    return (curve.window > 1 and abs(change) <= limits["noise_z"] * noise
+            and abs(trend_z(curve)) <= limits["noise_z"])
 
 
 def judged_losses(run: RunCurves, min_points: float) -> list[Curve]:
-    """The train and validation loss, those with enough finite points to have a shape."""
+    """The train and validation loss, those with enough finite points to have a shape. A loss that turns
+    NaN/Inf is left out: that is CD101's finding, and the finite stretch before it says nothing of a shape."""
     curves = (run.curve(Role.TRAIN_LOSS), run.curve(Role.VAL_LOSS))
-    return [curve for curve in curves if curve is not None and len(curve.finite_values) >= min_points]
+    return [curve for curve in curves
+            if curve is not None and curve.first_nonfinite is None and len(curve.finite_values) >= min_points]
 
 
 def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
@@ -216,6 +220,8 @@ PLATEAU_THRESHOLDS = {
                                             "the middle of the run: the schedule, not the task, stopped the "
                                             "loss"),
     "min_points": Threshold(5, "fewest finite points a curve needs before its shape is judged"),
+    "rise_share": Threshold(0.05, "a loss ending more than this share above its lowest level (giving back over "
+                                  "half its drop) is rising again: diverging or overfitting, not stuck"),
 }
 
 
@@ -229,12 +235,14 @@ def still_falling(curve: Curve, limits: Limits, begin: float) -> bool:
     return fall > max(limits["band"] * (begin - curve.end), noise)
 
 
-def rising(curve: Curve) -> bool:
-    """The loss ends well above its lowest level (more than half its drop given back): diverging or overfitting,
-    not stuck high. Levels are medians of tenths of the curve, so minibatch noise cannot fake a low point."""
+def rising(curve: Curve, limits: Limits) -> bool:
+    """The loss ends well above its lowest level (by more than ``rise_share`` of it, and giving back more than
+    half its drop): diverging or overfitting, not stuck high. Levels are medians of tenths of the curve, so
+    minibatch noise cannot fake a low point."""
     levels = np.array([np.median(part) for part in np.array_split(curve.finite_values, min(10, len(curve)))])
     lowest = float(levels.min())
-    return float(levels[-1]) - lowest > 0.5 * max(float(levels[0]) - lowest, 0.0)
+    rise = float(levels[-1]) - lowest
+    return rise > limits["rise_share"] * abs(lowest) and rise > 0.5 * max(float(levels[0]) - lowest, 0.0)
 
 
 def predictions_never_change(run: RunCurves) -> bool:
@@ -256,12 +264,12 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
     The validation loss (when logged) must be high and flat as well: high validation under a low train loss
     is a generalisation gap, not a plateau."""
     curves = judged_losses(run, limits["min_points"])
-    if not curves or any(curve.first_nonfinite is not None for curve in curves):
+    if not curves:
         return None
     train = curves[0]
     begin = start_level(train)
     if (begin <= 0 or begin - train.end < limits["min_drop"] * begin
-            or any(at_chance(run, curve, limits) or rising(curve) for curve in curves)):
+            or any(at_chance(run, curve, limits) or rising(curve, limits) for curve in curves)):
         return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's, rising overfitting's
     decayed = lr_decayed_early(run, train, limits["lr_near_zero"])
     share = limits["high_share_lr_decayed" if decayed else "high_share"]
@@ -332,9 +340,9 @@ def underfitting(run: RunCurves, limits: Limits):
     if not curves or curves[0].role != Role.TRAIN_LOSS:
         return None
     train = curves[0]
-    if any(curve.first_nonfinite is not None or chance_loss_of(run, curve) is None for curve in curves):
-        return None  # NaN is CD101's finding; without a chance level, "high" has no yardstick (MSE, hard tasks)
-    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) or rising(c) for c in curves)
+    if any(chance_loss_of(run, curve) is None for curve in curves):
+        return None  # without a chance level, "high" has no yardstick (MSE, hard tasks)
+    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) or rising(c, limits) for c in curves)
             or predictions_never_change(run) or plateau(run, limits)):
         return None
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]

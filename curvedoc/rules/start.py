@@ -54,8 +54,6 @@ def start_high(run: RunCurves, limits: Limits):
     first = curve.start
     if first < limits["ratio"] * chance or first - chance < limits["excess_nats"]:
         return None
-    if curve.first_nonfinite is not None:
-        return None  # a loss that overflows is CD101's finding; its start shares the cause (unscaled inputs)
     share = first_point_share(curve)
     evidence = [f"{curve.tag} = {fmt(first)} at step {curve.step_at(0)} (first value); {chance_text(run, chance)}",
                 f"{first / chance:.1f}× chance, {first - chance:+.3g} nats"]
