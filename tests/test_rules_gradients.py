@@ -55,9 +55,10 @@ def test_a_vanished_gradient_while_the_loss_is_at_chance_is_reported(path):
 
 
 def test_converged_runs_have_small_gradients_and_no_vanishing_finding():
-    for path in ("exploding_grad/sgd_diverging_wine", "healthy/digits_warmup_cosine_sgd_long"):
+    """Loss ~1e-8 and gradient norms ~1e-7 at the end: vanished by any absolute measure, but the run is done."""
+    for path in ("healthy/wine_sgd_high_lr", "healthy/cancer_sgd_lr2_converges"):
         for run in curvedoc.load(CORPUS / path):
-            assert "CD702" not in alarms(run)
+            assert run.primary("grad_norm") and "CD702" not in alarms(run)
 
 
 def grad_run(loss, grad):

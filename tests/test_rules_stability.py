@@ -54,9 +54,18 @@ def test_a_jump_over_several_steps_is_a_spike():
     assert 60 <= finding.step <= 70 and "recovered" in finding.evidence[2]
 
 
-def test_a_loss_that_climbs_away_without_nan_is_a_spike_that_never_recovers():
-    (finding,) = findings(CORPUS / "spike/warmup_too_high", "CD402")
+@pytest.mark.parametrize("path", ["exploding_grad/sgd_diverging", "exploding_grad/warmup_too_high_diverging"])
+def test_a_climb_with_a_gradient_norm_logged_is_left_to_cd701(path):
+    assert "CD402" not in {f.code for run in curvedoc.load(CORPUS / path) for f in diagnose_run(run)}
+    assert findings(CORPUS / path, "CD701")
+
+
+def test_a_loss_that_climbs_away_without_nan_or_grad_norm_is_a_spike_that_never_recovers():
+    rng = np.random.default_rng(5)
+    values = np.r_[decaying(200, rng, 0.2), 0.1 * 1.1 ** np.arange(150)] * rng.lognormal(0, 0.1, 350)
+    (finding,) = [f for f in diagnose_run(loss_run(values)) if f.code == "CD402"]
     assert finding.severity == "error" and "never recovers" in finding.title
+    assert 200 <= finding.step <= 240 and finding.step_range[1] == 349
 
 
 @pytest.mark.parametrize("path", ["tensorboard/pytorch/lr_too_high", "wandb/lr_too_high",

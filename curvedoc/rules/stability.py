@@ -182,7 +182,8 @@ def spike(run: RunCurves, limits: Limits):
     well beyond the rare excursions the curve's own minibatch noise makes elsewhere, undoing a good part of the
     progress made. One logged point must jump 10× (smaller single points are hard batches); a jump lasting two
     or more points needs 1.5×. A loss that fell, then climbed to end several times above its first value without
-    turning NaN is reported as a spike that never recovered, from the step it last stood at its start. Reports
+    turning NaN is a spike that never recovered, from the step it last stood at its start (when no gradient norm
+    is logged; otherwise CD701 reports that climb together with the norm's growth). Reports
     the step, the size (×), whether and when the loss came back to its pre-spike level, and further spikes."""
     curve = loss_curve(run)
     if curve is None:
@@ -190,9 +191,11 @@ def spike(run: RunCurves, limits: Limits):
     values = finite_prefix(curve)
     if len(values) < limits["min_points"]:
         return None
-    diverged = _divergence(curve, values, limits)
-    if diverged is not None:
-        return diverged
+    if run.curve(Role.GRAD_NORM) is None:
+        # One divergence, one finding: with a gradient norm logged, CD701 reports the climb together with it.
+        diverged = _divergence(curve, values, limits)
+        if diverged is not None:
+            return diverged
     # A median of three neighbours erases one-point outliers, so whatever jumps in it lasted two points or more.
     lasting = median_filter(values, size=3, mode="nearest")
     jump = (_highest_jump(values, curve, limits, limits["single_point_size"])
