@@ -22,6 +22,18 @@ def healthy_corpus_runs() -> list[str]:
     return sorted(path for path, label in labels.items() if label.get("healthy"))
 
 
+def labelled_corpus_runs(symptoms: set[str]) -> list[str]:
+    """The corpus runs labelled with any of ``symptoms``."""
+    labels = json.loads((CORPUS / "labels.json").read_text())
+    return sorted(path for path, label in labels.items() if symptoms & set(label.get("symptoms", [])))
+
+
+def alarms_at(path: Path, rule_codes: set[str]) -> set[str]:
+    """The symptoms that the rules ``rule_codes`` raise as an error or a warning on the runs at ``path``."""
+    return {f.symptom for run in curvedoc.load(path) for f in diagnose_run(run)
+            if f.code in rule_codes and f.severity in ("error", "warning")}
+
+
 def findings(path: Path, code: str):
     return [f for run in curvedoc.load(path) for f in diagnose_run(run) if f.code == code]
 

@@ -3,7 +3,6 @@ not, and synthetic edge cases (5-point epoch curves, noise-only curves, epoch-av
 
 import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,13 +10,12 @@ import pytest
 import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
+from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, healthy_corpus_runs, labelled_corpus_runs
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SYMPTOMS = FIXTURES / "symptoms"
 FAMILY = {"CD501", "CD502", "CD503"}
 HEALTHY = [
-    "tensorboard/pytorch/healthy", "csv/lightning/healthy", "huggingface/digits_mlp", "wandb/offline",
-    "tensorboard/tensorboardx/healthy", "csv/keras/training.log", "csv/generic/pandas_healthy.csv",
+    *HEALTHY_FIXTURES, "csv/generic/pandas_healthy.csv",
     "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl", "symptoms/healthy_tiny_batch.jsonl",
 ]
 FIRES = {
@@ -172,11 +170,10 @@ def test_a_log_starting_after_learning_is_judged_against_chance_not_its_first_po
     assert [f.code for f in findings(builder.build())] == ["CD501"]
 
 
-# The labelled corpus (fixtures/corpus, labels.json): real runs by symptom. Each listed run must raise its
-# symptom; every healthy run must stay quiet, except the ones whose curves show the symptom although the label
-# says healthy (numbers in the report): there the rule is right and the label is disputed.
-CORPUS = FIXTURES / "corpus"
-LABELS = json.loads((CORPUS / "labels.json").read_text()) if (CORPUS / "labels.json").is_file() else {}
+
+# The labelled corpus (fixtures/corpus, labels.json): each run labelled with one of these symptoms must raise it;
+# every healthy run must stay quiet, except the ones whose curves show the symptom although the label says
+# healthy (numbers in the report): there the rule is right and the label is disputed.
 SYMPTOM_IDS = {"overfitting", "memorizing", "val_below_train"}
 CORPUS_MISSES = {
     "overfitting/tiny_subset_digits_epochs",  # val ends below its early dip (0.565 < 0.581): no rise to report
@@ -186,18 +183,12 @@ CORPUS_MISSES = {
 DISPUTED_HEALTHY = {"healthy/digits_long_3k", "healthy/wine_fast_slow", "healthy/wine_warmup_cosine"}
 
 
-def symptoms_found(path):
-    return {f.symptom for run in curvedoc.load(CORPUS / path) for f in diagnose_run(run)
-            if f.code in FAMILY and f.severity in ("error", "warning")}
-
-
-@pytest.mark.parametrize("path", sorted(p for p, label in LABELS.items() if set(label.get("symptoms", [])) & SYMPTOM_IDS
-                                        and p not in CORPUS_MISSES))
+@pytest.mark.parametrize("path", [p for p in labelled_corpus_runs(SYMPTOM_IDS) if p not in CORPUS_MISSES])
 def test_labelled_corpus_runs_raise_their_symptom(path):
-    assert set(LABELS[path]["symptoms"]) & SYMPTOM_IDS <= symptoms_found(path)
+    expected = set(json.loads((CORPUS / "labels.json").read_text())[path]["symptoms"]) & SYMPTOM_IDS
+    assert expected <= alarms_at(CORPUS / path, FAMILY)
 
 
-@pytest.mark.parametrize("path", sorted(p for p, label in LABELS.items() if label.get("healthy")
-                                        and p not in DISPUTED_HEALTHY))
+@pytest.mark.parametrize("path", [p for p in healthy_corpus_runs() if p not in DISPUTED_HEALTHY])
 def test_healthy_corpus_runs_are_quiet(path):
-    assert not symptoms_found(path)
+    assert not alarms_at(CORPUS / path, FAMILY)

@@ -218,7 +218,8 @@ def val_below_train(run: RunCurves, limits: Limits):
     noise = math.hypot(val.noise, train.noise / math.sqrt(train.window))
     gap = train_at - val_at
     below = gap > 0
-    relative = gap / (np.abs(train_at) + np.finfo(float).tiny)  # a train loss of exactly 0 is below val
+    with np.errstate(divide="ignore", invalid="ignore"):  # a train loss of exactly 0: ±inf, or NaN when val is 0 too
+        relative = gap / np.abs(train_at)
     typical = int(np.argsort(relative)[len(gap) // 2])
     standard_error = 1.25 * noise / math.sqrt(len(gap))  # of a median of len(gap) noisy gaps
     if (below.mean() < limits["persist_share"] or relative[typical] < limits["gap_share"]
