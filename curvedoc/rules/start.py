@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+
+
+# A start that a uniform guess over up to this many times n classes explains may be a wrong class count; beyond
+# that, the number of classes it implies says nothing useful.
+PLAUSIBLE_CLASS_FACTOR = 100
 
 
 def fmt(value: float) -> str:
@@ -62,8 +65,9 @@ def start_high(run: RunCurves, limits: Limits):
             return None  # a loss that rises after an averaged first value is diverging, not starting high
         evidence.append(f"first value logged {share:.0%} into the run, an average over the first steps: "
                         "the step-0 loss was at least about this high")
-    if first < math.log(np.finfo(float).max):
-        evidence.append(f"a uniform guess starts this high with about {math.exp(first):,.0f} classes")
+    if first < math.log(PLAUSIBLE_CLASS_FACTOR * run.n_classes):
+        evidence.append(f"a uniform guess starts this high with about {math.exp(first):,.0f} classes "
+                        "(does the output layer have that many units?)")
     return Found(f"{curve.tag} starts at {fmt(first)}, {first / chance:.1f}× the chance level {fmt(chance)}",
                  [curve.tag], evidence, step=curve.step_at(0))
 
