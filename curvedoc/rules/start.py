@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share
+from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
