@@ -192,3 +192,11 @@ def test_labelled_corpus_runs_raise_their_symptom(path):
 @pytest.mark.parametrize("path", [p for p in healthy_corpus_runs() if p not in DISPUTED_HEALTHY])
 def test_healthy_corpus_runs_are_quiet(path):
     assert not alarms_at(CORPUS / path, FAMILY)
+
+
+def test_an_eight_epoch_u_with_noise_is_overfitting_its_bend_is_not_noise():
+    # successive differences would count the U's change of slope as noise; second differences do not
+    val = np.array([1.0, 0.7, 0.55, 0.5, 0.52, 0.58, 0.65, 0.72]) + 0.01 * np.array([1, -1, 0, 1, -1, 0, 1, -1])
+    epochs = np.arange(1, 9) * 100 - 1
+    (finding,) = findings(build({"train/loss": falling_train(800, noise=0.2), "val/loss": val}, epochs), {"CD501"})
+    assert finding.step == 399
