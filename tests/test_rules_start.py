@@ -32,7 +32,7 @@ def test_a_wrong_class_count_names_the_class_count_its_start_fits():
     assert any("uniform guess starts this high with about 11" in line for line in finding.evidence)
 
 
-@pytest.mark.parametrize("name", ["label_leak_x10", "label_leak_cancer"])
+@pytest.mark.parametrize("name", ["label_leak_x10", "label_leak_cancer", "label_leak_wine"])
 def test_a_leaked_label_fires_start_low(name):
     (finding,) = findings(CORPUS / "start_low" / name, "CD202")
     assert "× chance" in finding.evidence[0]
@@ -114,3 +114,10 @@ def test_fine_tuning_a_pretrained_language_model_is_not_a_leak():
     rng = np.random.default_rng(5)
     run = synthetic({"train/loss": 3.3 - 0.3 * np.linspace(0, 1, 500) + rng.normal(0, 0.1, 500)}, n_classes=50257)
     assert not codes(run) & {"CD202", "CD301", "CD302", "CD303", "CD304"}
+
+
+def test_a_perfect_but_unsure_first_evaluation_is_not_a_leak():
+    # a tiny easy validation set can be all right after one epoch; at 0.3× chance the model is far from certain
+    steps = {"val/loss": np.array([10, 20, 30]), "val/acc": np.array([10, 20, 30])}
+    run = synthetic({"val/loss": [0.33, 0.2, 0.1], "val/acc": [1.0, 1.0, 1.0]}, n_classes=3, steps=steps)
+    assert "CD202" not in codes(run)
