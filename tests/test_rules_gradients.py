@@ -5,36 +5,27 @@ import pytest
 
 import curvedoc
 from curvedoc.diagnose import diagnose_run
-from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
+from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, findings, healthy_corpus_runs,
+                        labelled_corpus_runs, synthetic)
 
 # Those that log a gradient norm are the evidence (PyTorch, tensorboardX, W&B, Detectron2, the batch-1 and batch-2
 # runs whose per-example norms are 100–1000× their median on hard examples); the rest must simply stay quiet.
 HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json", "stability/healthy_batch1.jsonl",
                                "stability/healthy_batch2_sgd.jsonl"]
 OURS = {"CD701", "CD702"}
-VANISHING = ["vanishing_grad/deep_sigmoid_10", "vanishing_grad/deep_sigmoid_8",
-             "vanishing_grad/deep_sigmoid_small_init", "vanishing_grad/deep_sigmoid_wine",
-             "vanishing_grad/deep_tanh_small_init"]
 
 
 def alarms(run):
     return {f.code for f in diagnose_run(run) if f.severity in ("error", "warning")} & OURS
 
 
-@pytest.mark.parametrize("path", HEALTHY)
-def test_healthy_fixtures_have_no_gradient_findings(path):
-    for run in curvedoc.load(FIXTURES / path):
-        assert not alarms(run)
+@pytest.mark.parametrize("path", [FIXTURES / path for path in HEALTHY]
+                         + [CORPUS / path for path in healthy_corpus_runs()])
+def test_healthy_runs_have_no_gradient_findings(path):
+    assert not alarms_at(path, OURS)
 
 
-@pytest.mark.parametrize("path", healthy_corpus_runs())
-def test_healthy_corpus_runs_have_no_gradient_findings(path):
-    for run in curvedoc.load(CORPUS / path):
-        assert not alarms(run)
-
-
-@pytest.mark.parametrize("path", ["exploding_grad/sgd_diverging", "exploding_grad/sgd_diverging_no_momentum",
-                                  "exploding_grad/sgd_diverging_s1"])
+@pytest.mark.parametrize("path", labelled_corpus_runs({"exploding_grad"}))
 def test_a_gradient_norm_growing_by_orders_of_magnitude_is_an_explosion(path):
     (finding,) = findings(CORPUS / path, "CD701")
     assert finding.severity == "error" and finding.step_range
@@ -47,7 +38,7 @@ def test_one_corrupt_batch_is_a_gradient_spike_with_the_loss_jump_in_the_evidenc
     assert "train/loss at step 100 = 16.8" in " ".join(finding.evidence)
 
 
-@pytest.mark.parametrize("path", VANISHING)
+@pytest.mark.parametrize("path", labelled_corpus_runs({"vanishing_grad"}))
 def test_a_vanished_gradient_while_the_loss_is_at_chance_is_reported(path):
     (finding,) = findings(CORPUS / path, "CD702")
     assert finding.severity == "warning" and finding.step_range

@@ -7,7 +7,8 @@ import pytest
 
 import curvedoc
 from curvedoc.diagnose import diagnose_run
-from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, findings, healthy_corpus_runs, synthetic
+from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, findings, healthy_corpus_runs,
+                        labelled_corpus_runs, synthetic)
 
 TINY_BATCH = ["stability/healthy_batch1.jsonl", "stability/healthy_batch2_sgd.jsonl",
               "symptoms/healthy_tiny_batch.jsonl"]
@@ -20,18 +21,18 @@ def alarms(run):
     return {f.code for f in diagnose_run(run) if f.severity in ("error", "warning")} & OURS
 
 
-@pytest.mark.parametrize("path", HEALTHY)
-def test_healthy_fixtures_are_stable(path):
-    """Includes batch-1 and batch-2 runs logged every step: heavy-tailed per-example losses that still converge."""
-    for run in curvedoc.load(FIXTURES / path):
-        assert not alarms(run)
+@pytest.mark.parametrize("path", [FIXTURES / path for path in HEALTHY]
+                         + [CORPUS / path for path in healthy_corpus_runs()])
+def test_healthy_runs_are_stable(path):
+    """Includes the hard negatives: batch-1 and batch-2 runs logged every step (heavy-tailed per-example losses
+    that still converge), warmup + cosine, step decay, sparse step logging."""
+    assert not alarms_at(path, OURS)
 
 
-@pytest.mark.parametrize("path", healthy_corpus_runs())
-def test_healthy_corpus_runs_are_stable(path):
-    """Includes the hard negatives: noisy tiny-batch runs, warmup + cosine, step decay, sparse step logging."""
-    for run in curvedoc.load(CORPUS / path):
-        assert not alarms(run)
+@pytest.mark.parametrize("path", labelled_corpus_runs({"spike"}))
+def test_every_labelled_spike_is_found(path):
+    (finding,) = findings(CORPUS / path, "CD402")
+    assert finding.severity == "warning" and "recovered" in finding.evidence[2]
 
 
 @pytest.mark.parametrize("path", ["corpus/oscillation/adam_lr_high", "corpus/oscillation/sgd_lr_high_clipped",
