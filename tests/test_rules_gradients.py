@@ -92,6 +92,13 @@ def test_all_zero_gradients_are_a_clue_not_a_vanishing_alarm():
     assert [f.severity for f in found] == ["info"] and "exactly 0" in found[0].title
 
 
+def test_zero_norms_of_accumulation_steps_are_not_a_vanished_gradient():
+    _, grad = healthy_curves()
+    loss = np.linspace(2.3, 1.6, len(grad))  # a hard task: the loss stays high, which is no reason to fire
+    grad[np.arange(len(grad)) % 4 != 3] = 0.0  # only every 4th step updates; the others log 0
+    assert not alarms(grad_run(loss, grad))
+
+
 def test_gradients_that_collapse_while_the_loss_stays_high_vanish():
     rng = np.random.default_rng(3)
     loss = 2.3 - 0.1 * np.linspace(0, 1, 500) + 0.02 * rng.standard_normal(500)

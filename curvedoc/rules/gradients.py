@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.ndimage import median_filter
 
 from curvedoc.features import Curve, RunCurves, noise_reach, trailing_median
 from curvedoc.roles import Role
@@ -173,10 +174,22 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
     grad, loss = run.curve(Role.GRAD_NORM), loss_curve(run)
     if grad is None or loss is None or len(grad.finite_values) < limits["min_points"] or len(loss.finite_values) < 2:
         return None
-    norms = grad.smooth
-    steps = grad.finite_steps
+    if not grad.finite_values.any():
+        # Not a gradient that shrank but one that never arrives: flat_from_start is the symptom; this is its clue.
+        return Found(f"{grad.tag} is exactly 0 at every logged step", [grad.tag],
+                     [f"{len(grad.finite_values)} logged norms, all 0; "
+                      f"{loss.tag} {_fmt(loss.start)} → {_fmt(loss.end)}",
+                      "no gradient reaches these parameters: detached graph, zero_grad() between backward() and "
+                      "step(), or frozen parameters"],
+                     step_range=(int(grad.finite_steps[0]), int(grad.finite_steps[-1])), severity=INFO)
+    # Exact zeros among non-zero norms are steps without an update (gradient accumulation), not a vanished gradient.
+    logged = grad.finite_values != 0
+    values, steps = grad.finite_values[logged], grad.finite_steps[logged]
+    if len(values) < limits["min_points"]:
+        return None
+    norms = median_filter(values, size=grad.window, mode="nearest") if grad.window > 1 else values
     loss_level = np.interp(steps, loss.finite_steps, loss.smooth)
-    start_norm = float(np.median(grad.head(0.05, 3)))
+    start_norm = float(np.median(values[:max(3, len(values) // 20)]))
     still_high = loss_level >= (1 - limits["max_progress"]) * loss.start
     if run.chance_loss is not None:
         still_high |= loss_level >= limits["max_progress"] * run.chance_loss
@@ -186,14 +199,6 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
     share = vanished.mean()
     if share < limits["min_share"]:
         return None
-    if not grad.finite_values.any():
-        # Not a gradient that shrank but one that never arrives: flat_from_start is the symptom; this is its clue.
-        return Found(f"{grad.tag} is exactly 0 at every logged step", [grad.tag],
-                     [f"{len(grad.finite_values)} logged norms, all 0; "
-                      f"{loss.tag} {_fmt(loss.start)} → {_fmt(loss.end)}",
-                      "no gradient reaches these parameters: detached graph, zero_grad() between backward() and "
-                      "step(), or frozen parameters"],
-                     step_range=(int(steps[0]), int(steps[-1])), severity=INFO)
     first, last = int(steps[np.argmax(vanished)]), int(steps[len(vanished) - 1 - np.argmax(vanished[::-1])])
     typical = float(np.median(norms[vanished]))
     typical_loss = float(np.median(loss_level[vanished]))
