@@ -172,15 +172,16 @@ def test_a_log_starting_after_learning_is_judged_against_chance_not_its_first_po
 
 
 # The labelled corpus (fixtures/corpus, labels.json): each run labelled with one of these symptoms must raise it;
-# every healthy run must stay quiet, except the ones whose curves show the symptom although the label says
-# healthy (numbers in the report): there the rule is right and the label is disputed.
+# every healthy run must stay quiet, except known false alarms, listed here so they stay in sight.
 SYMPTOM_IDS = {"overfitting", "memorizing", "val_below_train"}
 CORPUS_MISSES = {
     "overfitting/tiny_subset_digits_epochs",  # val ends below its early dip (0.565 < 0.581): no rise to report
     "overfitting/tiny_subset_friedman",  # val settles at 0.473 after one dip to 0.426: no persistent rise
     "memorizing/random_labels_iris",  # val dipped to 0.80 (below ln 3) before rising: reported as overfitting
 }
-DISPUTED_HEALTHY = {"healthy/digits_long_3k", "healthy/wine_fast_slow", "healthy/wine_warmup_cosine"}
+# Both losses end near 0.005; the smoothed heavy-tailed minibatch train loss sits above val (CD503). No threshold
+# separates it from heavy_dropout_wine without fitting to these two runs.
+KNOWN_FALSE_ALARMS = {"healthy/wine_warmup_cosine"}
 
 
 @pytest.mark.parametrize("path", [p for p in labelled_corpus_runs(SYMPTOM_IDS) if p not in CORPUS_MISSES])
@@ -189,7 +190,7 @@ def test_labelled_corpus_runs_raise_their_symptom(path):
     assert expected <= alarms_at(CORPUS / path, FAMILY)
 
 
-@pytest.mark.parametrize("path", [p for p in healthy_corpus_runs() if p not in DISPUTED_HEALTHY])
+@pytest.mark.parametrize("path", [p for p in healthy_corpus_runs() if p not in KNOWN_FALSE_ALARMS])
 def test_healthy_corpus_runs_are_quiet(path):
     assert not alarms_at(CORPUS / path, FAMILY)
 
