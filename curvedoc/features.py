@@ -21,6 +21,11 @@ from curvedoc.roles import Role, tokens
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 
 
+
+def fmt(value: float) -> str:
+    """A number as evidence shows it: four significant digits, whatever its scale."""
+    return f"{value:.4g}"
+
 class Curve:
     """One tag's values in step order; NaN/±Inf stay in ``values``, ``finite_*`` drop them."""
 

@@ -12,15 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of
+from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.4g}"
 
 
 def _as_fraction(curve: Curve) -> np.ndarray | None:
@@ -89,14 +86,14 @@ def accuracy_suspicious(run: RunCurves, limits: Limits):
         return None
     share = (reached_step - first_step) / max(1, last_step - first_step)
     evidence = [
-        f"{curve.tag} = {_fmt(end)} at the end (median of the last tenth); near-perfect is ≥ {near_perfect:g}",
+        f"{curve.tag} = {fmt(end)} at the end (median of the last tenth); near-perfect is ≥ {near_perfect:g}",
         f"first ≥ {near_perfect:g} at step {reached_step}: {share:.0%} of the run (steps {first_step}–{last_step})",
     ]
     if one_example is not None:
-        evidence.append(f"smallest accuracy step {_fmt(one_example)}: the evaluation set has at least "
+        evidence.append(f"smallest accuracy step {fmt(one_example)}: the evaluation set has at least "
                         f"{round(1 / one_example)} examples")
-    title = (f"{curve.tag} is near-perfect ({_fmt(end)})" if end >= near_perfect
-             else f"{curve.tag} reaches {_fmt(values[reached[0]])} implausibly early")
+    title = (f"{curve.tag} is near-perfect ({fmt(end)})" if end >= near_perfect
+             else f"{curve.tag} reaches {fmt(values[reached[0]])} implausibly early")
     if end >= near_perfect and early:
         title += f", reached within the first {share:.0%} of training"
     return Found(title, [curve.tag], evidence, step=reached_step)
@@ -132,11 +129,11 @@ class FlatAccuracy:
     constant_prediction_possible: bool = True  # the loss is not below what a constant predictor can reach
 
     def describe(self) -> str:
-        return (f"{self.curve.tag} = {_fmt(self.level)} at all {self.points} points (range {_fmt(self.spread)}, "
+        return (f"{self.curve.tag} = {fmt(self.level)} at all {self.points} points (range {fmt(self.spread)}, "
                 f"steps {self.span[0]}–{self.span[1]})")
 
     def loss_quarters(self) -> str:
-        return f"{self.loss.tag} by quarters of the span: " + " → ".join(_fmt(q) for q in self.quarters)
+        return f"{self.loss.tag} by quarters of the span: " + " → ".join(fmt(q) for q in self.quarters)
 
 
 def _least_entropy(accuracy: float) -> float:
@@ -261,13 +258,13 @@ def accuracy_majority(run: RunCurves, limits: Limits):
         if chance_loss is not None and flat.quarters[3] >= (1 - limits["chance_loss_share"]) * chance_loss:
             return None  # at or above a uniform guess: flat_at_chance's (or flat_from_start's) case
         evidence.append(flat.loss_quarters()
-                        + f" (a constant prediction at this accuracy scores ≥ {_fmt(_least_entropy(flat.level))})")
+                        + f" (a constant prediction at this accuracy scores ≥ {fmt(_least_entropy(flat.level))})")
     if chance is not None:
-        evidence.append(f"chance 1/{run.n_classes} = {_fmt(chance)}: the flat level is a class share, not chance")
+        evidence.append(f"chance 1/{run.n_classes} = {fmt(chance)}: the flat level is a class share, not chance")
     else:
-        evidence.append(f"number of classes unknown; {_fmt(flat.level)} is not 1/k for any k, so not balanced "
+        evidence.append(f"number of classes unknown; {fmt(flat.level)} is not 1/k for any k, so not balanced "
                         "chance")
-    return Found(f"{flat.curve.tag} never changes from {_fmt(flat.level)}: the model predicts the class prior",
+    return Found(f"{flat.curve.tag} never changes from {fmt(flat.level)}: the model predicts the class prior",
                  [flat.curve.tag] + ([flat.loss.tag] if flat.loss is not None else []), evidence,
                  step_range=flat.span)
 
@@ -297,10 +294,10 @@ def predictions_frozen(run: RunCurves, limits: Limits):
     loss = flat.loss
     evidence = [flat.describe(), flat.loss_quarters() + (" (still falling)" if flat.still_falling else "")]
     if not flat.constant_prediction_possible:
-        evidence.append(f"{loss.tag} ends below {_fmt(_least_entropy(flat.level))}, the least a constant "
-                        f"prediction at accuracy {_fmt(flat.level)} can score: the predictions depend on the input")
+        evidence.append(f"{loss.tag} ends below {fmt(_least_entropy(flat.level))}, the least a constant "
+                        f"prediction at accuracy {fmt(flat.level)} can score: the predictions depend on the input")
     return Found(
         f"{loss.tag} falls {1 - flat.quarters[3] / flat.quarters[0]:.0%} while {flat.curve.tag} stays at "
-        f"{_fmt(flat.level)}",
+        f"{fmt(flat.level)}",
         [loss.tag, flat.curve.tag], evidence, step_range=flat.span,
     )

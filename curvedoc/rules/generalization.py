@@ -11,13 +11,10 @@ import math
 
 import numpy as np
 
-from curvedoc.features import MAD_TO_SIGMA, Curve, RunCurves, chance_loss_of
+from curvedoc.features import MAD_TO_SIGMA, Curve, RunCurves, chance_loss_of, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.4g}"
 
 
 def _held_out(run: RunCurves) -> Curve | None:
@@ -137,16 +134,16 @@ def overfitting(run: RunCurves, limits: Limits):
         train_at_best = float(train.smooth[min(np.searchsorted(train.finite_steps, best_step), len(train.smooth) - 1)])
     if not train.end < train_at_best:
         return None
-    noise_units = f"{rise / noise:.1f}× its noise ({_fmt(noise)})" if noise > 0 else "no measurable noise"
+    noise_units = f"{rise / noise:.1f}× its noise ({fmt(noise)})" if noise > 0 else "no measurable noise"
     return Found(
         f"Overfitting: {val.tag} is lowest at step {best_step}, then rises {rise / abs(best_level):.0%} while "
         f"{train.tag} keeps falling",
         [val.tag, train.tag],
-        [f"{val.tag} best = {_fmt(best_level)} at step {best_step} (stop here)",
-         f"{val.tag} at the end = {_fmt(end_level)} (median of the last {len(tail)} points; last "
-         f"{_fmt(values[-1])} at step {last_step}): +{_fmt(rise)}, {rise / abs(best_level):.0%} of the best, "
+        [f"{val.tag} best = {fmt(best_level)} at step {best_step} (stop here)",
+         f"{val.tag} at the end = {fmt(end_level)} (median of the last {len(tail)} points; last "
+         f"{fmt(values[-1])} at step {last_step}): +{fmt(rise)}, {rise / abs(best_level):.0%} of the best, "
          f"{noise_units}",
-         f"{train.tag} = {_fmt(train_at_best)} at step {best_step}, {_fmt(train.end)} at the end (still falling)",
+         f"{train.tag} = {fmt(train_at_best)} at step {best_step}, {fmt(train.end)} at the end (still falling)",
          f"{after} of {len(values)} validation points come after the best"],
         step=best_step, step_range=(best_step, last_step),
     )
@@ -177,16 +174,16 @@ def memorizing(run: RunCurves, limits: Limits):
     untrained = _untrained(run, train, val)
     best = val.best_index
     first_step, last_step = val.step_at(0), val.step_at(len(val.finite_values) - 1)
-    start = {train.start: f"{_fmt(untrained)} at the start", val.start: f"{_fmt(untrained)} (first {val.tag})",
-             chance_loss_of(run, train): f"untrained level −log(1/{run.n_classes}) = {_fmt(untrained)}"}[untrained]
+    start = {train.start: f"{fmt(untrained)} at the start", val.start: f"{fmt(untrained)} (first {val.tag})",
+             chance_loss_of(run, train): f"untrained level −log(1/{run.n_classes}) = {fmt(untrained)}"}[untrained]
     return Found(
-        f"Memorizing: {train.tag} falls to {_fmt(train.end)} while {val.tag} barely improves (best "
-        f"{_fmt(val.smooth[best])})",
+        f"Memorizing: {train.tag} falls to {fmt(train.end)} while {val.tag} barely improves (best "
+        f"{fmt(val.smooth[best])})",
         [train.tag, val.tag],
-        [f"{train.tag}: {start} → {_fmt(train.end)} at the end ({train.end / abs(untrained):.1%} of it)",
-         f"{val.tag}: best {_fmt(val.smooth[best])} at step {val.step_at(best)}, {_fmt(val.end)} at the end",
+        [f"{train.tag}: {start} → {fmt(train.end)} at the end ({train.end / abs(untrained):.1%} of it)",
+         f"{val.tag}: best {fmt(val.smooth[best])} at step {val.step_at(best)}, {fmt(val.end)} at the end",
          f"validation followed {max(gain, 0.0):.0%} of the train loss's fall",
-         f"gap at the end: {val.tag} − {train.tag} = {_fmt(val.end - train.end)}"],
+         f"gap at the end: {val.tag} − {train.tag} = {fmt(val.end - train.end)}"],
         step=first_step, step_range=(first_step, last_step),
     )
 
@@ -243,10 +240,10 @@ def val_below_train(run: RunCurves, limits: Limits):
         f"{val.tag} is below {train.tag} on {below.sum()} of {len(below)} validation steps, typically by "
         f"{relative[typical]:.0%}",
         [val.tag, train.tag],
-        [f"at step {int(steps[typical])}: {val.tag} = {_fmt(val_at[typical])}, smoothed {train.tag} = "
-         f"{_fmt(train_at[typical])} ({relative[typical]:.0%} lower; the median case)",
-         f"median gap {_fmt(float(np.median(gap)))} = {float(np.median(gap)) / standard_error:.1f} standard errors "
-         f"(combined noise {_fmt(noise)} over {len(gap)} points)",
-         f"at the end: {val.tag} = {_fmt(val_at[-1])}, {train.tag} = {_fmt(train_at[-1])}"],
+        [f"at step {int(steps[typical])}: {val.tag} = {fmt(val_at[typical])}, smoothed {train.tag} = "
+         f"{fmt(train_at[typical])} ({relative[typical]:.0%} lower; the median case)",
+         f"median gap {fmt(float(np.median(gap)))} = {float(np.median(gap)) / standard_error:.1f} standard errors "
+         f"(combined noise {fmt(noise)} over {len(gap)} points)",
+         f"at the end: {val.tag} = {fmt(val_at[-1])}, {train.tag} = {fmt(train_at[-1])}"],
         step_range=(int(steps[0]), int(steps[-1])),
     )

@@ -11,14 +11,11 @@ import math
 import numpy as np
 from scipy.ndimage import median_filter
 
-from curvedoc.features import Curve, RunCurves, noise_reach, trailing_median
+from curvedoc.features import Curve, RunCurves, fmt, noise_reach, trailing_median
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, INFO, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import loss_curve
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.3g}"
 
 
 def _loss_at(loss: Curve | None, step: int) -> list[str]:
@@ -31,8 +28,8 @@ def _loss_at(loss: Curve | None, step: int) -> list[str]:
     nan_step = None if loss.first_nonfinite is None else int(loss.steps[loss.first_nonfinite])
     if index < len(loss.finite_values) and (nan_step is None or loss.finite_steps[index] < nan_step):
         before = loss.finite_values[max(0, index - loss.window):index]
-        level = f"; median of the {len(before)} points before = {_fmt(float(np.median(before)))}" if len(before) else ""
-        notes.append(f"{loss.tag} at step {loss.step_at(index)} = {_fmt(loss.finite_values[index])}{level}")
+        level = f"; median of the {len(before)} points before = {fmt(float(np.median(before)))}" if len(before) else ""
+        notes.append(f"{loss.tag} at step {loss.step_at(index)} = {fmt(loss.finite_values[index])}{level}")
     if nan_step is not None and nan_step >= step:
         notes.append(f"{loss.tag} becomes {loss.values[loss.first_nonfinite]} at step {nan_step} "
                      f"({nan_step - step} steps later)")
@@ -108,10 +105,10 @@ def exploding_gradient(run: RunCurves, limits: Limits):
         return Found(
             f"{grad.tag} spikes {factor:.3g}× at step {step}",
             [grad.tag] + ([loss.tag] if loss else []),
-            [f"{grad.tag} = {_fmt(norms[peak])} at step {step}; running median of the {window} norms before = "
-             f"{_fmt(before)} ({factor:.3g}×)",
+            [f"{grad.tag} = {fmt(norms[peak])} at step {step}; running median of the {window} norms before = "
+             f"{fmt(before)} ({factor:.3g}×)",
              f"elsewhere the norm's rare excursions (99.5th percentile) reach {10 ** reach:.3g}× its running median; "
-             f"median norm of the run: {_fmt(typical)}",
+             f"median norm of the run: {fmt(typical)}",
              *_loss_at(loss, step), *_nonfinite_norms(grad)],
             step=step,
         )
@@ -138,10 +135,10 @@ def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | Non
     return Found(
         f"{grad.tag} grows {growth:.3g}× over the run while the loss diverges",
         [grad.tag, loss.tag],
-        [f"{grad.tag}: median {_fmt(start)} over the first points → running median {_fmt(float(level[highest]))} "
+        [f"{grad.tag}: median {fmt(start)} over the first points → running median {fmt(float(level[highest]))} "
          f"at step {peak_step} ({growth:.3g}×)",
          f"it passed {halfway:.3g}× its start at step {step}",
-         f"{loss.tag}: {_fmt(loss.start)} at the start → {_fmt(loss.end)} at the end{nan_note}",
+         f"{loss.tag}: {fmt(loss.start)} at the start → {fmt(loss.end)} at the end{nan_note}",
          *_nonfinite_norms(grad)],
         step=step, step_range=(step, peak_step),
     )
@@ -178,7 +175,7 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
         # Not a gradient that shrank but one that never arrives: flat_from_start is the symptom; this is its clue.
         return Found(f"{grad.tag} is exactly 0 at every logged step", [grad.tag],
                      [f"{len(grad.finite_values)} logged norms, all 0; "
-                      f"{loss.tag} {_fmt(loss.start)} → {_fmt(loss.end)}",
+                      f"{loss.tag} {fmt(loss.start)} → {fmt(loss.end)}",
                       "no gradient reaches these parameters: detached graph, zero_grad() between backward() and "
                       "step(), or frozen parameters"],
                      step_range=(int(grad.finite_steps[0]), int(grad.finite_steps[-1])), severity=INFO)
@@ -203,11 +200,11 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
     typical = float(np.median(norms[vanished]))
     typical_loss = float(np.median(loss_level[vanished]))
     evidence = [
-        f"{grad.tag} running median ≈ {_fmt(typical)} on {share:.0%} of its points (steps {first}–{last}); "
-        f"{_fmt(typical / abs(loss.start)) if loss.start else 'n/a'} × the starting loss",
-        f"{loss.tag} there ≈ {_fmt(typical_loss)}; it started at {_fmt(loss.start)}"
+        f"{grad.tag} running median ≈ {fmt(typical)} on {share:.0%} of its points (steps {first}–{last}); "
+        f"{fmt(typical / abs(loss.start)) if loss.start else 'n/a'} × the starting loss",
+        f"{loss.tag} there ≈ {fmt(typical_loss)}; it started at {fmt(loss.start)}"
         + (f"; chance −log(1/{run.n_classes}) = {run.chance_loss:.3f}" if run.chance_loss is not None else ""),
-        f"{grad.tag} at the start: median {_fmt(start_norm)}",
+        f"{grad.tag} at the start: median {fmt(start_norm)}",
     ]
     return Found(f"{grad.tag} near zero while the loss is still high", [grad.tag, loss.tag], evidence,
                  step=first, step_range=(first, last))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from curvedoc.features import RunCurves
+from curvedoc.features import RunCurves, fmt
 from curvedoc.roles import Role, tokens
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
@@ -14,9 +14,6 @@ METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
 SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wgan", "elbo", "reward", "value",
                      "advantage", "gen", "generator", "disc", "discriminator", "d", "g", "nll", "logprob", "kl"}
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.4g}"
 
 
 @rule(
@@ -44,7 +41,7 @@ def nonfinite_values(run: RunCurves, limits: Limits):
         evidence = [f"{first.tag} = {bad_value} at step {step} (first non-finite value)"]
         if index > 0 and np.isfinite(first.values[:index]).any():
             last_finite = np.flatnonzero(np.isfinite(first.values[:index]))[-1]
-            evidence.append(f"last finite value before it: {_fmt(first.values[last_finite])} "
+            evidence.append(f"last finite value before it: {fmt(first.values[last_finite])} "
                             f"at step {int(first.steps[last_finite])}")
         for curve in broken:
             share = int((~curve.finite_mask).sum())
@@ -90,8 +87,8 @@ def negative_loss(run: RunCurves, limits: Limits):
             yield Found(
                 f"{curve.tag} goes below zero from step {curve.step_at(first)}",
                 [curve.tag],
-                [f"{curve.tag} = {_fmt(values[first])} at step {curve.step_at(first)} (first value below 0)",
-                 f"lowest: {_fmt(values[lowest])} at step {curve.step_at(lowest)}",
+                [f"{curve.tag} = {fmt(values[first])} at step {curve.step_at(first)} (first value below 0)",
+                 f"lowest: {fmt(values[lowest])} at step {curve.step_at(lowest)}",
                  f"{int(negative.sum())} of {len(values)} finite points below 0"],
                 step=curve.step_at(first),
             )

@@ -11,10 +11,10 @@ import math
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share, trend_z
+from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share, fmt, trend_z
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
-from curvedoc.rules.start import chance_text, fmt
+from curvedoc.rules.start import chance_text
 
 
 MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k

@@ -12,15 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.ndimage import median_filter
 
-from curvedoc.features import Curve, RunCurves, noise_reach, trailing_median
+from curvedoc.features import Curve, RunCurves, fmt, noise_reach, trailing_median
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
 
-
-def _fmt(value: float) -> str:
-    return f"{value:.4g}"
 
 
 def loss_curve(run: RunCurves) -> Curve | None:
@@ -49,7 +46,7 @@ def _lr_note(run: RunCurves, first_step: int) -> list[str]:
     if lr is None or not len(lr.finite_values):
         return []
     late = lr.finite_values[lr.finite_steps >= first_step]
-    return [f"{lr.tag} in that part: {_fmt(float(np.median(late)))}"] if len(late) else []
+    return [f"{lr.tag} in that part: {fmt(float(np.median(late)))}"] if len(late) else []
 
 
 @rule(
@@ -107,10 +104,10 @@ def oscillation(run: RunCurves, limits: Limits):
     return Found(
         f"{curve.tag} keeps swinging through the last {limits['late_share']:.0%} of the run",
         [curve.tag],
-        [f"steps {first_step}–{last_step}: swing σ = {_fmt(swing)} around the trend, mean level {_fmt(level)} "
+        [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, mean level {fmt(level)} "
          f"({swing / abs(level) if level else math.inf:.0%} of the level); 10th–90th percentile "
-         f"{_fmt(low)} … {_fmt(high)}",
-         f"first values {_fmt(start)} → late mean {_fmt(level)}: {progress_note}",
+         f"{fmt(low)} … {fmt(high)}",
+         f"first values {fmt(start)} → late mean {fmt(level)}: {progress_note}",
          *_lr_note(run, first_step)],
         step_range=(first_step, last_step),
     )
@@ -210,27 +207,27 @@ def spike(run: RunCurves, limits: Limits):
     size = values[peak] / jump.baseline if jump.baseline > 0 else math.inf
     sigma = curve.noise
     evidence = [
-        f"{curve.tag} = {_fmt(values[peak])} at step {step}; running median of the {curve.window} points before "
-        f"the jump = {_fmt(jump.baseline)} ({_fmt(size)}×)",
-        f"rise = {jump.rise / sigma if sigma else math.inf:.3g} noise σ (σ = {_fmt(sigma)}); the curve's rare "
-        f"excursions elsewhere (99.5th percentile) reach {_fmt(jump.reach)} above its running median",
+        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {curve.window} points before "
+        f"the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
+        f"rise = {jump.rise / sigma if sigma else math.inf:.3g} noise σ (σ = {fmt(sigma)}); the curve's rare "
+        f"excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above its running median",
     ]
     if jump.recovered is not None:
         back_step = int(curve.steps[jump.recovered])
         evidence.append(f"recovered: running median back to ≤ "
-                        f"{_fmt(jump.baseline + limits['recovered_sigmas'] * sigma)} by step {back_step} "
+                        f"{fmt(jump.baseline + limits['recovered_sigmas'] * sigma)} by step {back_step} "
                         f"({back_step - step} steps after the peak)")
     elif peak == len(values) - 1:
         evidence.append("the log ends at the spike: whether it recovered is unknown")
     else:
-        evidence.append(f"did not recover: the loss ends at {_fmt(float(np.median(curve.tail())))} "
-                        f"(pre-spike level {_fmt(jump.baseline)})")
+        evidence.append(f"did not recover: the loss ends at {fmt(float(np.median(curve.tail())))} "
+                        f"(pre-spike level {fmt(jump.baseline)})")
     if len(jump.others):
         listed = ", ".join(str(int(curve.steps[i])) for i in jump.others[:5])
         evidence.append(f"{len(jump.others)} more spike(s) at step(s) {listed}{' …' if len(jump.others) > 5 else ''}")
     never = jump.recovered is None and peak < len(values) - 1
     return Found(
-        f"{curve.tag} jumps {_fmt(size)}× at step {step}" + (" and never recovers" if never else ""),
+        f"{curve.tag} jumps {fmt(size)}× at step {step}" + (" and never recovers" if never else ""),
         [curve.tag], evidence, step=step, severity=ERROR if never else WARNING,
     )
 
@@ -252,9 +249,9 @@ def _divergence(curve: Curve, values: np.ndarray, limits: Limits) -> Found | Non
     return Found(
         f"{curve.tag} climbs away from step {step} and never recovers",
         [curve.tag],
-        [f"{curve.tag} fell from {_fmt(start)} to {_fmt(float(smooth[lowest]))} (running median, step "
+        [f"{curve.tag} fell from {fmt(start)} to {fmt(float(smooth[lowest]))} (running median, step "
          f"{int(curve.steps[lowest])}), then rose above its first value at step {step}",
-         f"it ends at {_fmt(end)} (median of the last tenth) = {_fmt(end / start)}× its first value, "
+         f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its first value, "
          f"at step {end_step}"],
         step=step, step_range=(step, end_step), severity=ERROR,
     )

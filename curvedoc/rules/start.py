@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share
+from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
@@ -20,9 +20,6 @@ from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 # that, the number of classes it implies says nothing useful.
 PLAUSIBLE_CLASS_FACTOR = 100
 
-
-def fmt(value: float) -> str:
-    return f"{value:.4g}"
 
 
 def chance_text(run: RunCurves, chance: float) -> str:
