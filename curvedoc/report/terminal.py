@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from curvedoc.diagnose import first_response
 from curvedoc.report import printable, series_summary
+from curvedoc.rules import all_rules
 
 
 def render(runs, problems=()) -> str:
@@ -27,7 +28,10 @@ def render(runs, problems=()) -> str:
             )
         for warning in run.warnings:
             lines.append(f"  warning: {printable(warning)}")
-        lines.extend(_findings(run.findings))
+        if run.findings:
+            lines.extend(_findings(run.findings))
+        else:
+            lines.append(f"  no findings: none of the {len(all_rules())} rules (`curvedoc rules`) sees a symptom")
     for problem in problems:
         lines.append(f"warning: {printable(problem)}")
     diagnosed = [run for run in runs if run.findings]
