@@ -11,7 +11,7 @@ from curvedoc.readers import RunList, discover, read_source
 from curvedoc.roles import Role
 
 __version__ = "0.1.0"
-__all__ = ["CurvedocError", "Config", "Role", "Run", "RunList", "RunMeta", "load"]
+__all__ = ["CurvedocError", "Config", "Role", "Run", "RunList", "RunMeta", "diagnose", "load", "plot"]
 
 
 def load(
@@ -44,3 +44,26 @@ def load(
     if not runs and problems:
         raise CurvedocError(None, problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
     return RunList(runs, problems)
+
+
+def diagnose(
+    path: str | os.PathLike[str],
+    *,
+    roles: dict[str, str] | None = None,
+    num_classes: int | None = None,
+    config: Config | None = None,
+) -> RunList:
+    """:func:`load`, then every enabled rule on every run: each run's ``findings`` filled, most severe first."""
+    from curvedoc.diagnose import diagnose_runs
+
+    runs = load(path, roles=roles, num_classes=num_classes, config=config)
+    diagnose_runs(runs, (config or Config()).rules)
+    return runs
+
+
+def plot(run: Run):
+    """A matplotlib figure of the run's key curves with its findings drawn on them (NaN step, spike, best
+    validation step, chance line …)."""
+    from curvedoc.report.plots import figure_for_run
+
+    return figure_for_run(run)

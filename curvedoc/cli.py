@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+from pathlib import Path
 
 import curvedoc
 from curvedoc.config import find_config, load_config, parse_role_option
 from curvedoc.diagnose import diagnose_runs
 from curvedoc.errors import CurvedocError
-from curvedoc.report import json as json_report
-from curvedoc.report import printable, rules_doc
-from curvedoc.report import terminal
+from curvedoc.report import RENDERERS, SUFFIXES, ReportOptions, printable, render, rules_doc
 
-EXIT_OK, EXIT_USAGE = 0, 2
-RENDERERS = {"text": terminal.render, "json": json_report.render}
+# Like a linter: 0 nothing reached --fail-on, 1 something did, 2 the command line or the input was unusable.
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+FAIL_ON = {"error": {"error"}, "warning": {"error", "warning"}, "info": {"error", "warning", "info"}, "never": set()}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,7 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="`curvedoc rules` lists every rule; `curvedoc rules CODE` explains one.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a log file, a run folder, or a folder of runs")
-    parser.add_argument("--format", choices=sorted(RENDERERS), default="text", help="output format (default: text)")
+    parser.add_argument("--format", choices=sorted(RENDERERS),
+                        help="output format (default: text, or what the -o file's extension says)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of printing it")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print only each run's verdict")
+    parser.add_argument("--fail-on", choices=sorted(FAIL_ON), default="error",
+                        help="exit 1 when a finding of this severity or worse exists (default: error)")
+    parser.add_argument("--plots", metavar="DIR", help="also write PNG plots into DIR and link them (markdown)")
     parser.add_argument(
         "--role", action="append", default=[], metavar="ROLE=TAG",
         help="say which tag plays a role, e.g. --role val_loss=my/tag (repeatable)",
@@ -60,11 +67,48 @@ def main(argv: list[str] | None = None) -> int:
         diagnose_runs(found, settings.rules)
         runs.extend(found)
         problems.extend(found.problems)
-    if runs or not failed:
-        emit(RENDERERS[args.format](runs, problems))
+    try:
+        fmt, options = report_choice(args)
+        if runs or not failed:
+            write_report(render(fmt, runs, problems, options), options.output)
+    except CurvedocError as exc:
+        failed.append(exc)
     for exc in failed:
         fail(exc)
-    return EXIT_USAGE if failed else EXIT_OK
+    if failed:
+        return EXIT_USAGE
+    gate = FAIL_ON[args.fail_on]
+    return EXIT_FINDINGS if any(f.severity in gate for run in runs for f in run.findings) else EXIT_OK
+
+
+def report_choice(args) -> tuple[str, ReportOptions]:
+    output = Path(args.output) if args.output else None
+    fmt = args.format
+    if fmt is None and output is not None:
+        fmt = SUFFIXES.get(output.suffix.lower())
+        if fmt is None:
+            raise CurvedocError(output, f"cannot tell the report format from {output.suffix or 'no extension'!r}; "
+                                        f"use --format ({', '.join(sorted(RENDERERS))})")
+    fmt = fmt or "text"
+    to_terminal = output is None and sys.stdout.isatty()
+    options = ReportOptions(
+        quiet=args.quiet,
+        color=to_terminal and fmt == "text" and not os.environ.get("NO_COLOR"),
+        width=shutil.get_terminal_size((100, 24)).columns if to_terminal else 100,
+        plots_dir=Path(args.plots) if args.plots else None,
+        output=output,
+    )
+    return fmt, options
+
+
+def write_report(text: str, output: Path | None) -> None:
+    if output is None:
+        emit(text)
+        return
+    try:
+        output.write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CurvedocError(output, f"cannot write the report: {exc.strerror or exc}") from None
 
 
 def rules_command(argv: list[str]) -> int:

@@ -70,7 +70,7 @@ def test_folder_of_mixed_formats_lists_every_run_and_every_problem(capsys):
     formats = {run["format"] for run in document["runs"]}
     assert {"tensorboard", "lightning-csv", "keras-csv", "hf-trainer-state", "wandb", "mlflow", "mlflow-sqlite",
             "jsonl", "wandb-export"} <= formats
-    assert code == 0 and any("Git LFS pointer" in problem for problem in document["problems"])
+    assert code == 1 and any("Git LFS pointer" in problem for problem in document["problems"])
 
 
 @pytest.mark.parametrize("path,problem", [
@@ -104,3 +104,27 @@ def test_all_runs_as_one_tidy_table():
     assert list(table.columns) == ["run", "tag", "role", "step", "wall_time", "value"]
     assert table["run"].nunique() == 2 and len(table) == sum(len(run.scalars) for run in runs)
     assert set(table.loc[table["tag"] == "val_loss", "role"]) == {"val_loss"}
+
+
+@pytest.mark.parametrize("path,fail_on,code", [
+    (README_EXAMPLE, "error", 0),
+    (FIXTURES / "tensorboard" / "pytorch" / "lr_too_high", "error", 1),
+    (FIXTURES / "tensorboard" / "pytorch" / "lr_too_high", "never", 0),
+])
+def test_exit_status_gates_on_the_worst_finding(capsys, path, fail_on, code):
+    assert run_cli(capsys, path, "--fail-on", fail_on)[0] == code
+
+
+def test_report_written_to_a_file_in_the_format_its_extension_names(capsys, tmp_path):
+    code, out, _ = run_cli(capsys, README_EXAMPLE, "-o", tmp_path / "report.json")
+    assert code == 0 and out == ""
+    assert json.loads((tmp_path / "report.json").read_text())["runs"][0]["format"] == "tensorboard"
+    code, _, err = run_cli(capsys, README_EXAMPLE, "-o", tmp_path / "report.pdf")
+    assert code == 2 and "cannot tell the report format" in err
+
+
+def test_diagnose_api_returns_runs_with_findings():
+    import curvedoc
+
+    (run,) = curvedoc.diagnose(FIXTURES / "tensorboard" / "pytorch" / "lr_too_high")
+    assert run.findings[0].symptom == "nan_inf"

@@ -1,9 +1,17 @@
-"""Renderers: each module turns runs into one output format."""
+"""Renderers: each module turns diagnosed runs into one output format.
+
+A renderer module exposes ``render(runs, problems, options: ReportOptions) -> str``; ``RENDERERS`` maps a
+``--format`` name to its module and ``SUFFIXES`` a file extension to a format (for ``-o FILE``). What every
+format shares lives here: the verdict of a run, min/max-preserving downsampling, and summaries.
+"""
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +19,67 @@ import numpy as np
 from curvedoc.model import Run
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+RENDERERS = {
+    "text": "curvedoc.report.terminal",
+    "json": "curvedoc.report.json",
+    "markdown": "curvedoc.report.markdown",
+    "html": "curvedoc.report.html",
+}
+SUFFIXES = {".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
+            ".htm": "html"}
+
+FAILING, WARNINGS, HEALTHY = "failing", "warnings", "healthy"
+
+
+@dataclass
+class ReportOptions:
+    quiet: bool = False  # verdicts only
+    color: bool = False  # ANSI colour (terminal only: decided by the CLI from TTY and NO_COLOR)
+    width: int = 100  # terminal columns available
+    plots_dir: Path | None = None  # also write PNG plots here and link them (markdown)
+    output: Path | None = None  # where the report is written, so links can be relative to it
+
+
+def render(fmt: str, runs, problems=(), options: ReportOptions | None = None) -> str:
+    module = importlib.import_module(RENDERERS[fmt])
+    return module.render(runs, list(problems), options or ReportOptions())
+
+
+def verdict(run: Run) -> str:
+    """``failing`` when an error-level finding exists, ``warnings`` for warnings only, else ``healthy``
+    (info findings are notes, not symptoms)."""
+    severities = {finding.severity for finding in run.findings}
+    if "error" in severities:
+        return FAILING
+    if "warning" in severities:
+        return WARNINGS
+    return HEALTHY
+
+
+def downsample(steps: np.ndarray, values: np.ndarray, max_points: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """At most about ``max_points`` points that keep every bucket's minimum, maximum and first non-finite value,
+    so a spike or a NaN step never disappears from a small chart. Order by step is kept."""
+    count = len(values)
+    if count <= max_points:
+        return steps, values
+    buckets = max(1, max_points // 3)
+    edges = np.linspace(0, count, buckets + 1).astype(int)
+    keep = np.zeros(count, dtype=bool)
+    finite = np.isfinite(values)
+    for start, stop in zip(edges[:-1], edges[1:]):
+        if stop <= start:
+            continue
+        chunk, ok = values[start:stop], finite[start:stop]
+        keep[start] = True
+        if ok.any():
+            indices = np.flatnonzero(ok)
+            keep[start + indices[np.argmin(chunk[ok])]] = True
+            keep[start + indices[np.argmax(chunk[ok])]] = True
+        if not ok.all():
+            keep[start + np.flatnonzero(~ok)[0]] = True
+    keep[-1] = True
+    return steps[keep], values[keep]
 
 
 def series_summary(run: Run) -> list[dict[str, Any]]:

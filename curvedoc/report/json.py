@@ -26,5 +26,5 @@ def run_to_dict(run) -> dict:
     }
 
 
-def render(runs, problems=()) -> str:
+def render(runs, problems=(), options=None) -> str:
     return json.dumps({"runs": [run_to_dict(run) for run in runs], "problems": list(problems)}, indent=2)

@@ -7,7 +7,7 @@ from curvedoc.report import printable, series_summary
 from curvedoc.rules import all_rules
 
 
-def render(runs, problems=()) -> str:
+def render(runs, problems=(), options=None) -> str:
     lines: list[str] = []
     for run in runs:
         n_classes = (
