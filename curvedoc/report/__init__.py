@@ -84,26 +84,29 @@ def downsample(steps: np.ndarray, values: np.ndarray, max_points: int = 100) -> 
 
 def series_summary(run: Run) -> list[dict[str, Any]]:
     """Per tag: role, number of points, step range and count of NaN/±Inf values, in the run's tag order."""
-    scalars = run.scalars
-    if scalars.empty:
-        return []
-    stats = (
-        scalars.assign(nonfinite=~np.isfinite(scalars["value"].to_numpy()))
-        .groupby("tag", observed=True, sort=False)
-        .agg(n_points=("step", "size"), first_step=("step", "min"), last_step=("step", "max"),
-             n_nonfinite=("nonfinite", "sum"))
-    )
+    # numpy over the tag codes, not a pandas groupby: the groupby's fixed cost (~13 ms a run) dominated a report.
+    tags = run.scalars["tag"].astype("category")
+    codes = tags.cat.codes.to_numpy()
+    count = len(tags.cat.categories)
+    steps = run.scalars["step"].to_numpy()
+    n_points = np.bincount(codes, minlength=count)
+    n_nonfinite = np.bincount(codes, weights=~np.isfinite(run.scalars["value"].to_numpy()), minlength=count)
+    first_step = np.full(count, np.iinfo(np.int64).max)
+    last_step = np.full(count, np.iinfo(np.int64).min)
+    np.minimum.at(first_step, codes, steps)
+    np.maximum.at(last_step, codes, steps)
+    index = {tag: position for position, tag in enumerate(tags.cat.categories)}
     return [
         {
             "tag": tag,
             "role": run.roles[tag].value,
-            "n_points": int(stats.at[tag, "n_points"]),
-            "first_step": int(stats.at[tag, "first_step"]),
-            "last_step": int(stats.at[tag, "last_step"]),
-            "n_nonfinite": int(stats.at[tag, "n_nonfinite"]),
+            "n_points": int(n_points[index[tag]]),
+            "first_step": int(first_step[index[tag]]),
+            "last_step": int(last_step[index[tag]]),
+            "n_nonfinite": int(n_nonfinite[index[tag]]),
         }
         for tag in run.tags
-        if tag in stats.index
+        if tag in index and n_points[index[tag]]
     ]
 
 
