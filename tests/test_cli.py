@@ -20,8 +20,9 @@ def run_cli(capsys, *args):
 def test_readme_example_reads_cleanly(capsys):
     code, out, err = run_cli(capsys, README_EXAMPLE)
     assert code == 0 and err == ""
-    assert "[tensorboard]" in out and "10 classes" in out
-    assert "train_loss" in out and "val_loss" in out and "warning" not in out
+    # A healthy run is one line: verdict, path, format, points, class count.
+    assert out.count("\n") == 1 and "healthy" in out and "tensorboard" in out and "10 classes" in out
+    assert "warning" not in out
 
 
 def test_json_contract(capsys):
@@ -87,11 +88,12 @@ def test_bad_input_is_one_line_naming_the_file_and_exit_2(capsys, path, problem)
 
 def test_one_bad_path_does_not_hide_the_others(capsys):
     code, out, err = run_cli(capsys, README_EXAMPLE, FIXTURES / "missing")
-    assert code == 2 and "[tensorboard]" in out and "missing: no such file or directory" in err
+    assert code == 2 and "tensorboard" in out and "missing: no such file or directory" in err
 
 
 def test_terminal_never_receives_escape_sequences_from_logs(capsys, tmp_path):
-    (tmp_path / "log.csv").write_text("step,\x1b[31mloss\x1b[0m\n0,1.0\n1,0.5\n")
+    # The loss turns NaN so the run has a finding and its tag is shown.
+    (tmp_path / "log.csv").write_text("step,\x1b[31mloss\x1b[0m\n0,1.0\n1,0.5\n2,0.4\n3,nan\n4,nan\n")
     _, out, _ = run_cli(capsys, tmp_path / "log.csv")
     assert "\x1b" not in out and "?[31mloss" in out
 

@@ -1,51 +1,357 @@
-"""The plain-text view: each run, its format, per tag its role, points and step range, then its findings."""
+"""The terminal report: one line per healthy run; for a run with symptoms its key curves as sparklines with the
+findings' steps marked, then each finding with its evidence and cheapest check; the first-response checklist once.
+
+Everything taken from the logs passes through ``printable`` before it is styled, so a tag name cannot move the
+cursor or recolour the terminal; ANSI styling is added only when ``options.color`` says the terminal wants it.
+Every line is fitted to ``options.width`` cells: headers are cut with '…', prose is wrapped.
+"""
 
 from __future__ import annotations
 
+import math
+import textwrap
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+
 from curvedoc.diagnose import first_response
-from curvedoc.report import printable, series_summary
-from curvedoc.rules import all_rules
+from curvedoc.features import Curve, RunCurves, fmt
+from curvedoc.report import FAILING, HEALTHY, WARNINGS, ReportOptions, downsample, printable, verdict
+from curvedoc.roles import Role
+
+BARS = "▁▂▃▄▅▆▇█"
+NAN_MARK, INF_MARK = "×", "!"
+STEP_MARK, RANGE_MARK = "^", "~"
+KEY_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, (Role.VAL_ACC, Role.TRAIN_ACC), Role.GRAD_NORM)
+MAX_CURVES = 5
+MAX_LABEL = 18
+MIN_SPARK = 8
+# A curve spanning more than this ratio is drawn on a log scale, so one spike does not flatten the rest to ▁.
+LOG_SCALE_RATIO = 100.0
+CLIP_QUANTILE, CLIP_MIN_POINTS = 0.95, 20
+
+# SGR codes per style name; only emitted when colour is on.
+STYLES = {
+    "error": "1;31", "warning": "1;33", "info": "36", "healthy": "32", "bad": "31", "dim": "2", "bold": "1",
+}
+VERDICT_STYLE = {FAILING: "error", WARNINGS: "warning", HEALTHY: "healthy"}
+VERDICT_MARK = {FAILING: "✗", WARNINGS: "!", HEALTHY: "✓"}
 
 
-def render(runs, problems=(), options=None) -> str:
-    lines: list[str] = []
-    for run in runs:
-        n_classes = (
-            f"{run.meta.n_classes} classes ({run.meta.n_classes_source})" if run.meta.n_classes else "classes unknown"
-        )
-        # A store holding many runs names each by its path plus an id; the run's own name says which it is.
-        named = "" if run.name in run.path else f"  ({printable(run.name)})"
-        lines.append(f"{printable(run.path)}{named}  [{run.format}]  {n_classes}")
-        rows = series_summary(run)
-        if not rows:
-            lines.append("  (no scalar points)")
-        width = max((len(printable(row["tag"])) for row in rows), default=0)
-        for row in rows:
-            nonfinite = f"  {row['n_nonfinite']} non-finite" if row["n_nonfinite"] else ""
-            lines.append(
-                f"  {printable(row['tag']).ljust(width)}  {row['role']:<10}  {row['n_points']:>8} pts"
-                f"  steps {row['first_step']}..{row['last_step']}{nonfinite}"
-            )
-        for warning in run.warnings:
-            lines.append(f"  warning: {printable(warning)}")
-        if run.findings:
-            lines.extend(_findings(run.findings))
+def render(runs, problems=(), options: ReportOptions | None = None) -> str:
+    options = options or ReportOptions()
+    out = Output(options)
+    verdicts = [verdict(run) for run in runs]
+    for run, run_verdict in zip(runs, verdicts):
+        if options.quiet:
+            out.line(*_verdict_line(run, run_verdict))
+        elif run_verdict == HEALTHY:
+            out.line(*_header(run, run_verdict))
         else:
-            lines.append(f"  no findings: none of the {len(all_rules())} rules (`curvedoc rules`) sees a symptom")
+            _run_block(out, run, run_verdict)
     for problem in problems:
-        lines.append(f"warning: {printable(problem)}")
-    diagnosed = [run for run in runs if run.findings]
-    if diagnosed:
-        lines += ["", "First response, for any run with findings:"]
-        lines.extend(f"  {number}. {step}" for number, step in enumerate(first_response(diagnosed[0]), start=1))
-    return "\n".join(lines)
+        out.line(("warning: ", "warning"), (f"unreadable: {printable(problem)}", None))
+    if options.quiet:
+        return out.text()
+    if len(runs) > 1:
+        counts = {name: verdicts.count(name) for name in (FAILING, WARNINGS, HEALTHY)}
+        out.blank()
+        out.line((f"{len(runs)} runs: ", "bold"),
+                 *[(f"{counts[name]} {name}  ", VERDICT_STYLE[name] if counts[name] else "dim") for name in counts])
+    checklist = _checklist([run for run, name in zip(runs, verdicts) if name != HEALTHY])
+    if checklist:
+        out.blank()
+        out.line(("First response, for any run with findings:", "bold"))
+        for number, step in enumerate(checklist, start=1):
+            out.wrapped(step, indent=f"  {number}. ")
+    return out.text()
 
 
-def _findings(findings) -> list[str]:
-    lines = []
-    for finding in findings:
-        where = f" at step {finding.step}" if finding.step is not None else ""
-        lines.append(f"  {finding.severity.upper()} {finding.code} {finding.symptom}{where}: {printable(finding.title)}")
-        lines.extend(f"      {printable(item)}" for item in finding.evidence)
-        lines.append(f"      check: {finding.cheapest_check}")
-    return lines
+class Output:
+    """Lines fitted to the width: a line is a list of (text, style) segments; text is already printable."""
+
+    def __init__(self, options: ReportOptions):
+        self.width = max(options.width, 20)
+        self.color = options.color
+        self.lines: list[str] = []
+
+    def line(self, *segments: tuple[str, str | None]) -> None:
+        room = self.width
+        parts = []
+        for text, style in segments:
+            if room <= 0:
+                break
+            if cells(text) > room:
+                text = cut(text, room)
+            room -= cells(text)
+            parts.append(self.style(text, style))
+        self.lines.append("".join(parts).rstrip())
+
+    def wrapped(self, text: str, indent: str, style: str | None = None) -> None:
+        """Prose wrapped under its indent; a word longer than a line is broken rather than overflowing."""
+        body = textwrap.wrap(text, width=max(self.width - cells(indent), 10), break_on_hyphens=False) or [""]
+        for number, piece in enumerate(body):
+            self.line((indent if number == 0 else " " * cells(indent), None), (piece, style))
+
+    def blank(self) -> None:
+        self.lines.append("")
+
+    def style(self, text: str, style: str | None) -> str:
+        if not self.color or not style or not text:
+            return text
+        return f"\x1b[{STYLES[style]}m{text}\x1b[0m"
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def cells(text: str) -> int:
+    """Terminal columns ``text`` takes: wide East Asian characters take two."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def cut(text: str, room: int) -> str:
+    """``text`` shortened to ``room`` columns, ending in '…' when something was cut."""
+    if cells(text) <= room:
+        return text
+    kept, used = [], 0
+    for char in text:
+        used += cells(char)
+        if used > room - 1:
+            break
+        kept.append(char)
+    return "".join(kept) + "…"
+
+
+def _verdict_line(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
+    codes = ", ".join(f"{f.code} {f.symptom}" for f in run.findings if f.severity != "info")
+    return ((f"{run_verdict.upper():<9}", VERDICT_STYLE[run_verdict]), (_name(run), None),
+            (f"  {codes}" if codes else "", "dim"))
+
+
+def _header(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
+    steps = _step_span(run)
+    facts = [run.format] + ([f"{run.meta.n_classes} classes"] if run.meta.n_classes else [])
+    facts.append(f"{len(run.scalars):,} points")
+    if steps:
+        facts.append(f"steps {steps[0]}..{steps[1]}")
+    counts = [f"{count} {severity}{'s' if count > 1 else ''}"
+              for severity in ("error", "warning", "info")
+              if (count := sum(f.severity == severity for f in run.findings))]
+    label = run_verdict.upper() if run_verdict != HEALTHY else HEALTHY
+    if run.warnings:
+        counts.append(f"{len(run.warnings)} read warning{'s' if len(run.warnings) > 1 else ''}")
+    detail = f" ({', '.join(counts)})" if counts else ""
+    style = VERDICT_STYLE[run_verdict]
+    # Verdict first: when the line must be cut to the width, the facts go, not the verdict.
+    return ((f"{VERDICT_MARK[run_verdict]} {label}", style), (detail, None),
+            ("  ", None), (_name(run), "bold" if run_verdict != HEALTHY else None),
+            (f"  {' · '.join(facts)}", "dim"))
+
+
+def _name(run) -> str:
+    # A store holding many runs names each by its path plus an id; the run's own name says which it is.
+    named = "" if run.name in run.path else f" ({run.name})"
+    return printable(f"{run.path}{named}")
+
+
+def _step_span(run) -> tuple[int, int] | None:
+    if run.scalars.empty:
+        return None
+    steps = run.scalars["step"]
+    return int(steps.min()), int(steps.max())
+
+
+def _run_block(out: Output, run, run_verdict: str) -> None:
+    out.line(*_header(run, run_verdict))
+    tags = _tags_line(run)
+    if tags:
+        out.line(("  tags: ", "dim"), (tags, None))
+    for warning in run.warnings:
+        out.wrapped(printable(warning), indent="  read warning: ", style="warning")
+    _curves(out, run)
+    for finding in run.findings:
+        _finding(out, finding)
+    out.blank()
+
+
+def _tags_line(run) -> str:
+    """The inventory in one line: each tag with the role curvedoc gave it; tags without a role only counted."""
+    named = [printable(tag) if tag == run.roles[tag].value else f"{printable(tag)}={run.roles[tag].value}"
+             for tag in run.tags if run.roles[tag] != Role.OTHER]
+    others = sum(run.roles[tag] == Role.OTHER for tag in run.tags)
+    return "  ".join(named + ([f"+{others} other"] if others else []))
+
+
+@dataclass
+class Marker:
+    code: str
+    severity: str
+    step: int | None
+    step_range: tuple[int, int] | None
+
+
+def _curves(out: Output, run) -> None:
+    """The key curves as sparklines on one shared step axis, so the markers under them line up across curves."""
+    curves = _key_curves(run)
+    span = _step_span(run)
+    if not curves or span is None:
+        return
+    markers = {curve.tag: [] for curve in curves}
+    for finding in run.findings:
+        if finding.step is None and finding.step_range is None:
+            continue
+        own = [tag for tag in finding.tags if tag in markers]
+        # A finding about a curve not drawn is still marked, on the first curve, so its step is seen in context.
+        markers[own[0] if own else curves[0].tag].append(
+            Marker(finding.code, finding.severity, finding.step, finding.step_range))
+    labels = [cut(printable(curve.tag), MAX_LABEL) for curve in curves]
+    label_width = max(cells(label) for label in labels)
+    tails = [_tail(curve) for curve in curves]
+    tail_width = max(cells(tail) for tail in tails)
+    longest = max(len(np.unique(curve.steps)) for curve in curves)
+    room = out.width - 2 - label_width - 2 - 2 - tail_width
+    if room < MIN_SPARK:  # too narrow for the numbers: keep the picture
+        tails, tail_width = ["" for _ in curves], 0
+        room = out.width - 2 - label_width - 2
+    width = max(min(room, longest), 1)
+    if room < MIN_SPARK:
+        return
+    for curve, label, tail in zip(curves, labels, tails):
+        line = sparkline(curve.steps, curve.values, span, width)
+        segments = [(f"  {label.ljust(label_width)}  ", "dim")]
+        segments += [(piece, "bad" if piece[0] in (NAN_MARK, INF_MARK) else None) for piece in _runs(line)]
+        segments.append((f"  {tail}" if tail else "", "dim"))
+        out.line(*_merge(segments))
+        if markers[curve.tag]:
+            out.line(*_marker_line(markers[curve.tag], span, width, 2 + label_width + 2))
+
+
+def _runs(line: str) -> list[str]:
+    """The sparkline split where marks change, so only NaN/Inf cells get their own colour."""
+    pieces: list[str] = []
+    for char in line:
+        special = char in (NAN_MARK, INF_MARK)
+        if pieces and (pieces[-1][-1] in (NAN_MARK, INF_MARK)) == special:
+            pieces[-1] += char
+        else:
+            pieces.append(char)
+    return pieces
+
+
+def _merge(segments):
+    return [segment for segment in segments if segment[0]]
+
+
+def _key_curves(run) -> list[Curve]:
+    view = RunCurves(run)
+    chosen: list[Curve] = []
+    for roles in KEY_ROLES:
+        for role in roles if isinstance(roles, tuple) else (roles,):
+            curve = view.curve(role)
+            if curve is not None:
+                chosen.append(curve)
+                break
+    for finding in run.findings:
+        for tag in finding.tags:
+            curve = view.curve_of(tag) if tag in run.roles else None
+            if curve is not None and all(curve.tag != other.tag for other in chosen):
+                chosen.append(curve)
+    return chosen[:MAX_CURVES]
+
+
+def _tail(curve: Curve) -> str:
+    finite = curve.finite_values
+    first = fmt(finite[0]) if len(finite) else "nan"
+    last = curve.values[-1]
+    scale = " (log)" if _log_scale(finite) else ""
+    return f"{first} → {fmt(last)}{scale}"
+
+
+def _log_scale(finite: np.ndarray) -> bool:
+    return bool(len(finite) and finite.min() > 0 and finite.max() / finite.min() > LOG_SCALE_RATIO)
+
+
+def cell_of(step: int, span: tuple[int, int], width: int) -> int:
+    low, high = span
+    if high <= low:
+        return 0
+    return min(int((step - low) / (high - low) * width), width - 1)
+
+
+def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], width: int) -> str:
+    """``values`` drawn in ``width`` cells over the step range ``span``: each cell shows its most extreme point
+    (farthest from the curve's median), NaN as '×' and ±Inf as '!' whenever the cell holds one, ' ' where nothing
+    was logged (a validation curve evaluated every few hundred steps leaves gaps)."""
+    steps, values = downsample(np.asarray(steps), np.asarray(values, dtype=float), max_points=3 * width)
+    finite = values[np.isfinite(values)]
+    log = _log_scale(finite)
+    shown = np.log10(np.where(np.isfinite(values) & (values > 0), values, 1.0)) if log else values
+    if len(finite):
+        visible = shown[np.isfinite(values)]
+        # On a linear scale the top 5% is clipped to █: a high first point stays the tallest bar without squashing
+        # the rest (an overfitting rise of 15% would otherwise vanish under a start 6× higher). A log scale has
+        # already tamed the range, and clipping there would hide a spike among the first steps' bars.
+        clip = not log and len(visible) >= CLIP_MIN_POINTS
+        top = np.quantile(visible, CLIP_QUANTILE) if clip else visible.max()
+        low, high, centre = float(visible.min()), float(top), float(np.median(visible))
+    chars = [" "] * width
+    picked: dict[int, float] = {}
+    for step, value, level in zip(steps, values, shown):
+        cell = cell_of(int(step), span, width)
+        if math.isnan(value):
+            chars[cell] = NAN_MARK
+        elif math.isinf(value):
+            if chars[cell] != NAN_MARK:
+                chars[cell] = INF_MARK
+        elif chars[cell] not in (NAN_MARK, INF_MARK):
+            if cell not in picked or abs(level - centre) > abs(picked[cell] - centre):
+                picked[cell] = float(level)
+    for cell, level in picked.items():
+        if chars[cell] in (NAN_MARK, INF_MARK):
+            continue
+        share = min((level - low) / (high - low), 1.0) if high > low else 0.5
+        chars[cell] = BARS[min(int(share * len(BARS)), len(BARS) - 1)]
+    return "".join(chars)
+
+
+def _marker_line(markers: list[Marker], span, width: int, indent: int):
+    """'^' under the cell of each finding's step, '~' along its step range, then which finding each is."""
+    row = [" "] * width
+    for marker in markers:
+        if marker.step_range is not None:
+            first, last = (cell_of(step, span, width) for step in marker.step_range)
+            for cell in range(first, last + 1):
+                if row[cell] == " ":
+                    row[cell] = RANGE_MARK
+    for marker in markers:
+        if marker.step is not None:
+            row[cell_of(marker.step, span, width)] = STEP_MARK
+    names = ", ".join(f"{marker.code} step {marker.step}" if marker.step is not None
+                      else f"{marker.code} steps {marker.step_range[0]}..{marker.step_range[1]}"
+                      for marker in markers)
+    style = "error" if any(marker.severity == "error" for marker in markers) else "warning"
+    return [(" " * indent, None), ("".join(row).rstrip(), style), (f"  {names}", style)]
+
+
+def _finding(out: Output, finding) -> None:
+    where = ""
+    if finding.step is not None:
+        where = f"step {finding.step}"
+    elif finding.step_range is not None:
+        where = f"steps {finding.step_range[0]}..{finding.step_range[1]}"
+    out.line(("  ", None), (f"{finding.severity.upper():<7}", finding.severity),
+             (f" {finding.code} {finding.symptom}", "bold"), (f"  {where}" if where else "", "dim"))
+    out.wrapped(printable(finding.title), indent="      ")
+    for item in finding.evidence:
+        out.wrapped(printable(item), indent="      · ", style="dim")
+    out.wrapped(printable(finding.cheapest_check), indent="      check: ")
+
+
+def _checklist(runs) -> list[str]:
+    """The playbook's first moves once; a step that differs per run (chance level of its n) once per variant."""
+    steps: list[str] = []
+    for run in runs:
+        steps.extend(step for step in first_response(run) if step not in steps)
+    return steps
