@@ -57,8 +57,8 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
     if len(runs) > 1:
         counts = {name: verdicts.count(name) for name in (FAILING, WARNINGS, HEALTHY)}
         out.blank()
-        out.line((f"{len(runs)} runs: ", "bold"),
-                 *[(f"{counts[name]} {name}  ", VERDICT_STYLE[name] if counts[name] else "dim") for name in counts])
+        tally = [(f"{counts[name]} {name}", VERDICT_STYLE[name] if counts[name] else "dim") for name in counts]
+        out.line((f"{len(runs)} runs: ", "bold"), *[part for item in tally for part in (item, (", ", None))][:-1])
     checklist = _checklist([run for run, name in zip(runs, verdicts) if name != HEALTHY])
     if checklist:
         out.blank()
@@ -294,8 +294,10 @@ def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], widt
         # the rest (an overfitting rise of 15% would otherwise vanish under a start 6× higher). A log scale has
         # already tamed the range, and clipping there would hide a spike among the first steps' bars.
         clip = not log and len(visible) >= CLIP_MIN_POINTS
-        top = np.quantile(visible, CLIP_QUANTILE) if clip else visible.max()
-        low, high, centre = float(visible.min()), float(top), float(np.median(visible))
+        low, centre = float(visible.min()), float(np.median(visible))
+        high = float(np.quantile(visible, CLIP_QUANTILE)) if clip else low
+        if high <= low:  # a flat curve with a rare jump: clipping would hide the very jump
+            high = float(visible.max())
     chars = [" "] * width
     picked: dict[int, float] = {}
     for step, value, level in zip(steps, values, shown):
