@@ -38,7 +38,7 @@ VERDICT_RANK = {FAILING: 0, WARNINGS: 1, HEALTHY: 2}
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#|~@!])")
 _LINE_START_MARKER = re.compile(r"^(\d*)([-+=>.)])")
-_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _./:=+\-]+")
+_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _.,/:=+\-]+")
 
 
 def render(runs, problems=(), options: ReportOptions | None = None) -> str:
@@ -109,7 +109,9 @@ def _axis_values(values: np.ndarray, tag: str) -> tuple[np.ndarray, str]:
     if typical > 0 and magnitudes.max() / typical > LOG_AXIS_RATIO:
         if (values > 0).all():
             return np.log10(values), mermaid_label(f"log10 {tag}")
-        return np.sign(values) * np.log10(1 + magnitudes), mermaid_label(f"signed log10 1+abs {tag}")
+        if (values >= 0).all():
+            return np.log10(1 + values), mermaid_label(f"log10 1+{tag}")
+        return np.sign(values) * np.log10(1 + magnitudes), mermaid_label(f"sign x log10 1+abs {tag}")
     return values, mermaid_label(tag)
 
 
