@@ -30,6 +30,7 @@ MIN_SPARK = 8
 # A curve spanning more than this ratio is drawn on a log scale, so one spike does not flatten the rest to ▁.
 LOG_SCALE_RATIO = 100.0
 CLIP_QUANTILE, CLIP_MIN_POINTS = 0.95, 20
+FLAT_SHARE = 0.1
 
 # SGR codes per style name; only emitted when colour is on.
 STYLES = {
@@ -225,7 +226,7 @@ def _curves(out: Output, run) -> None:
         segments.append((f"  {tail}" if tail else "", "dim"))
         out.line(*_merge(segments))
         if markers[curve.tag]:
-            out.line(*_marker_line(markers[curve.tag], span, width, 2 + label_width + 2))
+            out.line(*_marker_line(markers[curve.tag], span, width, 2 + label_width + 2, out.width))
 
 
 def _runs(line: str) -> list[str]:
@@ -284,7 +285,8 @@ def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], widt
     """``values`` drawn in ``width`` cells over the step range ``span``: each cell shows its most extreme point
     (farthest from the curve's median), NaN as '×' and ±Inf as '!' whenever the cell holds one, ' ' where nothing
     was logged (a validation curve evaluated every few hundred steps leaves gaps)."""
-    steps, values = downsample(np.asarray(steps), np.asarray(values, dtype=float), max_points=3 * width)
+    all_steps = np.asarray(steps)
+    steps, values = downsample(all_steps, np.asarray(values, dtype=float), max_points=3 * width)
     finite = values[np.isfinite(values)]
     log = _log_scale(finite)
     shown = np.log10(np.where(np.isfinite(values) & (values > 0), values, 1.0)) if log else values
@@ -298,8 +300,15 @@ def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], widt
         high = float(np.quantile(visible, CLIP_QUANTILE)) if clip else low
         if high <= low:  # a flat curve with a rare jump: clipping would hide the very jump
             high = float(visible.max())
+        # A curve that moves by less than a tenth of its level is drawn flat: stretched to full height, the noise
+        # of a loss stuck at chance would look like wild swings.
+        least = FLAT_SHARE * abs(centre)
+        if high - low < least:
+            low, high = centre - least / 2, centre + least / 2
     chars = [" "] * width
     picked: dict[int, float] = {}
+    logged = np.zeros(width, dtype=bool)
+    logged[[cell_of(int(step), span, width) for step in np.unique(all_steps)]] = True
     for step, value, level in zip(steps, values, shown):
         cell = cell_of(int(step), span, width)
         if math.isnan(value):
@@ -313,12 +322,17 @@ def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], widt
     for cell, level in picked.items():
         if chars[cell] in (NAN_MARK, INF_MARK):
             continue
-        share = min((level - low) / (high - low), 1.0) if high > low else 0.5
+        share = min(max((level - low) / (high - low), 0.0), 1.0) if high > low else 0.5
         chars[cell] = BARS[min(int(share * len(BARS)), len(BARS) - 1)]
+    # Downsampling keeps a bucket's extremes and its first NaN, so a cell inside a long NaN stretch can be left
+    # without a point: it repeats its left neighbour rather than looking like a gap in logging.
+    for cell in range(1, width):
+        if logged[cell] and chars[cell] == " ":
+            chars[cell] = chars[cell - 1]
     return "".join(chars)
 
 
-def _marker_line(markers: list[Marker], span, width: int, indent: int):
+def _marker_line(markers: list[Marker], span, width: int, indent: int, line_width: int):
     """'^' under the cell of each finding's step, '~' along its step range, then which finding each is."""
     row = [" "] * width
     for marker in markers:
@@ -333,8 +347,11 @@ def _marker_line(markers: list[Marker], span, width: int, indent: int):
     names = ", ".join(f"{marker.code} step {marker.step}" if marker.step is not None
                       else f"{marker.code} steps {marker.step_range[0]}..{marker.step_range[1]}"
                       for marker in markers)
+    marks = "".join(row).rstrip()
+    if indent + len(marks) + 2 + cells(names) > line_width:  # the codes alone still say which mark is which
+        names = ", ".join(marker.code for marker in markers)
     style = "error" if any(marker.severity == "error" for marker in markers) else "warning"
-    return [(" " * indent, None), ("".join(row).rstrip(), style), (f"  {names}", style)]
+    return [(" " * indent, None), (marks, style), (f"  {names}", style)]
 
 
 def _finding(out: Output, finding) -> None:
