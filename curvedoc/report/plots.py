@@ -46,12 +46,18 @@ class _Panel:
     axes: object = None
 
 
-def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: float = 9.0) -> Figure:
+def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: float = 9.0,
+                   focused: bool = False) -> Figure:
     """The run's key curves (train/val loss; accuracy, learning rate and gradient norm on small panels below when
-    logged) with ``findings`` (default: all of the run's) drawn where their evidence is."""
+    logged) with ``findings`` (default: all of the run's) drawn where their evidence is. ``focused`` keeps only
+    the loss panel and the panels of the findings' curves."""
     findings = list(run.findings if findings is None else findings)
     curves = RunCurves(run)
     panels = _panels(curves, findings)
+    if focused:
+        named = {tag for finding in findings for tag in finding.tags}
+        panels = [panel for panel in panels
+                  if panel.title == "loss" or any(curve.tag in named for curve in panel.curves)]
     heights = [3 if panel.title == "loss" else 1.2 for panel in panels] or [3]
     height = 0.7 + 0.9 * sum(heights)
     figure = Figure(figsize=(width, height))
@@ -66,10 +72,16 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
     # Fixed margins in inches: matplotlib's constrained layout would double the time to draw a figure.
     grid = figure.add_gridspec(len(panels), 1, height_ratios=heights, left=0.75 / width, right=1 - 0.15 / width,
                                top=1 - 0.35 / height, bottom=0.45 / height, hspace=0.12)
+    # Autoscaling ignores NaN points: span every logged step, so a run that dies at step 25 of 40 shows the rest.
+    all_steps = np.concatenate([curve.steps for panel in panels for curve in panel.curves])
+    low, high = float(all_steps.min()), float(all_steps.max())
+    pad = max((high - low) * 0.02, 0.5)
     first = None
     for index, panel in enumerate(panels):
         panel.axes = figure.add_subplot(grid[index], sharex=first)
-        first = first or panel.axes
+        if first is None:
+            first = panel.axes
+            first.set_xlim(low - pad, high + pad)
         _draw_panel(panel, curves)
     for panel in panels[:-1]:
         panel.axes.tick_params(labelbottom=False)
@@ -81,8 +93,9 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
 
 
 def figure_for_finding(run: Run, finding: Finding, *, width: float = 7.5) -> Figure:
-    """The run's curves with only ``finding`` drawn: one plot per finding, as the HTML report shows them."""
-    return figure_for_run(run, [finding], width=width)
+    """The loss and the finding's own curves with only ``finding`` drawn: a plot per finding, as the HTML report
+    shows them."""
+    return figure_for_run(run, [finding], width=width, focused=True)
 
 
 def _title(run: Run) -> str:
@@ -142,8 +155,17 @@ def _mark_nonfinite(axes, curve: Curve, label_height: float) -> None:
               transform=axes.get_xaxis_transform())
     label = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "−Inf")
     axes.annotate(_text(f"{curve.tag}: {label} from step {step}"), (step, label_height),
-                  xycoords=("data", "axes fraction"), xytext=(4, 0), textcoords="offset points", fontsize=7,
-                  color=SEVERITY_COLOURS["error"])
+                  xycoords=("data", "axes fraction"), fontsize=7, color=SEVERITY_COLOURS["error"],
+                  **_beside(axes, step))
+
+
+def _beside(axes, step: float) -> dict:
+    """Placement of a label next to a vertical marker: to its right, or to its left in the right part of the
+    plot, where the text would run off the edge."""
+    low, high = axes.get_xlim()
+    if high > low and (step - low) / (high - low) > 0.6:
+        return {"xytext": (-4, 0), "textcoords": "offset points", "ha": "right"}
+    return {"xytext": (4, 0), "textcoords": "offset points", "ha": "left"}
 
 
 def _log_scale(panel_curves: list[Curve]) -> bool:
@@ -187,8 +209,8 @@ def _draw_finding(finding: Finding, panels: list[_Panel], label_height: float) -
     if point is not None:
         axes.plot([point[0]], [point[1]], marker="o", markersize=8, markerfacecolor="none", markeredgecolor=colour,
                   markeredgewidth=2)
-    axes.annotate(label, (step, label_height), xycoords=("data", "axes fraction"), xytext=(4, 0),
-                  textcoords="offset points", fontsize=8, color=colour, fontweight="bold")
+    axes.annotate(label, (step, label_height), xycoords=("data", "axes fraction"), fontsize=8, color=colour,
+                  fontweight="bold", **_beside(axes, step))
 
 
 def _panel_for(finding: Finding, panels: list[_Panel]) -> _Panel:

@@ -1,0 +1,190 @@
+"""One self-contained HTML page to read or send a colleague: no scripts, no external fonts, styles or images.
+
+The page has a summary table of every run, then per failing or warning run its findings, each with a plot where
+its evidence is drawn (PNG inlined as a ``data:`` URI, so the file needs no network and no neighbour files),
+then the healthy runs collapsed in ``<details>``, and the first-response checklist once. Everything read from a
+log (names, paths, tags, evidence that quotes tags) is HTML-escaped, quotes included, and never lands in an
+attribute that could run code; the page carries no JavaScript at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import struct
+
+from curvedoc import __version__
+from curvedoc.diagnose import first_response
+from curvedoc.report import FAILING, HEALTHY, WARNINGS, ReportOptions, printable, series_summary, verdict
+from curvedoc.report.plots import figure_for_finding, figure_for_run
+
+PLOT_DPI = 90
+VERDICT_ORDER = (FAILING, WARNINGS, HEALTHY)
+
+STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1100px;
+       padding: 1rem 1.5rem 3rem; color: #1b1b1b; background: #fff; line-height: 1.4; }
+h1 { font-size: 1.5rem; margin-bottom: 0.2rem; }
+h2 { font-size: 1.2rem; margin: 2rem 0 0.3rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem;
+     overflow-wrap: anywhere; }
+.muted { color: #666; font-size: 0.85rem; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
+th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid #e4e4e4; vertical-align: top;
+         overflow-wrap: anywhere; }
+th { background: #f5f5f5; }
+.badge { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 0.6rem; font-size: 0.8rem;
+         font-weight: 600; white-space: nowrap; }
+.failing, .error { background: #fde0e0; color: #a01818; }
+.warnings, .warning { background: #fff0d6; color: #8a4b00; }
+.healthy { background: #e0f4e4; color: #1d6b2f; }
+.info { background: #e3ecfb; color: #1c4f9c; }
+.finding { border: 1px solid #e4e4e4; border-left: 4px solid #999; border-radius: 4px; padding: 0.6rem 0.9rem;
+           margin: 0.8rem 0; }
+.finding.sev-error { border-left-color: #c62828; }
+.finding.sev-warning { border-left-color: #ef6c00; }
+.finding.sev-info { border-left-color: #1565c0; }
+.finding h3 { font-size: 1rem; margin: 0 0 0.4rem; overflow-wrap: anywhere; }
+.finding dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.2rem 0.8rem; margin: 0.4rem 0; }
+.finding dt { font-weight: 600; color: #444; }
+.finding dd { margin: 0; overflow-wrap: anywhere; }
+.finding ul { margin: 0; padding-left: 1.1rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
+       background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; }
+img.plot { display: block; max-width: 100%; height: auto; margin-top: 0.5rem; border: 1px solid #eee; }
+details { margin: 0.5rem 0; }
+summary { cursor: pointer; font-weight: 600; }
+.checklist { background: #f7f9fc; border: 1px solid #dde5f0; border-radius: 4px; padding: 0.6rem 1rem; }
+.checklist h2 { margin-top: 0.2rem; }
+.warnings-list li { color: #8a4b00; overflow-wrap: anywhere; }
+"""
+
+
+def render(runs, problems=(), options: ReportOptions | None = None) -> str:
+    ranked = sorted(runs, key=lambda run: VERDICT_ORDER.index(verdict(run)))
+    diagnosed = [run for run in ranked if verdict(run) != HEALTHY]
+    healthy = [run for run in ranked if verdict(run) == HEALTHY]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>curvedoc report</title>",
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>curvedoc report</h1>",
+        f'<p class="muted">{_counts(ranked)} · curvedoc {text(__version__)}</p>',
+        _summary_table(ranked),
+        _problems(problems),
+    ]
+    with_findings = [run for run in ranked if run.findings]
+    if with_findings:
+        steps = "".join(f"<li>{text(step)}</li>" for step in first_response(with_findings[0]))
+        parts.append(f'<section class="checklist"><h2>First response, for any run with findings</h2>'
+                     f"<ol>{steps}</ol></section>")
+    parts.extend(_run_section(run, ranked.index(run)) for run in diagnosed)
+    if healthy:
+        parts.append(f"<h2>Healthy runs ({len(healthy)})</h2>")
+        parts.extend(_healthy_run(run, ranked.index(run)) for run in healthy)
+    parts.append("</body></html>")
+    return "\n".join(part for part in parts if part)
+
+
+def text(value) -> str:
+    """Untrusted text as inert HTML: control characters shown as "?", markup and quotes escaped, and lone
+    surrogates (undecodable bytes in a file name) replaced so the page can be written as UTF-8."""
+    cleaned = printable(str(value)).encode("utf-8", "replace").decode("utf-8")
+    return html.escape(cleaned, quote=True)
+
+
+def _counts(runs) -> str:
+    count = {name: sum(verdict(run) == name for run in runs) for name in VERDICT_ORDER}
+    return (f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {count[FAILING]} failing, "
+            f"{count[WARNINGS]} with warnings, {count[HEALTHY]} healthy")
+
+
+def _anchor(index: int) -> str:
+    # Anchors are numbered, never built from a run name, so log text never reaches an id or href.
+    return f"run-{index}"
+
+
+def _summary_table(runs) -> str:
+    if not runs:
+        return "<p>No runs were read.</p>"
+    rows = []
+    for index, run in enumerate(runs):
+        state = verdict(run)
+        findings = ", ".join(f"{text(finding.code)} {text(finding.symptom)}" for finding in run.findings) or "—"
+        rows.append(
+            f'<tr><td><a href="#{_anchor(index)}">{text(run.name)}</a><div class="muted">{text(run.path)}</div></td>'
+            f'<td>{text(run.format)}</td>'
+            f'<td><span class="badge {state}">{state}</span></td><td>{findings}</td></tr>'
+        )
+    return ("<table><thead><tr><th>Run</th><th>Format</th><th>Verdict</th><th>Findings</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _problems(problems) -> str:
+    if not problems:
+        return ""
+    items = "".join(f"<li>{text(problem)}</li>" for problem in problems)
+    return f'<h2>Inputs that could not be read</h2><ul class="warnings-list">{items}</ul>'
+
+
+def _run_header(run) -> str:
+    classes = (f"{run.meta.n_classes} classes ({text(run.meta.n_classes_source)})" if run.meta.n_classes
+               else "classes unknown")
+    rows = series_summary(run)
+    steps = f"steps {min(row['first_step'] for row in rows)}..{max(row['last_step'] for row in rows)}" if rows else \
+        "no scalar points"
+    warnings = "".join(f"<li>{text(warning)}</li>" for warning in run.warnings)
+    return (f'<p class="muted">{text(run.path)} · {text(run.format)} · {len(rows)} curves · {steps} · {classes}</p>'
+            + (f'<ul class="warnings-list">{warnings}</ul>' if warnings else ""))
+
+
+def _run_section(run, index: int) -> str:
+    state = verdict(run)
+    findings = "".join(_finding(run, finding) for finding in run.findings)
+    return (f'<section id="{_anchor(index)}"><h2>{text(run.name)} <span class="badge {state}">{state}</span></h2>'
+            f"{_run_header(run)}{findings}</section>")
+
+
+def _finding(run, finding) -> str:
+    details = [("symptom", f"<code>{text(finding.symptom)}</code>")]
+    if finding.step is not None:
+        details.append(("step", str(int(finding.step))))
+    if finding.step_range is not None:
+        details.append(("steps", f"{int(finding.step_range[0])}–{int(finding.step_range[1])}"))
+    if finding.tags:
+        details.append(("curves", ", ".join(f"<code>{text(tag)}</code>" for tag in finding.tags)))
+    if finding.evidence:
+        details.append(("evidence", _list(finding.evidence)))
+    if finding.causes:
+        details.append(("likely causes", _list(finding.causes)))
+    if finding.cheapest_check:
+        details.append(("cheapest check", text(finding.cheapest_check)))
+    rows = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in details)
+    severity = finding.severity if finding.severity in ("error", "warning", "info") else "info"
+    plot = _plot(figure_for_finding(run, finding), f"{run.name}: {finding.code} {finding.symptom}") \
+        if finding.tags or finding.step is not None or finding.step_range is not None else ""
+    return (f'<article class="finding sev-{severity}"><h3><span class="badge {severity}">{severity}</span> '
+            f"{text(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl>{plot}</article>")
+
+
+def _list(items) -> str:
+    return "<ul>" + "".join(f"<li>{text(item)}</li>" for item in items) + "</ul>"
+
+
+def _healthy_run(run, index: int) -> str:
+    plot = _plot(figure_for_run(run), f"{run.name}: curves")
+    return (f'<details id="{_anchor(index)}"><summary>{text(run.name)} <span class="badge healthy">healthy</span>'
+            f"</summary>{_run_header(run)}{plot}</details>")
+
+
+def _plot(figure, description: str) -> str:
+    """The figure as an inline PNG with its pixel size, so the page lays out before the image decodes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=PLOT_DPI)
+    data = buffer.getvalue()
+    width, height = struct.unpack(">II", data[16:24])  # the PNG header's IHDR chunk
+    encoded = base64.b64encode(data).decode("ascii")
+    return (f'<img class="plot" width="{width}" height="{height}" alt="plot of {text(description)}" '
+            f'src="data:image/png;base64,{encoded}">')
