@@ -156,6 +156,19 @@ def test_a_small_report_is_not_cut(corpus):
     assert "Shortened" not in text and comment_length(text) < COMMENT_LIMIT
 
 
+def test_thousands_of_runs_keep_the_worst_rows_within_the_limit():
+    failing = diverging_run(path="/runs/broken")
+    healthy = []
+    for number in range(600):
+        builder = RunBuilder(f"/runs/{'deep/' * 40}healthy-{number}", "test")
+        builder.add("train/loss", [0, 1], [1.0, 0.5])
+        healthy.append(builder.build())
+    text = markdown(healthy + [failing], problems=[f"/runs/bad-{n}: not a log" for n in range(100)])
+    assert comment_length(text) < COMMENT_LIMIT
+    assert "healthiest runs" in text and "\n| 1 | [/runs/broken](#curvedoc-run-1)" in text
+    assert "ERROR CD101" in text and "… 80 more" in text
+
+
 def test_plots_are_written_and_linked_relative_to_the_report(tmp_path):
     run = curvedoc.diagnose(FIXTURES / "tensorboard/pytorch/lr_too_high")[0]
     output = tmp_path / "report" / "curvedoc.md"

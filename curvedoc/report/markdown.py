@@ -28,8 +28,9 @@ BUDGET = COMMENT_LIMIT - 1_500
 CHART_POINTS = 75  # downsample() keeps up to 4 points per max_points/3 buckets: about 100 at most
 CHARTS_PER_RUN = 3
 CHARTED_RUNS_KEPT = 3  # charts of the worst runs survive until whole sections have to go
+SECTIONS_KEPT = 10  # sections of the worst runs survive until the table's healthy rows have gone
 LONGEST_TEXT = 400  # one evidence line or hparam value from a log, in characters
-HPARAMS_SHOWN = 20
+LISTED_AT_MOST = 20  # hparams, reader warnings, unreadable sources
 # log10 axis when the largest magnitude dwarfs the typical one: an exploded loss would flatten everything else.
 LOG_AXIS_RATIO = 1e4
 
@@ -186,8 +187,12 @@ class Cuts:
     minor_details: bool = False
     charted_runs: int | None = None  # charts only for this many of the worst runs
     sections: int | None = None  # sections only for this many of the worst runs
+    rows: int | None = None  # table rows only for this many of the worst runs
 
-    def note(self, sectioned: int) -> str:
+    def with_rows(self, rows: int) -> Cuts:
+        return Cuts(self.warning_run_charts, self.minor_details, self.charted_runs, self.sections, rows)
+
+    def note(self, sectioned: int, runs: int) -> str:
         cut = []
         if self.warning_run_charts:
             cut.append("charts of runs with warnings only")
@@ -198,6 +203,8 @@ class Cuts:
         if self.sections is not None and self.sections < sectioned:
             cut.append(f"the sections of {sectioned - self.sections} less severe runs "
                        "(their findings are still named in the table)")
+        if self.rows is not None and self.rows < runs:
+            cut.append(f"the table rows of the {runs - self.rows} healthiest runs")
         if not cut:
             return ""
         return (f"> **Shortened to fit GitHub's {COMMENT_LIMIT:,}-character comment limit:** left out "
@@ -222,13 +229,20 @@ class _Report:
             text = self.document(cuts)
             if comment_length(text) <= BUDGET:
                 return text
-        count = len(self.diagnosed)
+        count = unhealthy = len(self.diagnosed)
         fewer_charts = self._most(lambda kept: Cuts(True, True, charted_runs=kept), CHARTED_RUNS_KEPT, count - 1)
         if fewer_charts is not None:
             return fewer_charts
-        fewer_sections = self._most(
-            lambda kept: Cuts(True, True, charted_runs=min(CHARTED_RUNS_KEPT, kept), sections=kept), 0, count - 1)
-        return fewer_sections or self.document(Cuts(True, True, charted_runs=0, sections=0))
+        # The sections of the worst runs, then the rows of healthy runs, then the rest of the sections.
+        def sections_cut(kept: int, rows: int | None = None) -> Cuts:
+            return Cuts(True, True, min(CHARTED_RUNS_KEPT, kept), sections=kept, rows=rows)
+
+        floor = min(SECTIONS_KEPT, count)
+        shortened = (self._most(sections_cut, floor, count - 1)
+                     or self._most(sections_cut(floor).with_rows, unhealthy, len(self.runs) - 1)
+                     or self._most(lambda kept: sections_cut(kept, unhealthy), 0, floor - 1)
+                     or self._most(sections_cut(0).with_rows, 0, unhealthy - 1))
+        return shortened or self.document(sections_cut(0, rows=0))
 
     def _most(self, cuts_keeping, low: int, high: int) -> str | None:
         """The document keeping the most (between ``low`` and ``high``) that fits; the length grows with what
@@ -244,7 +258,7 @@ class _Report:
         return best
 
     def document(self, cuts: Cuts) -> str:
-        parts = [self.title(), cuts.note(len(self.diagnosed)), self.table(cuts), self.unreadable(),
+        parts = [self.title(), cuts.note(len(self.diagnosed), len(self.runs)), self.table(cuts), self.unreadable(),
                  self.checklist()]
         shown = self.diagnosed if cuts.sections is None else self.diagnosed[:cuts.sections]
         for number, run in enumerate(shown, start=1):
@@ -267,7 +281,8 @@ class _Report:
         shown = self.diagnosed if cuts.sections is None else self.diagnosed[:cuts.sections]
         sectioned = {id(run) for run in shown}
         rows = ["| # | run | format | verdict | findings |", "|---|---|---|---|---|"]
-        for number, run in enumerate(self.runs, start=1):
+        listed = self.runs if cuts.rows is None else self.runs[:cuts.rows]
+        for number, run in enumerate(listed, start=1):
             name = md(run.path) if run.name in run.path else f"{md(run.path)} ({md(run.name)})"
             if id(run) in sectioned:
                 name = f"[{name}](#{self.anchor(run)})"
@@ -278,7 +293,10 @@ class _Report:
     def unreadable(self) -> str:
         if not self.problems:
             return ""
-        return "**Could not be read:**\n\n" + "\n".join(f"- {md(problem)}" for problem in self.problems) + "\n"
+        lines = [f"- {md(problem)}" for problem in self.problems[:LISTED_AT_MOST]]
+        if len(self.problems) > LISTED_AT_MOST:
+            lines.append(f"- … {len(self.problems) - LISTED_AT_MOST} more")
+        return "**Could not be read:**\n\n" + "\n".join(lines) + "\n"
 
     def checklist(self) -> str:
         if not self.diagnosed:
@@ -340,13 +358,13 @@ def _more(run) -> list[str]:
     lines = []
     if run.warnings:
         lines += [f"<details><summary>Reader warnings ({len(run.warnings)})</summary>", ""]
-        lines += [f"- {md(warning)}" for warning in run.warnings[:HPARAMS_SHOWN]] + ["", "</details>", ""]
+        lines += [f"- {md(warning)}" for warning in run.warnings[:LISTED_AT_MOST]] + ["", "</details>", ""]
     if run.meta.hparams:
         items = list(run.meta.hparams.items())
         lines += [f"<details><summary>Hyperparameters ({len(items)})</summary>", ""]
-        lines += [f"- {md(key)} = {md(value)}" for key, value in items[:HPARAMS_SHOWN]]
-        if len(items) > HPARAMS_SHOWN:
-            lines.append(f"- … {len(items) - HPARAMS_SHOWN} more")
+        lines += [f"- {md(key)} = {md(value)}" for key, value in items[:LISTED_AT_MOST]]
+        if len(items) > LISTED_AT_MOST:
+            lines.append(f"- … {len(items) - LISTED_AT_MOST} more")
         lines += ["", "</details>", ""]
     return lines
 
