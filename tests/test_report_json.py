@@ -106,7 +106,7 @@ def test_the_schema_rejects_a_broken_document(validator, fixture_runs):
     assert len(list(validator.iter_errors(document))) == 2
 
 
-def hostile_run(tmp_path=None):
+def hostile_run():
     builder = RunBuilder("/runs/<b>evil</b>\n\x1b[2J", "test", name="run\x1b]0;pwned\x07 <img src=x>")
     for index, tag in enumerate(HOSTILE_TAGS):
         # Every curve turns NaN, so findings (whose evidence embeds the tag name) exist for each.
