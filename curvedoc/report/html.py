@@ -30,8 +30,9 @@ h2 { font-size: 1.2rem; margin: 2rem 0 0.3rem; border-bottom: 1px solid #ddd; pa
      overflow-wrap: anywhere; }
 .muted { color: #666; font-size: 0.85rem; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid #e4e4e4; vertical-align: top;
-         overflow-wrap: anywhere; }
+th, td { text-align: left; padding: 0.3rem 0.5rem; border-bottom: 1px solid #e4e4e4; vertical-align: top; }
+td:first-child { overflow-wrap: anywhere; }
+td:nth-child(2) { white-space: nowrap; }
 th { background: #f5f5f5; }
 .badge { display: inline-block; padding: 0.05rem 0.45rem; border-radius: 0.6rem; font-size: 0.8rem;
          font-weight: 600; white-space: nowrap; }

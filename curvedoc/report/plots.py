@@ -92,7 +92,7 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
     return figure
 
 
-def figure_for_finding(run: Run, finding: Finding, *, width: float = 7.5) -> Figure:
+def figure_for_finding(run: Run, finding: Finding, *, width: float = 9.0) -> Figure:
     """The loss and the finding's own curves with only ``finding`` drawn: a plot per finding, as the HTML report
     shows them."""
     return figure_for_run(run, [finding], width=width, focused=True)
@@ -135,8 +135,9 @@ def _draw_panel(panel: _Panel, curves: RunCurves) -> None:
         chance = _chance(curves, panel.curves)
         if chance is not None:
             axes.axhline(chance, color="#555555", linestyle=":", linewidth=1)
-            axes.annotate(f"chance −log(1/{curves.n_classes}) = {chance:.3g}", (0.005, chance),
-                          xycoords=("axes fraction", "data"), fontsize=7, color="#555555", va="bottom")
+            # At the right end: the left end is where step ranges are labelled and where a loss starts.
+            axes.annotate(f"chance −log(1/{curves.n_classes}) = {chance:.3g}", (0.995, chance),
+                          xycoords=("axes fraction", "data"), fontsize=7, color="#555555", va="bottom", ha="right")
     elif panel.title == "accuracy" and curves.chance_accuracy is not None:
         axes.axhline(curves.chance_accuracy, color="#555555", linestyle=":", linewidth=1)
     axes.set_ylabel(panel.title, fontsize=8)
