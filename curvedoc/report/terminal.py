@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import textwrap
 import unicodedata
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from curvedoc.diagnose import first_response
 from curvedoc.features import Curve, RunCurves, fmt
 from curvedoc.report import FAILING, HEALTHY, WARNINGS, ReportOptions, downsample, printable, verdict
 from curvedoc.roles import Role
+from curvedoc.rules import Finding
 
 BARS = "▁▂▃▄▅▆▇█"
 NAN_MARK, INF_MARK = "×", "!"
@@ -185,14 +185,6 @@ def _tags_line(run) -> str:
     return "  ".join(named + ([f"+{others} other"] if others else []))
 
 
-@dataclass
-class Marker:
-    code: str
-    severity: str
-    step: int | None
-    step_range: tuple[int, int] | None
-
-
 def _curves(out: Output, run) -> None:
     """The key curves as sparklines on one shared step axis, so the markers under them line up across curves."""
     curves = _key_curves(run)
@@ -205,8 +197,7 @@ def _curves(out: Output, run) -> None:
             continue
         own = [tag for tag in finding.tags if tag in markers]
         # A finding about a curve not drawn is still marked, on the first curve, so its step is seen in context.
-        markers[own[0] if own else curves[0].tag].append(
-            Marker(finding.code, finding.severity, finding.step, finding.step_range))
+        markers[own[0] if own else curves[0].tag].append(finding)
     labels = [cut(printable(curve.tag), MAX_LABEL) for curve in curves]
     label_width = max(cells(label) for label in labels)
     tails = [_tail(curve) for curve in curves]
@@ -216,15 +207,15 @@ def _curves(out: Output, run) -> None:
     if room < MIN_SPARK:  # too narrow for the numbers: keep the picture
         tails, tail_width = ["" for _ in curves], 0
         room = out.width - 2 - label_width - 2
-    width = max(min(room, longest), 1)
     if room < MIN_SPARK:
         return
+    width = min(room, longest)
     for curve, label, tail in zip(curves, labels, tails):
         line = sparkline(curve.steps, curve.values, span, width)
         segments = [(f"  {label.ljust(label_width)}  ", "dim")]
         segments += [(piece, "bad" if piece[0] in (NAN_MARK, INF_MARK) else None) for piece in _runs(line)]
         segments.append((f"  {tail}" if tail else "", "dim"))
-        out.line(*_merge(segments))
+        out.line(*_non_empty(segments))
         if markers[curve.tag]:
             out.line(*_marker_line(markers[curve.tag], span, width, 2 + label_width + 2, out.width))
 
@@ -241,7 +232,7 @@ def _runs(line: str) -> list[str]:
     return pieces
 
 
-def _merge(segments):
+def _non_empty(segments):
     return [segment for segment in segments if segment[0]]
 
 
@@ -278,7 +269,7 @@ def cell_of(step: int, span: tuple[int, int], width: int) -> int:
     low, high = span
     if high <= low:
         return 0
-    return min(int((step - low) / (high - low) * width), width - 1)
+    return min(max(int((step - low) / (high - low) * width), 0), width - 1)
 
 
 def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], width: int) -> str:
@@ -332,7 +323,7 @@ def sparkline(steps: np.ndarray, values: np.ndarray, span: tuple[int, int], widt
     return "".join(chars)
 
 
-def _marker_line(markers: list[Marker], span, width: int, indent: int, line_width: int):
+def _marker_line(markers: list[Finding], span, width: int, indent: int, line_width: int):
     """'^' under the cell of each finding's step, '~' along its step range, then which finding each is."""
     row = [" "] * width
     for marker in markers:
