@@ -48,6 +48,15 @@ def test_a_failing_run_shows_its_curve_with_the_step_of_the_nan_marked(runs):
     assert spark[:first_nan].rstrip().endswith(tuple("▁▂▃▄▅▆▇█"))
 
 
+def test_a_finding_over_a_step_range_is_underlined_from_its_step_on(runs):
+    (run,) = [run for run in runs["overfitting"] if run.path.endswith("digits_long_3k")]
+    lines = text([run], width=100).splitlines()
+    val = next(index for index, line in enumerate(lines) if line.lstrip().startswith("val/loss "))
+    markers = lines[val + 1]
+    assert "CD501 step 859" in markers
+    assert re.search(r"\^~{10,}  CD501", markers), "the best step, then the rise after it"
+
+
 def test_each_finding_has_severity_code_step_evidence_and_check(runs):
     report = text(runs["nan"])
     assert "ERROR   CD101 nan_inf  step 68" in report and "Loss becomes NaN at step 68" in report
@@ -100,6 +109,9 @@ def test_unreadable_sources_are_listed_as_warnings(runs):
     report = text(runs["healthy"], ["logs/a.csv: header only", "logs/b\x1b[2J.csv: empty file"])
     assert "warning: unreadable: logs/a.csv: header only" in report
     assert "logs/b?[2J.csv" in report and "\x1b" not in report
+    long_problem = "logs/" + "deep/" * 30 + "c.csv: not a CSV file"
+    wrapped = text([], [long_problem], width=60)
+    assert "…" not in wrapped and "".join(wrapped.split()).endswith("c.csv:notaCSVfile")
 
 
 def hostile_run():

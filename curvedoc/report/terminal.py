@@ -52,7 +52,10 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
         else:
             _run_block(out, run, run_verdict)
     for problem in problems:
-        out.line(("warning: ", "warning"), (f"unreadable: {printable(problem)}", None))
+        if options.quiet:
+            out.line(("warning: ", "warning"), (f"unreadable: {printable(problem)}", None))
+        else:
+            out.wrapped(f"unreadable: {printable(problem)}", indent="warning: ", indent_style="warning")
     if options.quiet:
         return out.text()
     if len(runs) > 1:
@@ -89,11 +92,11 @@ class Output:
             parts.append(self.style(text, style))
         self.lines.append("".join(parts).rstrip())
 
-    def wrapped(self, text: str, indent: str, style: str | None = None) -> None:
+    def wrapped(self, text: str, indent: str, style: str | None = None, indent_style: str | None = None) -> None:
         """Prose wrapped under its indent; a word longer than a line is broken rather than overflowing."""
         body = textwrap.wrap(text, width=max(self.width - cells(indent), 10), break_on_hyphens=False) or [""]
         for number, piece in enumerate(body):
-            self.line((indent if number == 0 else " " * cells(indent), None), (piece, style))
+            self.line((indent if number == 0 else " " * cells(indent), indent_style), (piece, style))
 
     def blank(self) -> None:
         self.lines.append("")
