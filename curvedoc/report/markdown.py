@@ -3,7 +3,8 @@
 Curves are inline Mermaid ``xychart-beta`` charts (GitHub renders them without image hosting). The comment must
 stay under GitHub's 65,536-character limit, so when the full report is longer the least important parts are cut
 first (charts of runs with warnings only, then evidence and causes of warning/info findings, then charts beyond
-the worst runs, then the sections of the least severe runs) and a note at the top says what was cut.
+the worst runs, then the sections of the less severe runs, then the table rows of healthy runs) and a note at the
+top says what was cut. Healthy runs (info notes at most) take one table row and no section.
 """
 
 from __future__ import annotations
