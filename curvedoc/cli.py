@@ -106,6 +106,7 @@ def write_report(text: str, output: Path | None) -> None:
         emit(text)
         return
     try:
+        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
         raise CurvedocError(output, f"cannot write the report: {exc.strerror or exc}") from None
