@@ -2,6 +2,7 @@
 
 import io
 import math
+import warnings
 from pathlib import Path
 
 import matplotlib
@@ -91,14 +92,18 @@ def test_wide_ranging_loss_is_log_scaled_and_long_curves_downsampled():
 
 def test_log_text_is_drawn_literally_and_never_breaks_drawing():
     tags = {"$\\frac{a}{$": np.linspace(2, 1, 20), "_hidden/loss": np.linspace(2, 1, 20),
-            "<script>alert(1)</script>": np.linspace(1, 2, 20), "a\nb|c": np.linspace(1, 2, 20)}
+            "<script>alert(1)</script>": np.linspace(1, 2, 20), "a\nb|c": np.linspace(1, 2, 20),
+            "\x1b[31mred loss": np.linspace(2, 1, 20)}
     run = synthetic(tags)
     findings = [Finding("CD999", "spike", "warning", "made up", list(tags), step=5, step_range=(3, 8))]
     figure = figure_for_run(run, findings)
-    drawn(figure)  # mathtext would raise on the unbalanced "$" if it were interpreted
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a control character would be a "missing glyph" warning
+        drawn(figure)  # mathtext would raise on the unbalanced "$" if it were interpreted
     legend_texts = "\n".join(text.get_text() for axes in figure.axes if axes.get_legend()
                              for text in axes.get_legend().get_texts())
     assert "hidden/loss" in legend_texts and "<script>alert(1)</script>" in legend_texts
+    assert "?[31mred loss" in legend_texts
 
 
 def test_a_run_without_key_curves_gets_a_note_not_an_error():

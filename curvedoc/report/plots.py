@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from curvedoc.features import Curve, RunCurves, chance_loss_of
 from curvedoc.model import Run
-from curvedoc.report import downsample
+from curvedoc.report import downsample, printable
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
@@ -236,5 +236,7 @@ def _point_at(finding: Finding, panel: _Panel, step: int) -> tuple[int, float] |
 
 
 def _text(text: str) -> str:
-    """Log text as a plot label: literal, never mathtext ("$...$"), never a hidden legend entry (leading "_")."""
+    """Log text as a plot label: literal, never mathtext ("$...$"), never a hidden legend entry (leading "_"),
+    control characters (which no font draws) shown as "?"."""
+    text = printable(text)
     return ("\u200b" + text if text.startswith("_") else text).replace("$", r"\$")
