@@ -164,7 +164,7 @@ def _beside(axes, step: float) -> dict:
     """Placement of a label next to a vertical marker: to its right, or to its left in the right part of the
     plot, where the text would run off the edge."""
     low, high = axes.get_xlim()
-    if high > low and (step - low) / (high - low) > 0.6:
+    if high > low and (step - low) / (high - low) > 0.75:
         return {"xytext": (-4, 0), "textcoords": "offset points", "ha": "right"}
     return {"xytext": (4, 0), "textcoords": "offset points", "ha": "left"}
 
