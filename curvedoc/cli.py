@@ -95,6 +95,7 @@ def report_choice(args) -> tuple[str, ReportOptions]:
         quiet=args.quiet,
         color=to_terminal and fmt == "text" and not os.environ.get("NO_COLOR"),
         width=shutil.get_terminal_size((100, 24)).columns if to_terminal else 100,
+        cut_to_width=to_terminal,
         plots_dir=Path(args.plots) if args.plots else None,
         output=output,
     )

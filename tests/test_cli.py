@@ -17,8 +17,10 @@ def run_cli(capsys, *args):
     return code, out, err
 
 
-def test_readme_example_reads_cleanly(capsys):
-    code, out, err = run_cli(capsys, README_EXAMPLE)
+def test_readme_example_reads_cleanly(capsys, monkeypatch):
+    # exactly as the README runs it: from the checkout, with the relative path
+    monkeypatch.chdir(FIXTURES.parent)
+    code, out, err = run_cli(capsys, README_EXAMPLE.relative_to(FIXTURES.parent))
     assert code == 0 and err == ""
     # A healthy run is one line: verdict, path, format, points, class count.
     assert out.count("\n") == 1 and "healthy" in out and "tensorboard" in out and "10 classes" in out

@@ -31,7 +31,8 @@ def text(runs, problems=(), **options) -> str:
 
 
 def test_a_healthy_run_takes_one_line(runs):
-    report = text(runs["healthy"])
+    # not cut to a terminal's width, so the test holds wherever the checkout lives
+    report = text(runs["healthy"], cut_to_width=False)
     assert "\n" not in report
     assert report.startswith("✓ healthy") and "tensorboard" in report and "1,044 points" in report
 
@@ -99,7 +100,7 @@ def test_colour_only_when_asked(runs):
 
 def test_quiet_prints_one_verdict_line_per_run(runs):
     everything = runs["nan"] + runs["healthy"]
-    lines = text(everything, ["x.csv: empty file"], quiet=True).splitlines()
+    lines = text(everything, ["x.csv: empty file"], quiet=True, cut_to_width=False).splitlines()
     assert len(lines) == 3
     assert lines[0].startswith("FAILING") and "CD101 nan_inf" in lines[0]
     assert lines[1].startswith("HEALTHY") and lines[2] == "warning: unreadable: x.csv: empty file"
@@ -158,3 +159,8 @@ def test_sparkline_keeps_a_one_step_spike_in_a_long_curve():
 def test_cut_ends_in_an_ellipsis_and_counts_wide_characters():
     assert cut("abcdef", 4) == "abc…" and cut("abc", 4) == "abc"
     assert cells("日本") == 4 and cells(cut("日本語テキスト", 7)) <= 7
+
+
+def test_a_file_or_pipe_keeps_whole_lines_and_a_terminal_cuts_them(runs):
+    assert max(len(line) for line in text(runs["healthy"], width=40).splitlines()) <= 40
+    assert "1,044 points" in text(runs["healthy"], width=40, cut_to_width=False)

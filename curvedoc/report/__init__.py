@@ -36,7 +36,8 @@ FAILING, WARNINGS, HEALTHY = "failing", "warnings", "healthy"
 class ReportOptions:
     quiet: bool = False  # verdicts only
     color: bool = False  # ANSI colour (terminal only: decided by the CLI from TTY and NO_COLOR)
-    width: int = 100  # terminal columns available
+    width: int = 100  # terminal columns available: prose is wrapped to it
+    cut_to_width: bool = True  # a terminal cuts what is wider; a file or a pipe keeps the whole line
     plots_dir: Path | None = None  # also write PNG plots here and link them (markdown)
     output: Path | None = None  # where the report is written, so links can be relative to it
 

@@ -9,6 +9,7 @@ Every line is fitted to ``options.width`` cells: headers are cut with '…', pro
 from __future__ import annotations
 
 import math
+import sys
 import textwrap
 import unicodedata
 
@@ -77,11 +78,12 @@ class Output:
 
     def __init__(self, options: ReportOptions):
         self.width = max(options.width, 20)
+        self.cut_to_width = options.cut_to_width
         self.color = options.color
         self.lines: list[str] = []
 
     def line(self, *segments: tuple[str, str | None]) -> None:
-        room = self.width
+        room = self.width if self.cut_to_width else sys.maxsize
         parts = []
         for text, style in segments:
             if room <= 0:
