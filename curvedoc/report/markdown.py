@@ -246,17 +246,7 @@ class _Report:
         return shortened or self.document(sections_cut(0, rows=0))
 
     def _most(self, cuts_keeping, low: int, high: int) -> str | None:
-        """The document keeping the most (between ``low`` and ``high``) that fits; the length grows with what
-        is kept, so a binary search finds it."""
-        best = None
-        while low <= high:
-            middle = (low + high) // 2
-            text = self.document(cuts_keeping(middle))
-            if comment_length(text) <= BUDGET:
-                best, low = text, middle + 1
-            else:
-                high = middle - 1
-        return best
+        return longest_fitting(lambda kept: self.document(cuts_keeping(kept)), low, high)
 
     def document(self, cuts: Cuts) -> str:
         parts = [self.title(), cuts.note(len(self.diagnosed), len(self.runs)), self.table(cuts), self.unreadable(),
@@ -377,6 +367,20 @@ def _finding_counts(findings) -> str:
     counts = ", ".join(f"{sum(f.severity == severity for f in findings)} {severity}" for severity in by_severity)
     codes = " ".join(dict.fromkeys(finding.code for finding in findings))
     return f"{counts}: {codes}"
+
+
+def longest_fitting(document_keeping, low: int, high: int) -> str | None:
+    """The document keeping the most (between ``low`` and ``high``) that fits a comment; the length grows with
+    what is kept, so a binary search finds it."""
+    best = None
+    while low <= high:
+        middle = (low + high) // 2
+        text = document_keeping(middle)
+        if comment_length(text) <= BUDGET:
+            best, low = text, middle + 1
+        else:
+            high = middle - 1
+    return best
 
 
 def comment_length(text: str) -> int:

@@ -1,0 +1,121 @@
+"""The audit's index as one self-contained HTML page: totals, runs per symptom, every run in a table worst first
+(each linked to its own report when the audit wrote one), the healthy runs folded, the cross-run findings and what
+could not be read.
+
+Styles and escaping are the per-run page's (:data:`curvedoc.report.html.STYLE`, :func:`curvedoc.report.html.text`):
+no scripts, no external resources, log text escaped with its quotes and never in an attribute other than an
+``href`` built from a percent-encoded relative path. No plots: the page of an archive of thousands of runs stays a
+few hundred bytes a run and renders at once.
+"""
+
+from __future__ import annotations
+
+from curvedoc import __version__
+from curvedoc.report import FAILING, HEALTHY, WARNINGS
+from curvedoc.report.html import STYLE, text
+from curvedoc.report.index import Index, Row
+
+INDEX_STYLE = """
+.counts { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.8rem 0; }
+.counts .badge { font-size: 0.95rem; padding: 0.2rem 0.7rem; }
+td.number { text-align: right; white-space: nowrap; }
+table.symptoms { width: auto; }
+"""
+VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", HEALTHY: "healthy"}
+
+
+def render(index: Index) -> str:
+    totals = index.totals
+    unhealthy = [row for row in index.rows if row.verdict != HEALTHY]
+    healthy = index.of_verdict(HEALTHY)
+    counts = "".join(f'<span class="badge {name}">{getattr(totals, name):,} {VERDICT_LABELS[name]}</span>'
+                     for name in (FAILING, WARNINGS, HEALTHY))
+    if totals.unreadable:
+        counts += f'<span class="badge info">{totals.unreadable:,} unreadable</span>'
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>curvedoc audit</title>",
+        f"<style>{STYLE}{INDEX_STYLE}</style></head><body>",
+        "<h1>curvedoc audit</h1>",
+        f'<p class="muted">{", ".join(text(root) for root in index.result.roots)} · curvedoc {text(__version__)}</p>',
+        f'<div class="counts">{counts}</div>',
+        f"<p>{text(totals.line())}; {totals.analysed:,} read and diagnosed in this audit</p>",
+        _symptoms(index),
+        _cross_run(index),
+    ]
+    if unhealthy:
+        parts += [f"<h2>Runs with findings ({len(unhealthy):,})</h2>", _table(index, unhealthy)]
+    if healthy:
+        parts.append(f"<details><summary>Healthy runs ({len(healthy):,})</summary>{_table(index, healthy)}</details>")
+    if not index.rows:
+        parts.append("<p>No runs were found.</p>")
+    parts += [_unreadable(index), "</body></html>"]
+    return "\n".join(part for part in parts if part)
+
+
+def _run_name(index: Index, row: Row) -> str:
+    link = index.link(row.summary, "html")
+    name = text(row.label)
+    return f'<a href="{text(link)}">{name}</a>' if link else name
+
+
+def _table(index: Index, rows: list[Row]) -> str:
+    body = "".join(
+        f"<tr><td>{_run_name(index, row)}</td><td>{text(row.summary.format)}</td>"
+        f'<td><span class="badge {row.verdict}">{row.verdict}</span></td>'
+        f"<td>{text(row.findings_text()) or '—'}</td><td>{text(row.key_metric_text())}</td></tr>"
+        for row in rows
+    )
+    return ("<table><thead><tr><th>Run</th><th>Format</th><th>Verdict</th><th>Findings</th><th>Final</th></tr>"
+            f"</thead><tbody>{body}</tbody></table>")
+
+
+def _symptoms(index: Index) -> str:
+    if not index.symptoms:
+        return ""
+    body = "".join(f'<tr><td><code>{text(item.symptom)}</code></td><td class="number">{item.runs:,}</td>'
+                   f'<td><span class="badge {_severity(item.severity)}">{text(item.severity)}</span></td></tr>'
+                   for item in index.symptoms)
+    return ('<h2>Runs per symptom</h2><table class="symptoms"><thead><tr><th>Symptom</th><th>Runs</th>'
+            f"<th>Severity</th></tr></thead><tbody>{body}</tbody></table>")
+
+
+def _severity(severity: str) -> str:
+    """A class name from a known set only: a severity is data, and data never names a class freely."""
+    return severity if severity in ("error", "warning", "info") else "info"
+
+
+def _items(items) -> str:
+    return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+
+
+def _cross_run(index: Index) -> str:
+    if not index.cross_run:
+        return ""
+    articles = []
+    for finding in index.cross_run:
+        runs = [_run_name(index, row) if (row := index.row_of(path)) else text(path) for path in finding.runs]
+        details = [("symptom", f"<code>{text(finding.symptom)}</code>"), ("runs", _items(runs))]
+        if finding.hparams:
+            details.append(("hyperparameters", ", ".join(f"<code>{text(name)}</code>" for name in finding.hparams)))
+        if finding.evidence:
+            details.append(("evidence", _items(text(item) for item in finding.evidence)))
+        if finding.causes:
+            details.append(("likely causes", _items(text(item) for item in finding.causes)))
+        if finding.cheapest_check:
+            details.append(("cheapest check", text(finding.cheapest_check)))
+        severity = _severity(finding.severity)
+        rows = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in details)
+        articles.append(f'<article class="finding sev-{severity}"><h3><span class="badge {severity}">{severity}'
+                        f"</span> {text(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl></article>")
+    return f"<h2>Across runs ({len(index.cross_run)})</h2>" + "".join(articles)
+
+
+def _unreadable(index: Index) -> str:
+    unreadable = index.result.unreadable
+    if not unreadable:
+        return ""
+    items = "".join(f"<li>{text(item.path)}: {text(item.reason)}</li>" for item in unreadable)
+    return f'<h2>Could not be read ({len(unreadable):,})</h2><ul class="warnings-list">{items}</ul>'
