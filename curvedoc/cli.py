@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import curvedoc
-from curvedoc.config import find_config, load_config, parse_role_option
+from curvedoc.config import Config, find_config, load_config, parse_role_option
 from curvedoc.diagnose import diagnose_runs
 from curvedoc.errors import CurvedocError
 from curvedoc.report import RENDERERS, SUFFIXES, ReportOptions, printable, render, rules_doc
@@ -23,16 +23,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="curvedoc",
         description="Read the logs of a training run and report what silently went wrong.",
-        epilog="`curvedoc rules` lists every rule; `curvedoc rules CODE` explains one.",
+        epilog="`curvedoc rules` lists every rule; `curvedoc rules CODE` explains one; "
+               "`curvedoc audit ROOT` audits a whole archive of runs.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a log file, a run folder, or a folder of runs")
     parser.add_argument("--format", choices=sorted(RENDERERS),
                         help="output format (default: text, or what the -o file's extension says)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of printing it")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only each run's verdict")
+    parser.add_argument("--plots", metavar="DIR", help="also write PNG plots into DIR and link them (markdown)")
+    add_diagnosis_options(parser)
+    return parser
+
+
+def add_diagnosis_options(parser: argparse.ArgumentParser) -> None:
+    """What the single-run command and the audit share: the CI gate and how runs are read and judged."""
     parser.add_argument("--fail-on", choices=sorted(FAIL_ON), default="error",
                         help="exit 1 when a finding of this severity or worse exists (default: error)")
-    parser.add_argument("--plots", metavar="DIR", help="also write PNG plots into DIR and link them (markdown)")
     parser.add_argument(
         "--role", action="append", default=[], metavar="ROLE=TAG",
         help="say which tag plays a role, e.g. --role val_loss=my/tag (repeatable)",
@@ -40,22 +47,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--num-classes", type=int, metavar="N", help="number of classes, when the run's config lacks it")
     parser.add_argument("--config", metavar="FILE", help="a curvedoc.toml or pyproject.toml to use instead of the nearest one")
     parser.add_argument("--version", action="version", version=f"curvedoc {curvedoc.__version__}")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["rules"]:
         return rules_command(argv[1:])
+    if argv[:1] == ["audit"]:
+        from curvedoc.audit_cli import audit_command
+
+        return audit_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
-        config = load_config(args.config) if args.config else find_config()
-        roles = dict(parse_role_option(option) for option in args.role)
-        if args.num_classes is not None and args.num_classes < 2:
-            raise CurvedocError(None, "--num-classes must be at least 2")
+        settings = settings_from_args(args)
     except CurvedocError as exc:
         return fail(exc)
-    settings = config.merged(roles, args.num_classes)
     runs, problems, failed = [], [], []
     # One unreadable path must not hide the runs of the others: report it and go on.
     for path in args.paths:
@@ -77,8 +83,20 @@ def main(argv: list[str] | None = None) -> int:
         fail(exc)
     if failed:
         return EXIT_USAGE
-    gate = FAIL_ON[args.fail_on]
-    return EXIT_FINDINGS if any(f.severity in gate for run in runs for f in run.findings) else EXIT_OK
+    return gate(args.fail_on, (f.severity for run in runs for f in run.findings))
+
+
+def settings_from_args(args) -> Config:
+    """The configuration file (``--config`` or the nearest one) with the command line's overrides on top."""
+    config = load_config(args.config) if args.config else find_config()
+    roles = dict(parse_role_option(option) for option in args.role)
+    if args.num_classes is not None and args.num_classes < 2:
+        raise CurvedocError(None, "--num-classes must be at least 2")
+    return config.merged(roles, args.num_classes)
+
+
+def gate(fail_on: str, severities) -> int:
+    return EXIT_FINDINGS if any(severity in FAIL_ON[fail_on] for severity in severities) else EXIT_OK
 
 
 def report_choice(args) -> tuple[str, ReportOptions]:

@@ -106,7 +106,8 @@ def read_source(source: Source) -> list[Run]:
     return module.read(source)
 
 
-def discover(path: str | os.PathLike[str]) -> Discovery:
+def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str], ...] = ()) -> Discovery:
+    """Every source under ``path``; folders in ``exclude`` (an audit's own output and cache) are not entered."""
     root = Path(path)
     try:
         info = root.stat()
@@ -116,7 +117,7 @@ def discover(path: str | os.PathLike[str]) -> Discovery:
         raise CurvedocError(root, describe_os_error(exc)) from None
     found = Discovery()
     if stat.S_ISDIR(info.st_mode):
-        _walk(root, found)
+        _walk(root, found, {os.path.realpath(folder) for folder in exclude})
         if not found.sources and not found.problems:
             raise CurvedocError(root, f"no training logs found; looked for {LOOKED_FOR}")
     else:
@@ -199,7 +200,7 @@ def _is_number(cell: bytes) -> bool:
     return True
 
 
-def _walk(root: Path, found: Discovery) -> None:
+def _walk(root: Path, found: Discovery, excluded: set[str]) -> None:
     visited: set[tuple[int, int]] = set()
     event_files: dict[Path, list[tuple[str | None, Path]]] = {}
     claimed_runs: set[str] = set()
@@ -243,6 +244,8 @@ def _walk(root: Path, found: Discovery) -> None:
                 if entry.name in SKIPPED_FOLDERS or (entry.name.startswith(".") and entry.name != "."):
                     continue
                 if run_family == "mlflow" and entry.name in {"metrics", "params", "tags"}:
+                    continue
+                if excluded and os.path.realpath(path) in excluded:
                     continue
                 visit(path)
                 continue

@@ -468,7 +468,8 @@ def _hparams(content: bytes) -> dict:
     except DecodeError:
         return {}
     found = {}
-    for key, value in info.hparams.items():
+    # A protobuf map iterates in an order that differs between processes; reports must not.
+    for key, value in sorted(info.hparams.items()):
         kind = value.WhichOneof("kind")
         if kind == "number_value":  # hparams store every number as a double; 32 was an int when logged
             found[key] = int(value.number_value) if value.number_value.is_integer() else value.number_value

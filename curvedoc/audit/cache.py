@@ -1,0 +1,121 @@
+"""The audit's incremental cache: what each log source gave last time, reused while its files are unchanged.
+
+One JSON file per source under ``<cache dir>/v<CACHE_FORMAT>/``, named by a hash of what decides the result
+apart from file contents: curvedoc's version, the configuration (roles, class count, disabled rules, thresholds),
+the source's family, path and file list. Inside, the entry records the size and modification time (ns) of every
+file the readers depended on; any difference, or a file added to a run folder, makes the entry stale. Entries are
+written to a temporary file and renamed into place, so a crash or a concurrent audit never leaves half an entry;
+an entry that cannot be read or parsed is simply a miss, so deleting any part of the cache is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import curvedoc
+from curvedoc.audit.summary import RunSummary
+from curvedoc.config import Config
+from curvedoc.readers import Source
+
+CACHE_FORMAT = 1
+FileStamps = dict[str, tuple[int, int]]  # absolute path → (size, mtime in ns)
+
+
+def default_cache_dir() -> Path:
+    """The user's cache folder, never the audited tree: ``$CURVEDOC_CACHE_DIR``, else the platform's convention."""
+    if os.environ.get("CURVEDOC_CACHE_DIR"):
+        return Path(os.environ["CURVEDOC_CACHE_DIR"])
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "curvedoc" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "curvedoc"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "curvedoc"
+
+
+def config_fingerprint(config: Config) -> str:
+    """What in the configuration changes a run's diagnosis (its source file does not: only what it says)."""
+    rules = config.rules
+    return json.dumps({
+        "roles": sorted(config.roles.items()),
+        "num_classes": config.num_classes,
+        "disabled": sorted(rules.disabled),
+        "thresholds": {code: sorted(values.items()) for code, values in sorted(rules.thresholds.items())},
+    }, sort_keys=True)
+
+
+def source_files(source: Source) -> list[Path]:
+    """The files a source's result depends on before reading: its listed files, or everything in a run folder
+    (W&B, MLflow), so a metric file added to the folder makes the cached result stale."""
+    if source.files:
+        return [path for _, path in source.files]
+    if source.path.is_dir():
+        return [Path(folder) / name for folder, _, names in os.walk(source.path) for name in sorted(names)]
+    return [source.path]
+
+
+def stamp(paths) -> FileStamps:
+    stamps = {}
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # gone since it was listed: the entry then lacks it and the next audit sees the difference
+        stamps[os.path.abspath(path)] = (info.st_size, info.st_mtime_ns)
+    return stamps
+
+
+class Cache:
+    def __init__(self, root: Path, config: Config):
+        self.root = Path(root) / f"v{CACHE_FORMAT}"
+        self._config = config_fingerprint(config)
+
+    def _entry_path(self, source: Source) -> Path:
+        identity = json.dumps([
+            curvedoc.__version__, self._config, source.family, os.path.abspath(source.path),
+            [(split, os.path.abspath(path)) for split, path in source.files], source.explicit,
+        ])
+        digest = hashlib.sha256(identity.encode()).hexdigest()
+        return self.root / digest[:2] / f"{digest}.json"
+
+    def get(self, source: Source, report_formats: tuple[str, ...] = ()) -> dict[str, Any] | None:
+        """The cached result of ``source`` (``summaries``, ``problem``, ``reports``) if every file it depended on is
+        unchanged and it holds the per-run reports asked for; otherwise None."""
+        try:
+            with open(self._entry_path(source), encoding="utf-8") as handle:
+                entry = json.load(handle)
+            stamps = {path: tuple(value) for path, value in entry["files"].items()}
+            if not source.files and source.path.is_dir():
+                # a run folder: a file added since (a new metric) changes the result even if no old file changed
+                if set(stamp(source_files(source))) != {p for p in stamps if p.startswith(os.path.abspath(source.path))}:
+                    return None
+            if stamp(stamps) != stamps:
+                return None
+            if any(fmt not in reports for reports in entry["reports"] for fmt in report_formats):
+                return None
+            entry["summaries"] = [RunSummary.from_dict(item) for item in entry["summaries"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None  # absent, half-deleted or from an older layout: a miss, never an error
+        return entry
+
+    def put(self, source: Source, files: FileStamps, summaries: list[RunSummary], problem: str | None,
+            reports: list[dict[str, str]]) -> None:
+        path = self._entry_path(source)
+        entry = {"files": files, "summaries": [s.to_dict() for s in summaries], "problem": problem, "reports": reports}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp",
+                                             delete=False) as handle:
+                json.dump(entry, handle, allow_nan=True)
+            os.replace(handle.name, path)
+        except OSError:
+            # A full disk or a read-only cache costs speed next time, never the audit itself.
+            try:
+                os.unlink(handle.name)
+            except (OSError, NameError):
+                pass
