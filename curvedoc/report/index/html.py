@@ -19,6 +19,7 @@ INDEX_STYLE = """
 .counts { display: flex; flex-wrap: wrap; gap: 0.5rem; margin: 0.8rem 0; }
 .counts .badge { font-size: 0.95rem; padding: 0.2rem 0.7rem; }
 td.number { text-align: right; white-space: nowrap; }
+td:last-child { white-space: nowrap; }
 table.symptoms { width: auto; }
 """
 VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", HEALTHY: "healthy"}
