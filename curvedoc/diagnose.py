@@ -10,7 +10,7 @@ from curvedoc.errors import CurvedocError
 from curvedoc.features import RunCurves
 from curvedoc.model import Run
 from curvedoc.roles import Role
-from curvedoc.rules import INFO, Finding, Found, Limits, Rule, all_rules
+from curvedoc.rules import INFO, RUN, Finding, Found, Limits, Rule, all_rules
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 NEEDS_N_CLASSES_CODE = "CD000"
@@ -47,7 +47,7 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None) -> list[Finding
     curves = RunCurves(run)
     findings: list[Finding] = []
     waiting_for_n_classes: list[Rule] = []
-    for rule in all_rules():
+    for rule in all_rules(RUN):
         if not settings.enabled(rule):
             continue
         if rule.needs_n_classes and curves.n_classes is None:
@@ -98,8 +98,13 @@ def _needs_n_classes(rules: list[Rule]) -> Finding:
 
 def first_response(run: Run) -> list[str]:
     """The playbook's first moves for any run with findings, with −log(1/n) computed when n is known."""
-    if run.meta.n_classes:
-        chance = f"−log(1/{run.meta.n_classes}) = {math.log(run.meta.n_classes):.3f}"
+    return first_moves(run.meta.n_classes)
+
+
+def first_moves(n_classes: int | None) -> list[str]:
+    """The first moves for a failure of a task with ``n_classes`` classes (also what a failed sweep points at)."""
+    if n_classes:
+        chance = f"−log(1/{n_classes}) = {math.log(n_classes):.3f}"
     else:
         chance = "−log(1/n_classes) (n unknown here)"
     return [

@@ -11,7 +11,7 @@ from curvedoc.config import load_config
 from curvedoc.diagnose import RuleSettings, diagnose_run
 from curvedoc.errors import CurvedocError
 from curvedoc.model import RunBuilder
-from curvedoc.rules import REGISTRY, SYMPTOMS, all_rules
+from curvedoc.rules import ARCHIVE_SYMPTOMS, REGISTRY, RUN, SYMPTOMS, all_rules
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DIVERGED = FIXTURES / "tensorboard" / "pytorch" / "lr_too_high"
@@ -19,7 +19,7 @@ DIVERGED = FIXTURES / "tensorboard" / "pytorch" / "lr_too_high"
 
 def test_every_rule_documents_itself():
     for rule in all_rules():
-        assert rule.code.startswith("CD") and rule.symptom in SYMPTOMS
+        assert rule.code.startswith("CD") and rule.symptom in (SYMPTOMS if rule.scope == RUN else ARCHIVE_SYMPTOMS)
         assert rule.description and rule.causes and rule.check, rule.code
         assert all(threshold.meaning for threshold in rule.thresholds.values()), rule.code
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 from curvedoc.errors import CurvedocError
-from curvedoc.rules import SYMPTOMS, Rule, all_rules
+from curvedoc.rules import ARCHIVE, Rule, all_rules, symptom_meaning
 
 
 def rule_to_dict(rule: Rule) -> dict:
     return {
-        "code": rule.code, "name": rule.name, "symptom": rule.symptom, "severity": rule.severity,
+        "code": rule.code, "name": rule.name, "scope": rule.scope, "symptom": rule.symptom, "severity": rule.severity,
         "description": rule.description, "causes": list(rule.causes), "cheapest_check": rule.check,
         "needs_n_classes": rule.needs_n_classes,
         "thresholds": {name: {"default": t.default, "meaning": t.meaning} for name, t in rule.thresholds.items()},
@@ -28,14 +28,18 @@ def render(code: str | None = None, fmt: str = "text") -> str:
     if not code:
         width = max(len(rule.name) for rule in rules)
         return "\n".join(
-            f"{rule.code}  {rule.name.ljust(width)}  {rule.severity:<7}  {rule.symptom}: {SYMPTOMS[rule.symptom]}"
+            f"{rule.code}  {rule.name.ljust(width)}  {rule.severity:<7}  {rule.symptom}: "
+            f"{symptom_meaning(rule.symptom)}{' (across runs, `curvedoc audit`)' if rule.scope == ARCHIVE else ''}"
             for rule in rules
         )
     return "\n\n".join(_explain(rule) for rule in rules)
 
 
 def _explain(rule: Rule) -> str:
-    lines = [f"{rule.code} {rule.name} ({rule.severity}) — symptom `{rule.symptom}`", "", rule.description, ""]
+    lines = [f"{rule.code} {rule.name} ({rule.severity}) — symptom `{rule.symptom}`"]
+    if rule.scope == ARCHIVE:
+        lines.append("Compares runs: checked by `curvedoc audit` over an archive, not on a single run.")
+    lines += ["", rule.description, ""]
     lines.append("Likely causes:")
     lines.extend(f"  - {cause}" for cause in rule.causes)
     lines += ["", f"Cheapest check: {rule.check}"]

@@ -14,6 +14,11 @@ The decorator records everything `curvedoc rules` documents, so the docs are gen
 never drift from the code. ``detect`` gets the run wrapped in :class:`~curvedoc.features.RunCurves` (shared,
 cached features: smoothed curves, trends, chance level) and the rule's thresholds after user overrides; it
 returns what it found, and the engine stamps each :class:`Found` with the rule's code, causes and check.
+
+A rule of archive scope (``@archive_rule``, codes CD8xx) compares runs instead: its ``detect`` gets one family
+of comparable runs (:class:`curvedoc.audit.crossrun.Family`) and returns :class:`FoundAcross` items, which
+``curvedoc audit`` turns into cross-run findings. Per-run diagnosis skips these rules; `curvedoc rules`
+documents both kinds, and ``disable``/``thresholds`` apply to both.
 """
 
 from __future__ import annotations
@@ -50,6 +55,16 @@ SYMPTOMS = {
     "needs_n_classes": "a check needs the number of classes and the run does not record it",
 }
 
+# What only a comparison of runs shows (``curvedoc audit``); kept apart from SYMPTOMS, the per-run report's ids.
+ARCHIVE_SYMPTOMS = {
+    "does_not_reproduce": "runs whose configs differ only in the seed end further apart than their noise explains",
+    "iron_law": "three or more hyperparameter settings of one sweep all fail the same way: a bug, not a hyperparameter",
+    "two_changes_at_once": "a run started after the previous one ended changed two or more hyperparameters",
+    "too_good_to_be_true": "one run beats the rest of its group by a wide margin: check for leakage",
+}
+
+RUN, ARCHIVE = "run", "archive"
+
 @dataclass(frozen=True)
 class Threshold:
     default: float
@@ -65,6 +80,18 @@ class Found:
     evidence: list[str]
     step: int | None = None
     step_range: tuple[int, int] | None = None
+    severity: str | None = None
+
+
+@dataclass
+class FoundAcross:
+    """What an archive rule's ``detect`` returns: runs (paths, in the order that tells the story) and the
+    hyperparameters involved."""
+
+    title: str
+    runs: list[str]
+    hparams: list[str]
+    evidence: list[str]
     severity: str | None = None
 
 
@@ -117,6 +144,7 @@ class Rule:
     thresholds: Mapping[str, Threshold]
     detect: Callable[..., Any]
     needs_n_classes: bool = False
+    scope: str = RUN  # RUN: detect(RunCurves, Limits); ARCHIVE: detect(Family, Limits) -> FoundAcross items
 
     @property
     def description(self) -> str:
@@ -136,10 +164,10 @@ REGISTRY: dict[str, Rule] = {}
 
 
 def rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[str], check: str,
-         thresholds: Mapping[str, Threshold] | None = None, needs_n_classes: bool = False):
+         thresholds: Mapping[str, Threshold] | None = None, needs_n_classes: bool = False, scope: str = RUN):
     """Registers ``detect`` as rule ``code``; see the module docstring."""
-    if symptom not in SYMPTOMS:
-        raise ValueError(f"{code}: unknown symptom {symptom!r}")
+    if symptom not in (SYMPTOMS if scope == RUN else ARCHIVE_SYMPTOMS):
+        raise ValueError(f"{code}: unknown {scope} symptom {symptom!r}")
     if severity not in SEVERITIES:
         raise ValueError(f"{code}: unknown severity {severity!r}")
 
@@ -147,15 +175,28 @@ def rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[
         if code in REGISTRY:
             raise ValueError(f"rule code {code} registered twice")
         REGISTRY[code] = Rule(code, name, symptom, severity, tuple(causes), check, dict(thresholds or {}),
-                              detect, needs_n_classes)
+                              detect, needs_n_classes, scope)
         return detect
 
     return register
 
 
-def all_rules() -> list[Rule]:
-    """Every registered rule, by code. Each module of this package is a symptom family and registers on import."""
+def archive_rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[str], check: str,
+                 thresholds: Mapping[str, Threshold] | None = None):
+    """Registers ``detect`` as a rule comparing runs (see the module docstring)."""
+    return rule(code, name, symptom=symptom, severity=severity, causes=causes, check=check, thresholds=thresholds,
+                scope=ARCHIVE)
+
+
+def symptom_meaning(symptom: str) -> str:
+    return SYMPTOMS.get(symptom) or ARCHIVE_SYMPTOMS[symptom]
+
+
+def all_rules(scope: str | None = None) -> list[Rule]:
+    """Every registered rule of ``scope`` (both scopes when None), by code. Each module of this package is a
+    symptom family and registers on import."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-    return sorted(REGISTRY.values(), key=lambda registered: registered.code)
+    return sorted((registered for registered in REGISTRY.values() if scope in (None, registered.scope)),
+                  key=lambda registered: registered.code)
 
