@@ -133,11 +133,15 @@ class RunCurves:
 
     def __init__(self, run: Run):
         self.run = run
-        self._cache: dict[tuple[str, str], Curve | None] = {}
+        self._cache: dict[str, Curve | None] = {}
+        self._primary: dict[Role | str, str | None] = {}
+        self._rows: dict[str, np.ndarray] | None = None
 
     def curve(self, role: Role | str) -> Curve | None:
         """The main curve of ``role`` (the total loss rather than a component), or None when not logged."""
-        return self.curve_of(self.run.primary(role))
+        if role not in self._primary:
+            self._primary[role] = self.run.primary(role)
+        return self.curve_of(self._primary[role])
 
     def curves(self, role: Role | str) -> list[Curve]:
         return [curve for tag in self.run.tags_with(role) if (curve := self.curve_of(tag)) is not None]
@@ -145,13 +149,27 @@ class RunCurves:
     def curve_of(self, tag: str | None) -> Curve | None:
         if tag is None:
             return None
-        key = ("tag", tag)
-        if key not in self._cache:
-            rows = self.run.series(tag)
-            self._cache[key] = (
-                Curve(tag, self.run.roles[tag], rows["step"].to_numpy(), rows["value"].to_numpy()) if len(rows) else None
+        if tag not in self._cache:
+            rows = self._rows_of_tag().get(tag)
+            self._cache[tag] = (
+                Curve(tag, self.run.roles[tag], self._steps[rows], self._values[rows]) if rows is not None else None
             )
-        return self._cache[key]
+        return self._cache[tag]
+
+    def _rows_of_tag(self) -> dict[str, np.ndarray]:
+        """Each tag's row positions, in step order, found in one pass (a mask per tag would scan every point
+        once per rule that asks)."""
+        if self._rows is None:
+            tags = self.run.scalars["tag"].astype("category")
+            codes = tags.cat.codes.to_numpy()
+            order = np.argsort(codes, kind="stable")  # the builder keeps each tag's rows in step order
+            bounds = np.searchsorted(codes[order], np.arange(len(tags.cat.categories) + 1))
+            self._rows = {
+                tag: order[bounds[i]:bounds[i + 1]] for i, tag in enumerate(tags.cat.categories) if bounds[i + 1] > bounds[i]
+            }
+            self._steps = self.run.scalars["step"].to_numpy()
+            self._values = self.run.scalars["value"].to_numpy()
+        return self._rows
 
     @property
     def n_classes(self) -> int | None:

@@ -107,7 +107,12 @@ class Run:
         return primary_tag(self.tags_with(role), self.point_counts())
 
     def point_counts(self) -> dict[str, int]:
-        return self.scalars["tag"].value_counts(sort=False).to_dict()
+        # numpy over the categorical codes: rules ask for this per role, and pandas' value_counts cost ~1 ms a call
+        tags = self.scalars["tag"]
+        if not isinstance(tags.dtype, pd.CategoricalDtype):
+            tags = tags.astype("category")
+        names = tags.cat.categories.tolist()
+        return dict(zip(names, np.bincount(tags.cat.codes.to_numpy(), minlength=len(names)).tolist()))
 
     def set_roles(self, overrides: Mapping[str, str]) -> None:
         """Apply user overrides ``{role: tag}``; a tag named for a role takes it, other tags keep theirs."""
