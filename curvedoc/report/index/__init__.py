@@ -185,11 +185,10 @@ def shown_path(path: str, roots: list[str]) -> str:
     if best is None:
         return path
     rest = path[len(best):].lstrip("/\\")
+    root_name = PurePosixPath(best.replace("\\", "/")).name
     if not rest:
-        return PurePosixPath(best.replace("\\", "/")).name or path
-    if len(roots) > 1:
-        return f"{PurePosixPath(best.replace(chr(92), '/')).name}/{rest}"
-    return rest
+        return root_name or path
+    return f"{root_name}/{rest}" if len(roots) > 1 else rest
 
 
 def plain(text) -> str:
