@@ -80,6 +80,13 @@ def staging(tmp_path_factory):
     table = "epoch,loss,val_loss\n" + "".join(f"{i},{1 / (i + 1):.6f},{1.1 / (i + 1):.6f}\n" for i in range(6000))
     (root / "keras").mkdir()
     (root / "keras" / "training.log").write_text(table)  # Keras CSVLogger: a CSV under a .log name
+    # a model config with thousands of labels: read beside trainer_state.json for the class count
+    big_labels = root / "huggingface" / "many_labels"
+    big_labels.mkdir()
+    shutil.copy2(FIXTURES / "huggingface" / "digits_mlp" / "trainer_state.json", big_labels)
+    labels = [f"synset {number:05d} (a class name as long as ImageNet's)" for number in range(2000)]
+    (big_labels / "config.json").write_text(json.dumps({"id2label": dict(enumerate(labels)),
+                                                        "label2id": {label: i for i, label in enumerate(labels)}}))
     (root / "csv" / ".ipynb_checkpoints").mkdir()
     (root / "csv" / ".ipynb_checkpoints" / "metrics.csv").write_text("a,b\n1,2\n")
     return root
@@ -176,6 +183,8 @@ def test_mirror_fetches_every_log_with_its_size_and_time_and_nothing_else(bucket
     assert "tensorboard/lightning/model.pt" not in fetched
     assert "wandb/console/output.log" not in fetched  # console text, judged on its first bytes
     assert "keras/training.log" in fetched  # a CSV under a .log name, judged the same way
+    assert (staging / "huggingface/many_labels/config.json").stat().st_size > remote.FETCHED_WHOLE_BELOW
+    assert "huggingface/many_labels/config.json" in fetched
     assert not any(".ipynb_checkpoints" in name for name in fetched)
     mlflow_metric = next(name for name in fetched if "/mlruns/" in name and "/metrics/" in name)
     assert "." not in Path(mlflow_metric).name

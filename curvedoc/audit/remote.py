@@ -33,10 +33,12 @@ SQLITE_COMPANIONS = ("-wal", "-shm")  # a WAL-mode store's pending changes live 
 # Files that are logs or not depending on what they hold (a CSV in training.log; output.log is console text).
 PEEKED_SUFFIXES = {".json", ".log", ".txt"}
 # Discovery decides on a file's first 4 KiB; bigger files of a peeked kind are fetched whole only if those say
-# it is a log. Files this small cost one request whole or peeked, so they are simply fetched (model config.json,
-# wandb-metadata.json: read beside a log, never discovered on their own).
+# it is a log. Files this small cost one request whole or peeked, so they are simply fetched.
 HEAD_BYTES = 4096
 FETCHED_WHOLE_BELOW = 64 * 1024
+# Read by name beside a log, never discovered on their own: always fetched (a model config.json with 21k class
+# labels is bigger than a peek).
+COMPANION_FILES = {"config.json", "wandb-metadata.json"}
 MLFLOW_RUN_PARTS = {"metrics", "params", "tags"}  # one file per key, no extension, beside the run's meta.yaml
 
 SYNC_FOLDER = ".curvedoc-sync"  # hidden, so discovery never walks into it
@@ -58,13 +60,14 @@ class Mirror:
 
     def display(self, local_path: str | os.PathLike[str]) -> str:
         """The URL the user knows for a path under the mirror; other paths unchanged."""
-        local = os.path.abspath(local_path)
-        root = os.path.abspath(self.local_root)
-        if local == root:
-            return self.url
-        if not local.startswith(root + os.sep):
-            return os.fspath(local_path)
-        return f"{self.url}/{Path(local[len(root) + 1:]).as_posix()}"
+        # the engine may have resolved symlinks in the cache folder's path (/tmp → /private/tmp on macOS)
+        for normalise in (os.path.abspath, os.path.realpath):
+            local, root = normalise(local_path), normalise(self.local_root)
+            if local == root:
+                return self.url
+            if local.startswith(root + os.sep):
+                return f"{self.url}/{Path(local[len(root) + 1:]).as_posix()}"
+        return os.fspath(local_path)
 
     def display_text(self, text: str) -> str:
         """A reader's warning or problem line with mirror paths written as the user's URLs."""
@@ -233,6 +236,7 @@ class _Sync:
         stale = [path for path, stamp in stamps.items() if not self._is_current(path, stamp)]
         to_peek = [path for path in stale
                    if PurePosixPath(path).suffix.lower() in PEEKED_SUFFIXES
+                   and PurePosixPath(path).name not in COMPANION_FILES
                    and (wanted[path].get("size") or 0) > FETCHED_WHOLE_BELOW]
         not_logs = self._not_logs(to_peek, wanted)
         self._fetch([path for path in stale if path not in not_logs], wanted, stamps)
@@ -293,16 +297,16 @@ class _Sync:
             self.state[path] = {"remote": stamps[path], "local": [local.st_size, local.st_mtime_ns]}
 
     def _remove_vanished(self, keep: set[str]) -> None:
-        for folder, subfolders, names in os.walk(self.into, topdown=False):
-            folder_path = Path(folder)
-            if folder_path == self.work or self.work in folder_path.parents:
+        into, work = str(self.into), str(self.work)
+        for folder, _, names in os.walk(into, topdown=False):
+            if folder == work or folder.startswith(work + os.sep):
                 continue
+            relative = folder[len(into) + 1:].replace(os.sep, "/")
             for name in names:
-                path = folder_path / name
-                if path.relative_to(self.into).as_posix() not in keep:
-                    path.unlink()
-            if folder_path != self.into and not any(folder_path.iterdir()):
-                folder_path.rmdir()
+                if (f"{relative}/{name}" if relative else name) not in keep:
+                    os.unlink(os.path.join(folder, name))
+            if folder != into and not os.listdir(folder):
+                os.rmdir(folder)
 
     def _load_state(self) -> dict[str, dict]:
         try:
