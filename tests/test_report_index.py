@@ -201,6 +201,12 @@ def test_non_finite_values_stay_strict_json(summaries, validator):
     assert {end["noise"] for end in document["runs"][0]["metrics"].values()} == {None}
 
 
+def test_the_schema_ships_inside_the_package():
+    pyproject = (CORPUS.parent.parent / "pyproject.toml").read_text()
+    assert '"report/index/*.json"' in pyproject.split("[tool.setuptools.package-data]")[1].split("\n[")[0]
+    assert (Path(curvedoc.__file__).parent / "report" / "index" / "audit.schema.json").is_file()
+
+
 def test_the_schema_shares_the_run_report_definitions_and_every_summary_field():
     index_defs, run_defs = schema()["$defs"], run_schema()["$defs"]
     for name in ("symptom", "severity", "verdict", "role", "finding"):
