@@ -198,10 +198,10 @@ def _usable(path: PurePosixPath, mlflow_runs: set[str]) -> bool:
 def _remote_stamp(info: dict) -> list:
     """What changes when an object is rewritten: size, modification time and, when the store gives one, a tag."""
     tag = next((str(info[key]) for key in ("ETag", "etag", "md5Hash", "crc32c", "generation") if info.get(key)), None)
-    return [info.get("size"), remote_mtime(info), tag]
+    return [info.get("size"), _remote_mtime(info), tag]
 
 
-def remote_mtime(info: dict) -> float | None:
+def _remote_mtime(info: dict) -> float | None:
     """The modification time in an fsspec listing entry, in unix seconds; each store names and spells it its own way."""
     for key in ("LastModified", "last_modified", "mtime", "updated", "modified", "created"):
         value = info.get(key)
