@@ -91,6 +91,12 @@ def test_seeds_within_noise_or_a_small_share_reproduce():
     assert codes(seeds([0.1, 0.5], n_points=2)) == []  # 2 points cannot bound the noise
 
 
+def test_a_run_stopped_early_is_not_compared():
+    runs = seeds([0.15, 0.16, 0.66])
+    runs[2].metrics["val_loss"].last_step = 30  # crashed at a third of the schedule, rerun with the same config
+    assert codes(runs) == []
+
+
 def test_one_seed_failing_while_another_is_healthy():
     runs = seeds([0.1, None])
     runs[1].findings = [Finding("CD101", "nan_inf", "error", "NaN", [])]

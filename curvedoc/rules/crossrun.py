@@ -57,6 +57,8 @@ def _noise_upper(ends, confidence: float) -> tuple[float, int]:
         "seeds train and others do not",
         "the seed also draws the data split or a data subset, and the result hangs on which examples were drawn",
         "non-determinism outside the seed (data-loader workers, cuDNN autotuning, unseeded augmentation)",
+        "the code or the data changed between the runs while the logged config stayed the same (no commit or "
+        "data version among the hyperparameters)",
     ),
     check="rerun the best and the worst seed with the same seed: if each repeats itself, it is the seed's draw "
           "(init or split); then report the mean and spread over 5+ seeds, never one seed's number",
@@ -68,6 +70,8 @@ def _noise_upper(ends, confidence: float) -> tuple[float, int]:
         "min_share": Threshold(0.25, "the spread must also be this share of the level (the median final of a "
                                      "loss; the median error 1 − accuracy of an accuracy): a difference that "
                                      "changes a conclusion"),
+        "same_length": Threshold(0.9, "runs whose metric ends before this share of the longest run's last step "
+                                      "stopped early and are not compared"),
     },
 )
 def does_not_reproduce(family: Family, limits: Limits):
@@ -96,7 +100,7 @@ def _failing_seeds(family: Family, group: list[RunSummary]) -> list[str]:
     if not failing or not healthy:
         return []
     return [f"{len(failing)} of {len(group)} fail with errors ("
-            + "; ".join(f"{family.settings(run, family.seed_names) or run.name}: {', '.join(_errors(run))}"
+            + "; ".join(f"{family.settings(run, family.seed_names) or run.path}: {', '.join(_errors(run))}"
                         for run in failing)
             + f") while {len(healthy)} {'is' if len(healthy) == 1 else 'are'} healthy"]
 
@@ -105,6 +109,9 @@ def _seed_spread(group: list[RunSummary], limits: Limits) -> list[str]:
     from curvedoc.audit.crossrun import comparable_metric, lower_is_better
 
     role, ends = comparable_metric(group, HELD_OUT_ROLES)
+    # A run stopped early (crashed, killed, resumed elsewhere) shows where it was, not where the config leads.
+    longest = max((end.last_step for _, end in ends), default=0)
+    ends = [(run, end) for run, end in ends if end.last_step >= limits["same_length"] * longest]
     if len(ends) < limits["min_runs"]:
         return []
     finals = [end.final for _, end in ends]
