@@ -12,6 +12,7 @@ from curvedoc.cli import EXIT_USAGE, add_diagnosis_options, emit, fail, gate, se
 from curvedoc.errors import CurvedocError
 
 # What `-o DIR` holds besides each run's own report: the index in every format, for people and for machines.
+TERMINAL_ROWS = 40
 INDEX_FILES = {"html": "index.html", "markdown": "index.md", "json": "index.json", "csv": "runs.csv"}
 
 
@@ -68,6 +69,8 @@ def audit_command(argv: list[str]) -> int:
             color=to_terminal and args.format == "text" and not os.environ.get("NO_COLOR"),
             width=shutil.get_terminal_size((100, 24)).columns if to_terminal else 100,
             cut_to_width=to_terminal,
+            # a terminal shows the worst runs and counts the rest; a file or a pipe gets every run
+            rows=TERMINAL_ROWS if to_terminal else None,
         )
         if args.output:
             for fmt, name in INDEX_FILES.items():

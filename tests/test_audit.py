@@ -184,3 +184,22 @@ def test_discovery_skips_excluded_folders(archive):
     without_tb = discover(archive, exclude=(archive / "tb",)).sources
     assert len(without_tb) < len(everything)
     assert not any("/tb" in str(source.path) for source in without_tb)
+
+
+def test_a_worker_that_dies_costs_only_its_own_source(archive):
+    from curvedoc.audit.engine import Task, _on_process_pool
+    from worker_that_dies import audit_or_die
+
+    shutil.copytree(archive / "lightning" / "healthy", archive / "kill_me")
+    sources = discover(archive).sources
+    results = list(_on_process_pool([Task(source, Config()) for source in sources], 2, work=audit_or_die))
+    assert len(results) == len(sources), "every source answered once, the survivors after a retry"
+    died = [r for r in results if r.problem and "died" in r.problem]
+    assert [r.source.path.relative_to(archive).parts[0] for r in died] == ["kill_me"]
+    assert sum(len(r.summaries) for r in results) == len(curvedoc.load(archive)) - 1
+
+
+def test_an_unwritable_cache_costs_speed_not_the_audit(archive, tmp_path):
+    blocked = tmp_path / "cache-is-a-file"
+    blocked.write_text("")
+    assert as_data(audit([archive], jobs=1, cache=blocked)) == as_data(audit([archive], jobs=1, cache=False))

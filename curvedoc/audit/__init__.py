@@ -56,16 +56,17 @@ def audit(
     try:
         sources, display, unreadable = [], {}, []
         for root in map(str, roots):
-            local_root, to_display = root, None
+            local_root, mirrored = root, None
             if remote.is_remote(root):
                 mirror_base = Path(scratch.name) if scratch else cache_root / "mirror"
-                mirrored = remote.mirror(root, mirror_base / hashlib.sha256(root.encode()).hexdigest()[:16],
-                                         storage_options)
-                local_root, to_display = str(mirrored.local_root), mirrored.display
+                mirror_name = hashlib.sha256(root.rstrip("/").encode()).hexdigest()[:16]
+                mirrored = remote.mirror(root, mirror_base / mirror_name, storage_options)
+                local_root = str(mirrored.local_root)
+                unreadable.extend(_unreadable(problem, root, None) for problem in mirrored.problems)
             found = discover(local_root, exclude=own_folders)
-            unreadable.extend(_unreadable(problem, local_root, to_display) for problem in found.problems)
+            unreadable.extend(_unreadable(problem, root, mirrored) for problem in found.problems)
             for source in found.sources:
-                display[source] = (root, local_root, to_display)
+                display[source] = (root, mirrored)
                 sources.append(source)
         sources = unique_sources(sources)
         result = AuditResult(roots=[str(root) for root in roots], runs=[], unreadable=unreadable)
@@ -104,27 +105,25 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def _unreadable(problem: str, local_root: str, to_display) -> Unreadable:
+def _unreadable(problem: str, root: str, mirrored) -> Unreadable:
     path, _, reason = problem.partition(": ")
-    if not reason:
-        path, reason = local_root, problem
-    return Unreadable(_shown(path, local_root, to_display), _shown(reason, local_root, to_display))
+    if not reason:  # a problem of the whole root, not of one file under it
+        path, reason = root, problem
+    return Unreadable(_shown(path, mirrored), _shown(reason, mirrored))
 
 
-def _shown(text: str, local_root: str, to_display) -> str:
+def _shown(text: str, mirrored) -> str:
     """Text naming a mirrored file names the remote object instead."""
-    if to_display is None:
-        return text
-    return text.replace(local_root, to_display(local_root))
+    return mirrored.display_text(text) if mirrored else text
 
 
 def _collect(outcome: SourceResult, result: AuditResult, display: dict[Source, tuple], report_dir) -> None:
-    root, local_root, to_display = display[outcome.source]
+    root, mirrored = display[outcome.source]
     if outcome.problem:
-        result.unreadable.append(_unreadable(outcome.problem, local_root, to_display))
+        result.unreadable.append(_unreadable(outcome.problem, root, mirrored))
     for summary, reports in zip(outcome.summaries, outcome.reports or [{}] * len(outcome.summaries)):
-        summary.path = _shown(summary.path, local_root, to_display)
-        summary.warnings = [_shown(warning, local_root, to_display) for warning in summary.warnings]
+        summary.path = _shown(summary.path, mirrored)
+        summary.warnings = [_shown(warning, mirrored) for warning in summary.warnings]
         if report_dir:
             summary.reports = _write_run_reports(Path(report_dir), report_slug(summary.path, root), reports)
         result.runs.append(summary)

@@ -10,6 +10,7 @@ an entry that cannot be read or parsed is simply a miss, so deleting any part of
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -92,7 +93,8 @@ class Cache:
             stamps = {path: tuple(value) for path, value in entry["files"].items()}
             if not source.files and source.path.is_dir():
                 # a run folder: a file added since (a new metric) changes the result even if no old file changed
-                if set(stamp(source_files(source))) != {p for p in stamps if p.startswith(os.path.abspath(source.path))}:
+                inside = os.path.join(os.path.abspath(source.path), "")
+                if set(stamp(source_files(source))) != {p for p in stamps if p.startswith(inside)}:
                     return None
             if stamp(stamps) != stamps:
                 return None
@@ -109,13 +111,13 @@ class Cache:
         entry = {"files": files, "summaries": [s.to_dict() for s in summaries], "problem": problem, "reports": reports}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, suffix=".tmp",
-                                             delete=False) as handle:
-                json.dump(entry, handle, allow_nan=True)
-            os.replace(handle.name, path)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         except OSError:
-            # A full disk or a read-only cache costs speed next time, never the audit itself.
-            try:
-                os.unlink(handle.name)
-            except (OSError, NameError):
-                pass
+            return  # a read-only or full cache costs speed next time, never the audit itself
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(entry, file)
+            os.replace(temporary, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)

@@ -103,9 +103,8 @@ def _process_context():
     return multiprocessing.get_context("spawn")
 
 
-def _on_process_pool(tasks: list[Task], jobs: int) -> Iterator[SourceResult]:
+def _on_process_pool(tasks: list[Task], jobs: int, work=audit_source) -> Iterator[SourceResult]:
     queue = list(reversed(tasks))
-    lost_before: set[int] = set()  # tasks in flight once when a worker died
     while queue:
         running: dict = {}
         try:
@@ -113,22 +112,26 @@ def _on_process_pool(tasks: list[Task], jobs: int) -> Iterator[SourceResult]:
                 while queue or running:
                     while queue and len(running) < jobs * IN_FLIGHT_PER_WORKER:
                         task = queue.pop()
-                        running[pool.submit(audit_source, task)] = task
+                        running[pool.submit(work, task)] = task
                     done, _ = wait(running, return_when=FIRST_COMPLETED)
                     for future in done:
                         result = future.result()
                         del running[future]
                         yield result
         except BrokenProcessPool:
-            # A worker died (killed, out of memory): every source in flight lost its result, not only the
-            # culprit's. Each is retried once in a fresh pool; a source in flight at two deaths is reported.
+            # A worker died (killed, out of memory) and every source in flight lost its result, not only the
+            # culprit's: each is run again alone, so only the source that kills its worker is reported.
             for task in running.values():
-                if id(task) in lost_before:
-                    yield SourceResult(task.source, problem=f"{task.source.path}: the worker process reading it "
-                                                             "died twice (out of memory?)")
-                else:
-                    lost_before.add(id(task))
-                    queue.append(task)
+                yield _alone(task, work)
+
+
+def _alone(task: Task, work) -> SourceResult:
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=_process_context()) as pool:
+            return pool.submit(work, task).result()
+    except BrokenProcessPool:
+        return SourceResult(task.source, problem=f"{task.source.path}: the worker process reading it died "
+                                                 "(killed, or out of memory?)")
 
 
 def _on_dask(tasks: list[Task], address: str) -> Iterator[SourceResult]:

@@ -148,6 +148,10 @@ class Index:
     def of_verdict(self, name: str) -> list[Row]:
         return [row for row in self.rows if row.verdict == name]
 
+    def shown(self, path: str) -> str:
+        """A path (of an unreadable source) as the rows show theirs: under its audited root."""
+        return shown_path(path, self.result.roots)
+
     def row_of(self, path: str) -> Row | None:
         """The row of a run a cross-run finding names (None for a run the audit did not list)."""
         return self._by_path.get(path)

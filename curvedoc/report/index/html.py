@@ -118,5 +118,5 @@ def _unreadable(index: Index) -> str:
     unreadable = index.result.unreadable
     if not unreadable:
         return ""
-    items = "".join(f"<li>{text(item.path)}: {text(item.reason)}</li>" for item in unreadable)
+    items = "".join(f"<li>{text(index.shown(item.path))}: {text(item.reason)}</li>" for item in unreadable)
     return f'<h2>Could not be read ({len(unreadable):,})</h2><ul class="warnings-list">{items}</ul>'

@@ -121,7 +121,7 @@ class _IndexMarkdown:
         unreadable = self.index.result.unreadable
         if not unreadable:
             return ""
-        lines = [f"- {md(item.path)}: {md(item.reason)}" for item in unreadable[:LISTED_AT_MOST]]
+        lines = [f"- {md(self.index.shown(item.path))}: {md(item.reason)}" for item in unreadable[:LISTED_AT_MOST]]
         if len(unreadable) > LISTED_AT_MOST:
             lines.append(f"- … {len(unreadable) - LISTED_AT_MOST:,} more")
         return f"**Could not be read ({len(unreadable):,}):**\n\n" + "\n".join(lines) + "\n"

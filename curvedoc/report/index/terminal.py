@@ -157,6 +157,6 @@ def _unreadable(out: Output, index: Index) -> None:
     out.blank()
     out.line((f"Could not be read ({len(unreadable):,})", "bold"))
     for item in unreadable[:LISTED_AT_MOST]:
-        out.wrapped(f"{plain(item.path)}: {plain(item.reason)}", indent="  ", style="warning")
+        out.wrapped(f"{plain(index.shown(item.path))}: {plain(item.reason)}", indent="  ", style="warning")
     if len(unreadable) > LISTED_AT_MOST:
         out.line((f"  … and {len(unreadable) - LISTED_AT_MOST:,} more", "dim"))
