@@ -184,7 +184,8 @@ def _run_name(fmt: str, hparams: dict, position: int, rng: np.random.Generator) 
         return f"{rng.choice(ADJECTIVES)}-{rng.choice(NOUNS)}-{position + 1}"
     if fmt == "lightning":
         return f"version_{position}"
-    return f"{position:02d}-lr{hparams['lr']:.0e}_bs{hparams['batch_size']}_wd{hparams['weight_decay']:g}_s{hparams['seed']}"
+    settings = f"lr{hparams['lr']:.0e}_bs{hparams['batch_size']}_wd{hparams['weight_decay']:g}_s{hparams['seed']}"
+    return f"{position:02d}-{settings}"
 
 
 def curves(spec: RunSpec, grad_every: int = 2) -> Curves:
