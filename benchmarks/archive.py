@@ -130,10 +130,14 @@ def plan(n_runs: int) -> list[RunSpec]:
             name = _run_name(fmt, hparams, position, rng)
             specs.append(RunSpec(len(specs), project, fmt, sweep, name, hparams, n_classes, start, steps, failure,
                                  seed_spread, quality, crashed=failure == "diverge" and rng.random() < 0.4))
-            step_seconds = 0.08 * hparams["batch_size"] / 32
-            start += steps * step_seconds + rng.uniform(30, 3600)
+            start += steps * step_seconds(hparams) + rng.uniform(30, 3600)
         sweep_number += 1
     return specs
+
+
+def step_seconds(hparams: dict) -> float:
+    """A GPU's time per optimizer step, growing with the batch."""
+    return 0.08 * hparams["batch_size"] / 32
 
 
 def _overfits(sweep: str, hparams: dict) -> bool:
@@ -237,8 +241,7 @@ def curves(spec: RunSpec, grad_every: int = 2) -> Curves:
         val_loss[val_steps > blowup], val_acc[val_steps > blowup] = np.nan, 1 / spec.n_classes
         if spec.crashed:  # the process died a little after the first NaN
             total = blowup + 60
-    step_seconds = 0.08 * batch / 32
-    wall = spec.start + np.cumsum(np.full(spec.steps, step_seconds) * rng.uniform(0.9, 1.1, spec.steps))
+    wall = spec.start + np.cumsum(np.full(spec.steps, step_seconds(spec.hparams)) * rng.uniform(0.9, 1.1, spec.steps))
     kept = steps < total
     grad_steps = steps[kept][::grad_every]
     val_kept = val_steps < total
