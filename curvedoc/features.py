@@ -12,14 +12,20 @@ import math
 from functools import cached_property
 
 import numpy as np
-from scipy.ndimage import median_filter
-from scipy.stats import rankdata
 
 from curvedoc.model import Run
 from curvedoc.roles import Role, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 
+
+
+def median_filter(values: np.ndarray, **options) -> np.ndarray:
+    """scipy's running median, imported on first use: scipy takes longer to import than an audit served from its
+    cache takes in all."""
+    from scipy.ndimage import median_filter as scipy_median_filter
+
+    return scipy_median_filter(values, **options)
 
 
 def fmt(value: float) -> str:
@@ -222,6 +228,8 @@ def trend_z(curve: Curve) -> float:
     values = curve.finite_values
     if len(values) < 3:
         return 0.0
+    from scipy.stats import rankdata
+
     ranks = rankdata(values)  # tied values share their mean rank: a constant curve has no trend
     order = np.arange(len(values), dtype=float)
     spread = ranks.std() * order.std()

@@ -13,8 +13,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from curvedoc.roles import Role, infer_role, primary_tag
 
@@ -108,6 +112,8 @@ class Run:
 
     def point_counts(self) -> dict[str, int]:
         # numpy over the categorical codes: rules ask for this per role, and pandas' value_counts cost ~1 ms a call
+        import pandas as pd
+
         tags = self.scalars["tag"]
         if not isinstance(tags.dtype, pd.CategoricalDtype):
             tags = tags.astype("category")
@@ -201,6 +207,10 @@ class RunBuilder:
 
 
 def _frame(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    # pandas is imported where a frame is built, not with the model: an audit served from its cache builds none,
+    # and importing pandas was a third of its time.
+    import pandas as pd
+
     if not parts:
         return empty_scalars()
     tags = [p[0] for p in parts]
@@ -215,6 +225,8 @@ def _frame(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> pd.Da
 
 
 def empty_scalars() -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({
         "tag": pd.Categorical([]),
         "step": np.array([], dtype=np.int64),

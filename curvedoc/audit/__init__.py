@@ -15,7 +15,8 @@ from pathlib import Path
 
 from curvedoc.audit.cache import Cache, default_cache_dir
 from curvedoc.audit.engine import (
-    RUN_REPORT_SUFFIXES, SourceResult, Task, progress_bar, report_slug, run_tasks, unique_sources,
+    RUN_REPORT_SUFFIXES, SourceResult, Task, progress_bar, report_slug, run_tasks, start_workers_early,
+    unique_sources,
 )
 from curvedoc.audit.summary import AuditResult, RunSummary, Unreadable
 from curvedoc.config import Config
@@ -75,6 +76,8 @@ def audit(
             for source in sources:
                 cached = store.get(source, report_formats) if store else None
                 if cached is None:
+                    if not pending and not dask:
+                        start_workers_early(jobs)
                     pending.append(Task(source, config, report_formats))
                     continue
                 _collect(SourceResult(source, cached["summaries"], cached["problem"], reports=cached["reports"]),

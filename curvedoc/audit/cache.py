@@ -51,12 +51,12 @@ def config_fingerprint(config: Config) -> str:
 
 
 def source_files(source: Source) -> list[Path]:
-    """The files a source's result depends on before reading: its listed files, or everything in a run folder
-    (W&B, MLflow), so a metric file added to the folder makes the cached result stale."""
+    """What a source's result depends on before reading: its listed files, or everything in a run folder (W&B,
+    MLflow) and the folders themselves, whose modification time changes when a file (a new metric) is added."""
     if source.files:
         return [path for _, path in source.files]
     if source.path.is_dir():
-        return [Path(folder) / name for folder, _, names in os.walk(source.path) for name in sorted(names)]
+        return [Path(folder) / name for folder, _, names in os.walk(source.path) for name in [".", *sorted(names)]]
     return [source.path]
 
 
@@ -77,11 +77,11 @@ class Cache:
         self._config = config_fingerprint(config)
 
     def _entry_path(self, source: Source) -> Path:
-        identity = json.dumps([
-            curvedoc.__version__, self._config, source.family, os.path.abspath(source.path),
-            [(split, os.path.abspath(path)) for split, path in source.files], source.explicit,
+        identity = "\0".join([
+            curvedoc.__version__, self._config, source.family, os.path.abspath(source.path), str(source.explicit),
+            *(f"{split}\0{os.path.abspath(path)}" for split, path in source.files),
         ])
-        digest = hashlib.sha256(identity.encode()).hexdigest()
+        digest = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()
         return self.root / digest[:2] / f"{digest}.json"
 
     def get(self, source: Source, report_formats: tuple[str, ...] = ()) -> dict[str, Any] | None:
@@ -91,11 +91,6 @@ class Cache:
             with open(self._entry_path(source), encoding="utf-8") as handle:
                 entry = json.load(handle)
             stamps = {path: tuple(value) for path, value in entry["files"].items()}
-            if not source.files and source.path.is_dir():
-                # a run folder: a file added since (a new metric) changes the result even if no old file changed
-                inside = os.path.join(os.path.abspath(source.path), "")
-                if set(stamp(source_files(source))) != {p for p in stamps if p.startswith(inside)}:
-                    return None
             if stamp(stamps) != stamps:
                 return None
             if any(fmt not in reports for reports in entry["reports"] for fmt in report_formats):

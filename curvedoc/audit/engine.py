@@ -13,7 +13,7 @@ import hashlib
 import multiprocessing
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -103,6 +103,16 @@ def _process_context():
     return multiprocessing.get_context("spawn")
 
 
+def start_workers_early(jobs: int) -> None:
+    """Let the forkserver import curvedoc while the audit is still checking its cache: its imports take as long as
+    a hundred runs' work, and the first worker can only start after them."""
+    if jobs > 1 and "forkserver" in multiprocessing.get_all_start_methods():
+        from multiprocessing import forkserver
+
+        _process_context()
+        forkserver.ensure_running()
+
+
 def _on_process_pool(tasks: list[Task], jobs: int, work=audit_source) -> Iterator[SourceResult]:
     queue = list(reversed(tasks))
     while queue:
@@ -186,12 +196,19 @@ def unique_sources(sources: Iterable[Source]) -> list[Source]:
     """Sources that read the same files (two roots that overlap, a symlinked folder) are read once."""
     seen, unique = set(), []
     for source in sources:
-        identity = (source.family, os.path.realpath(source.path),
-                    tuple(sorted(os.path.realpath(path) for _, path in source.files)))
+        identity = (source.family, _file_identity(source.path),
+                    tuple(sorted(_file_identity(path) for _, path in source.files)))
         if identity not in seen:
             seen.add(identity)
             unique.append(source)
     return unique
 
 
-DisplayMap = Callable[[str], str]
+def _file_identity(path: Path) -> tuple[int, int] | str:
+    """The file behind a path whatever names lead to it (one stat, where realpath would lstat every component)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return os.path.abspath(path)
+    return info.st_dev, info.st_ino
+

@@ -16,10 +16,13 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # family → module; modules are imported on first use so reading a CSV never pays for TensorBoard's protos.
 READER_MODULES = {
@@ -77,6 +80,8 @@ class RunList(list):
 
     def frame(self) -> pd.DataFrame:
         """Every point of every run in one long table: ``run, tag, role, step, wall_time, value``."""
+        import pandas as pd
+
         columns = ["run", "tag", "role", "step", "wall_time", "value"]
         parts = [
             run.scalars.assign(
@@ -117,7 +122,7 @@ def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str]
         raise CurvedocError(root, describe_os_error(exc)) from None
     found = Discovery()
     if stat.S_ISDIR(info.st_mode):
-        _walk(root, found, {os.path.realpath(folder) for folder in exclude})
+        _walk(root, found, {key for folder in exclude if (key := _folder_key(folder))})
         if not found.sources and not found.problems:
             raise CurvedocError(root, f"no training logs found; looked for {LOOKED_FOR}")
     else:
@@ -200,7 +205,15 @@ def _is_number(cell: bytes) -> bool:
     return True
 
 
-def _walk(root: Path, found: Discovery, excluded: set[str]) -> None:
+def _folder_key(folder) -> tuple[int, int] | None:
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None  # a folder that does not exist yet holds nothing to skip
+    return info.st_dev, info.st_ino
+
+
+def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
     visited: set[tuple[int, int]] = set()
     event_files: dict[Path, list[tuple[str | None, Path]]] = {}
     claimed_runs: set[str] = set()
@@ -212,6 +225,8 @@ def _walk(root: Path, found: Discovery, excluded: set[str]) -> None:
             found.problems.append(f"{folder}: {describe_os_error(exc)}")
             return
         key = (info.st_dev, info.st_ino)
+        if key in excluded:
+            return
         if key in visited:
             # A link back to an ancestor is a loop worth telling; a second name for a run (W&B's latest-run) is not.
             target = os.path.realpath(folder)
@@ -244,8 +259,6 @@ def _walk(root: Path, found: Discovery, excluded: set[str]) -> None:
                 if entry.name in SKIPPED_FOLDERS or (entry.name.startswith(".") and entry.name != "."):
                     continue
                 if run_family == "mlflow" and entry.name in {"metrics", "params", "tags"}:
-                    continue
-                if excluded and os.path.realpath(path) in excluded:
                     continue
                 visit(path)
                 continue

@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.ndimage import median_filter
 
-from curvedoc.features import Curve, RunCurves, fmt, noise_reach, trailing_median
+from curvedoc.features import Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, INFO, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import loss_curve

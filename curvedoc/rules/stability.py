@@ -10,9 +10,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.ndimage import median_filter
 
-from curvedoc.features import Curve, RunCurves, fmt, noise_reach, trailing_median
+from curvedoc.features import Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
