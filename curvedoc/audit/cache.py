@@ -110,8 +110,8 @@ class Cache:
         except OSError:
             return  # a read-only or full cache costs speed next time, never the audit itself
         try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(entry, file)
+            with os.fdopen(handle, "wb") as file:
+                file.write(json.dumps(entry).encode())  # dumps uses the C encoder; dump does not
             os.replace(temporary, path)
         except OSError:
             with contextlib.suppress(OSError):

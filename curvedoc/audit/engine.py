@@ -98,9 +98,22 @@ def _process_context():
     # (whose threads — the progress bar's among them — make fork unsafe); spawn where forkserver does not exist.
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["curvedoc.audit.engine", "curvedoc.diagnose", "curvedoc.report"])
+        context.set_forkserver_preload(worker_modules())
         return context
     return multiprocessing.get_context("spawn")
+
+
+def worker_modules() -> list[str]:
+    """What every worker imports: once in the forkserver, whose forks then start warm, instead of once per worker."""
+    import pkgutil
+
+    from curvedoc import rules
+    from curvedoc.readers import READER_MODULES
+
+    return [
+        "curvedoc.audit.engine", "pandas", "scipy.ndimage", "scipy.stats", *READER_MODULES.values(),
+        *(f"{rules.__name__}.{module.name}" for module in pkgutil.iter_modules(rules.__path__)),
+    ]
 
 
 def start_workers_early(jobs: int) -> None:
