@@ -113,10 +113,11 @@ class AuditResult:
     n_analysed: int = 0  # runs read and diagnosed in this audit
 
     def symptom_counts(self) -> dict[str, int]:
-        """Runs showing each symptom (a run counts once per symptom), most frequent first."""
+        """Runs showing each failure symptom (a run counts once per symptom; info notes are not symptoms), most
+        frequent first."""
         counts: dict[str, int] = {}
         for run in self.runs:
-            for symptom in {f.symptom for f in run.findings}:
+            for symptom in run.symptoms:
                 counts[symptom] = counts.get(symptom, 0) + 1
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 

@@ -148,6 +148,16 @@ class Index:
     def of_verdict(self, name: str) -> list[Row]:
         return [row for row in self.rows if row.verdict == name]
 
+    def evidence(self, finding: CrossRunFinding) -> list[str]:
+        """A cross-run finding's evidence with each run's path as the rows show it (under its audited root)."""
+        shown = sorted(((path, self.shown(path)) for path in finding.runs), key=lambda pair: -len(pair[0]))
+        lines = []
+        for line in finding.evidence:
+            for path, short in shown:
+                line = line.replace(path, short)
+            lines.append(line)
+        return lines
+
     def shown(self, path: str) -> str:
         """A path (of an unreadable source) as the rows show theirs: under its audited root."""
         return shown_path(path, self.result.roots)

@@ -102,7 +102,7 @@ def _cross_run(index: Index) -> str:
         if finding.hparams:
             details.append(("hyperparameters", ", ".join(f"<code>{text(name)}</code>" for name in finding.hparams)))
         if finding.evidence:
-            details.append(("evidence", _items(text(item) for item in finding.evidence)))
+            details.append(("evidence", _items(text(item) for item in index.evidence(finding))))
         if finding.causes:
             details.append(("likely causes", _items(text(item) for item in finding.causes)))
         if finding.cheapest_check:

@@ -109,7 +109,7 @@ class _IndexMarkdown:
                  f"{md(finding.title)}", "", f"- runs: {listed(runs, RUNS_NAMED)}"]
         if finding.hparams:
             lines.append(f"- hyperparameters: {', '.join(md(name) for name in finding.hparams)}")
-        lines += [f"- {md(item)}" for item in finding.evidence] + [""]
+        lines += [f"- {md(item)}" for item in self.index.evidence(finding)] + [""]
         if finding.cheapest_check:
             lines += [f"Cheapest check: {md(finding.cheapest_check)}", ""]
         if finding.causes:

@@ -144,7 +144,7 @@ def _cross_run(out: Output, index: Index) -> None:
         out.wrapped(listed(runs, RUNS_NAMED), indent="      runs: ")
         if finding.hparams:
             out.wrapped(", ".join(plain(name) for name in finding.hparams), indent="      hyperparameters: ")
-        for item in finding.evidence:
+        for item in index.evidence(finding):
             out.wrapped(plain(item), indent="      · ", style="dim")
         if finding.cheapest_check:
             out.wrapped(plain(finding.cheapest_check), indent="      check: ")
