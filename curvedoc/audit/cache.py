@@ -85,16 +85,19 @@ class Cache:
         return self.root / digest[:2] / f"{digest}.json"
 
     def get(self, source: Source, report_formats: tuple[str, ...] = ()) -> dict[str, Any] | None:
-        """The cached result of ``source`` (``summaries``, ``problem``, ``reports``) if every file it depended on is
-        unchanged and it holds the per-run reports asked for; otherwise None."""
+        """The cached result of ``source`` (``summaries``, ``problem``, ``reports``: per run, format → text of the
+        formats asked for) if every file it depended on is unchanged and the reports asked for are kept; else None."""
+        path = self._entry_path(source)
         try:
-            with open(self._entry_path(source), encoding="utf-8") as handle:
+            with open(path, encoding="utf-8") as handle:
                 entry = json.load(handle)
-            stamps = {path: tuple(value) for path, value in entry["files"].items()}
+            stamps = {file: tuple(value) for file, value in entry["files"].items()}
             if stamp(stamps) != stamps:
                 return None
-            if any(fmt not in reports for reports in entry["reports"] for fmt in report_formats):
-                return None
+            entry["reports"] = [
+                {fmt: (path.parent / names[fmt]).read_text(encoding="utf-8") for fmt in report_formats}
+                for names in entry["reports"]
+            ]
             entry["summaries"] = [RunSummary.from_dict(item) for item in entry["summaries"]]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None  # absent, half-deleted or from an older layout: a miss, never an error
@@ -102,17 +105,32 @@ class Cache:
 
     def put(self, source: Source, files: FileStamps, summaries: list[RunSummary], problem: str | None,
             reports: list[dict[str, str]]) -> None:
+        """Remember a source's result. Its runs' reports go in files of their own beside the entry, so an audit
+        without ``-o`` never parses a plot it does not need."""
         path = self._entry_path(source)
-        entry = {"files": files, "summaries": [s.to_dict() for s in summaries], "problem": problem, "reports": reports}
+        report_names = [
+            {fmt: f"{path.stem}-{index}.{fmt}" for fmt in texts} for index, texts in enumerate(reports)
+        ]
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            for names, texts in zip(report_names, reports):
+                for fmt, name in names.items():
+                    _write_atomically(path.parent / name, texts[fmt].encode("utf-8", "surrogateescape"))
+            entry = {"files": files, "summaries": [s.to_dict() for s in summaries], "problem": problem,
+                     "reports": report_names}
+            _write_atomically(path, json.dumps(entry).encode())  # dumps uses the C encoder; dump does not
         except OSError:
-            return  # a read-only or full cache costs speed next time, never the audit itself
-        try:
-            with os.fdopen(handle, "wb") as file:
-                file.write(json.dumps(entry).encode())  # dumps uses the C encoder; dump does not
-            os.replace(temporary, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+            pass  # a read-only or full cache costs speed next time, never the audit itself
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Written under a temporary name and renamed into place: a reader sees the old file or the new, never half."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
