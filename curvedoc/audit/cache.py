@@ -74,6 +74,7 @@ def stamp(paths) -> FileStamps:
 class Cache:
     def __init__(self, root: Path, config: Config):
         self.root = Path(root) / f"v{CACHE_FORMAT}"
+        self._folder = str(self.root)
         self._config = config_fingerprint(config)
 
     def _entry_path(self, source: Source) -> Path:
@@ -82,15 +83,15 @@ class Cache:
             *(f"{split}\0{os.path.abspath(path)}" for split, path in source.files),
         ])
         digest = hashlib.sha256(identity.encode("utf-8", "surrogateescape")).hexdigest()
-        return self.root / digest[:2] / f"{digest}.json"
+        return Path(os.path.join(self._folder, digest[:2], f"{digest}.json"))  # os.path: pathlib's / is 10x slower
 
     def get(self, source: Source, report_formats: tuple[str, ...] = ()) -> dict[str, Any] | None:
         """The cached result of ``source`` (``summaries``, ``problem``, ``reports``: per run, format → text of the
         formats asked for) if every file it depended on is unchanged and the reports asked for are kept; else None."""
         path = self._entry_path(source)
         try:
-            with open(path, encoding="utf-8") as handle:
-                entry = json.load(handle)
+            with open(path, "rb") as handle:
+                entry = json.loads(handle.read())
             stamps = {file: tuple(value) for file, value in entry["files"].items()}
             if stamp(stamps) != stamps:
                 return None

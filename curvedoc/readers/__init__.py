@@ -133,10 +133,11 @@ def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str]
     return found
 
 
-def classify_file(path: Path, explicit: bool = False) -> Source | str | None:
-    """The source a single file is, a one-line reason it is unusable, or None when it is not a log at all."""
+def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> Source | str | None:
+    """The source a single file is, a one-line reason it is unusable, or None when it is not a log at all.
+    ``regular``: the caller's directory listing already says it is a regular file (no stat needed)."""
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
+        if not regular and not stat.S_ISREG(path.stat().st_mode):
             # reading a named pipe or a device would block forever or never end
             return "not a regular file (a pipe or device)" if explicit else None
     except OSError as exc:
@@ -264,7 +265,12 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
                 continue
             if "-checkpoint." in entry.name:
                 continue  # a Jupyter autosave copy of a file read on its own
-            source = classify_file(path)
+            try:
+                # the listing's file type costs no system call; a symlink is still checked by classify_file
+                regular = entry.is_file(follow_symlinks=False)
+            except OSError:
+                regular = False
+            source = classify_file(path, regular=regular)
             if source is None:
                 continue
             if isinstance(source, str):
@@ -317,7 +323,7 @@ def _run_folder_family(folder: Path, names: set[str]) -> str | None:
     if (
         any(name.endswith(".wandb") for name in names)
         or "wandb-history.jsonl" in names
-        or (folder / "files" / "wandb-history.jsonl").exists()
+        or ("files" in names and (folder / "files" / "wandb-history.jsonl").exists())
         or (folder.name.startswith(("run-", "offline-run-")) and (folder / "files" / "config.yaml").exists())
     ):
         return "wandb"
