@@ -202,6 +202,17 @@ def test_a_good_setting_among_bad_ones_is_not_too_good():
     assert codes(group([0.002, 0.07, -3.0, 0.08])) == []  # a negative loss is left out: two others remain
 
 
+def test_the_spread_is_measured_in_factors_like_the_margin():
+    # honest runs 2x apart (a slow learning rate ends higher): linearly wide, but the leak is 8x below the best
+    assert codes(group([0.0125, 0.105, 0.141, 0.197, 0.12])) == ["CD804"]
+
+
+def test_a_seed_far_below_its_siblings_is_not_a_leak():
+    seeds = [summary(f"s{seed}", {"lr": 1.0, "seed": seed}, final=final)
+             for seed, final in enumerate([0.02, 2.1, 1.9, 2.3, 2.0])]
+    assert "CD804" not in codes(seeds)
+
+
 # ---- registry, settings, docs -----------------------------------------------------------------------------------
 
 def test_archive_rules_are_registered_documented_and_skipped_per_run(capsys):
@@ -254,9 +265,6 @@ KNOWN_WRONG = {
                         "sampling error of a 38-example validation split that each seed re-draws",
     "sweep_shuffled_labels": "no run gets a failure symptom: without a class count the per-run rules cannot see "
                              "validation at chance, and overfitting is not counted as a sweep failure",
-    "sweep_detached": "the per-run rules miss flat_from_start on two of the five runs, which breaks the streak",
-    "leak_label_feature": "the honest runs spread 0.10-0.20, so the leak (0.013, 8x below the runner-up) is only "
-                          "2.4 linear spreads below their median (CD804 needs 5)",
 }
 
 

@@ -150,3 +150,16 @@ def test_a_loss_that_turns_nan_is_left_to_cd101():
     run = synthetic({"train/loss": np.r_[19 + rng.normal(0, 5, 10), np.full(160, np.nan)]}, n_classes=10)
     found = codes(run)
     assert "CD101" in found and not found & {"CD301", "CD303", "CD304"}
+
+
+def test_a_validation_loss_identical_at_every_evaluation_is_a_frozen_model():
+    # The real run: a detached graph, so the weights never change; its train loss wanders with the minibatches
+    # (up 8 % by chance) while every evaluation of the same weights gives 1.2008336…
+    (finding,) = findings(FIXTURES / "audit" / "sweep_detached" / "wd0.0001_h64", "CD301")
+    assert finding.tags == ["val/loss"] and "+0.0%" in finding.evidence[0]
+    rng = np.random.default_rng(0)
+    wandering = 1.2 + 0.05 * rng.standard_normal(60)
+    assert "CD301" in codes(synthetic({"train_loss": wandering, "val_loss": np.full(60, 1.2008)}))
+    # a train loss that clearly falls while the evaluation never changes is a broken evaluation, not this
+    learning = np.linspace(1.2, 0.2, 60) + 0.02 * rng.standard_normal(60)
+    assert "CD301" not in codes(synthetic({"train_loss": learning, "val_loss": np.full(60, 1.2008)}))

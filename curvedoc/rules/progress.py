@@ -62,7 +62,16 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         chance = chance_loss_of(run, curve)
         if begin <= 0 or (chance is not None and begin < limits["converged_share"] * chance):
             return []  # a loss that starts far below chance (or at 0) is a model that was already trained
-    return curves if all(is_flat(curve, limits) for curve in curves) else []
+    if all(is_flat(curve, limits) for curve in curves):
+        return curves
+    # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
+    # nothing was learned, whatever minibatch noise makes the train loss wander (unless it clearly falls, which
+    # would be a broken evaluation rather than a frozen model).
+    frozen = [curve for curve in curves if curve.role == Role.VAL_LOSS and np.ptp(curve.finite_values) == 0]
+    train = run.curve(Role.TRAIN_LOSS)
+    if frozen and (train is None or train not in curves or trend_z(train) > -limits["noise_z"]):
+        return frozen
+    return []
 
 
 FLAT_THRESHOLDS = {
