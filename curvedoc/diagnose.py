@@ -41,10 +41,11 @@ class RuleSettings:
         return rule.code not in self.disabled and rule.symptom not in self.disabled
 
 
-def diagnose_run(run: Run, settings: RuleSettings | None = None) -> list[Finding]:
-    """Every finding of every enabled rule on ``run``, most severe first; also stored on ``run.findings``."""
+def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurves | None = None) -> list[Finding]:
+    """Every finding of every enabled rule on ``run``, most severe first; also stored on ``run.findings``.
+    ``curves``: the run's features when the caller wants them afterwards too (an audit's summary)."""
     settings = settings or RuleSettings()
-    curves = RunCurves(run)
+    curves = curves or RunCurves(run)
     findings: list[Finding] = []
     waiting_for_n_classes: list[Rule] = []
     for rule in all_rules(RUN):

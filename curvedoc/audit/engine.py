@@ -60,6 +60,7 @@ def audit_source(task: Task) -> SourceResult:
     """Read, diagnose and summarise one source. Never raises: whatever goes wrong becomes the source's problem,
     so one strange file cannot stop an audit of thousands."""
     from curvedoc.diagnose import diagnose_run
+    from curvedoc.features import RunCurves
     from curvedoc.report import ReportOptions, render
 
     source = task.source
@@ -68,8 +69,9 @@ def audit_source(task: Task) -> SourceResult:
         runs = read_source(source)
         apply_settings(runs, task.config)
         for run in runs:
-            diagnose_run(run, task.config.rules)
-            result.summaries.append(summarize(run))
+            curves = RunCurves(run)
+            diagnose_run(run, task.config.rules, curves)
+            result.summaries.append(summarize(run, curves=curves))
             result.reports.append({
                 fmt: render(fmt, [run], [], ReportOptions(cut_to_width=False)) for fmt in task.report_formats
             })

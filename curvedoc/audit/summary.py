@@ -125,11 +125,11 @@ class AuditResult:
         return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
-def metric_ends(run: Run) -> dict[str, MetricEnd]:
+def metric_ends(run: Run, curves=None) -> dict[str, MetricEnd]:
     """Where each compared role's main curve ended; roles without finite points are left out."""
     from curvedoc.features import RunCurves
 
-    curves = RunCurves(run)
+    curves = curves or RunCurves(run)  # the diagnosis's own, when given: its curves are smoothed already
     ends = {}
     for role in COMPARED_ROLES:
         curve = curves.curve(role)
@@ -149,7 +149,7 @@ def metric_ends(run: Run) -> dict[str, MetricEnd]:
     return ends
 
 
-def summarize(run: Run, display_path: str | None = None) -> RunSummary:
+def summarize(run: Run, curves=None) -> RunSummary:
     """The summary of a diagnosed run (``run.findings`` filled)."""
     from curvedoc.report import json_safe, verdict
 
@@ -158,7 +158,7 @@ def summarize(run: Run, display_path: str | None = None) -> RunSummary:
     first_wall = float(finite_walls.min()) if len(finite_walls) else None
     start = run.meta.start_time if run.meta.start_time is not None else first_wall
     return RunSummary(
-        path=display_path or run.path,
+        path=run.path,
         name=run.name,
         format=run.format,
         verdict=verdict(run),
@@ -170,5 +170,5 @@ def summarize(run: Run, display_path: str | None = None) -> RunSummary:
         n_points=int(len(run.scalars)),
         roles={tag: role.value for tag, role in run.roles.items()},
         n_classes=run.meta.n_classes,
-        metrics=metric_ends(run),
+        metrics=metric_ends(run, curves),
     )
