@@ -159,22 +159,35 @@ def _finding(run, finding) -> str:
         details.append(("steps", f"{int(finding.step_range[0])}–{int(finding.step_range[1])}"))
     if finding.tags:
         details.append(("curves", ", ".join(f"<code>{text(tag)}</code>" for tag in finding.tags)))
-    if finding.evidence:
-        details.append(("evidence", _list(finding.evidence)))
+    plot = _plot(figure_for_finding(run, finding), f"{run.name}: {finding.code} {finding.symptom}") \
+        if finding.tags or finding.step is not None or finding.step_range is not None else ""
+    return finding_article(finding, details, finding.evidence, plot)
+
+
+def finding_article(finding, details: list[tuple[str, str]], evidence, below: str = "") -> str:
+    """A finding (of a run or across runs) as an article: its badge, code and title, the ``details`` given as
+    (label, HTML) pairs, then evidence, likely causes and cheapest check, then ``below`` (a plot)."""
+    details = list(details)
+    if evidence:
+        details.append(("evidence", html_list(text(item) for item in evidence)))
     if finding.causes:
-        details.append(("likely causes", _list(finding.causes)))
+        details.append(("likely causes", html_list(text(item) for item in finding.causes)))
     if finding.cheapest_check:
         details.append(("cheapest check", text(finding.cheapest_check)))
     rows = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in details)
-    severity = finding.severity if finding.severity in ("error", "warning", "info") else "info"
-    plot = _plot(figure_for_finding(run, finding), f"{run.name}: {finding.code} {finding.symptom}") \
-        if finding.tags or finding.step is not None or finding.step_range is not None else ""
+    severity = severity_class(finding.severity)
     return (f'<article class="finding sev-{severity}"><h3><span class="badge {severity}">{severity}</span> '
-            f"{text(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl>{plot}</article>")
+            f"{text(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl>{below}</article>")
 
 
-def _list(items) -> str:
-    return "<ul>" + "".join(f"<li>{text(item)}</li>" for item in items) + "</ul>"
+def severity_class(severity: str) -> str:
+    """A class name from a known set only: a severity is data, and data never names a class freely."""
+    return severity if severity in ("error", "warning", "info") else "info"
+
+
+def html_list(items_html) -> str:
+    """A bullet list of items that are HTML already (escaped text, links)."""
+    return "<ul>" + "".join(f"<li>{item}</li>" for item in items_html) + "</ul>"
 
 
 def _healthy_run(run, index: int) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from curvedoc import __version__
 from curvedoc.report import FAILING, HEALTHY, WARNINGS
-from curvedoc.report.html import STYLE, text
+from curvedoc.report.html import STYLE, finding_article, html_list, severity_class, text
 from curvedoc.report.index import Index, Row
 
 INDEX_STYLE = """
@@ -77,19 +77,10 @@ def _symptoms(index: Index) -> str:
     if not index.symptoms:
         return ""
     body = "".join(f'<tr><td><code>{text(item.symptom)}</code></td><td class="number">{item.runs:,}</td>'
-                   f'<td><span class="badge {_severity(item.severity)}">{text(item.severity)}</span></td></tr>'
+                   f'<td><span class="badge {severity_class(item.severity)}">{text(item.severity)}</span></td></tr>'
                    for item in index.symptoms)
     return ('<h2>Runs per symptom</h2><table class="symptoms"><thead><tr><th>Symptom</th><th>Runs</th>'
             f"<th>Severity</th></tr></thead><tbody>{body}</tbody></table>")
-
-
-def _severity(severity: str) -> str:
-    """A class name from a known set only: a severity is data, and data never names a class freely."""
-    return severity if severity in ("error", "warning", "info") else "info"
-
-
-def _items(items) -> str:
-    return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
 
 
 def _cross_run(index: Index) -> str:
@@ -98,19 +89,10 @@ def _cross_run(index: Index) -> str:
     articles = []
     for finding in index.cross_run:
         runs = [_run_name(index, row) if (row := index.row_of(path)) else text(path) for path in finding.runs]
-        details = [("symptom", f"<code>{text(finding.symptom)}</code>"), ("runs", _items(runs))]
+        details = [("symptom", f"<code>{text(finding.symptom)}</code>"), ("runs", html_list(runs))]
         if finding.hparams:
             details.append(("hyperparameters", ", ".join(f"<code>{text(name)}</code>" for name in finding.hparams)))
-        if finding.evidence:
-            details.append(("evidence", _items(text(item) for item in index.evidence(finding))))
-        if finding.causes:
-            details.append(("likely causes", _items(text(item) for item in finding.causes)))
-        if finding.cheapest_check:
-            details.append(("cheapest check", text(finding.cheapest_check)))
-        severity = _severity(finding.severity)
-        rows = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in details)
-        articles.append(f'<article class="finding sev-{severity}"><h3><span class="badge {severity}">{severity}'
-                        f"</span> {text(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl></article>")
+        articles.append(finding_article(finding, details, index.evidence(finding)))
     return f"<h2>Across runs ({len(index.cross_run)})</h2>" + "".join(articles)
 
 
