@@ -10,7 +10,7 @@ from curvedoc.errors import CurvedocError
 from curvedoc.features import RunCurves
 from curvedoc.model import Run
 from curvedoc.roles import Role
-from curvedoc.rules import INFO, RUN, Finding, Found, Limits, Rule, all_rules
+from curvedoc.rules import INFO, RUN, Finding, Limits, Rule, all_rules, found_items
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 NEEDS_N_CLASSES_CODE = "CD000"
@@ -60,7 +60,7 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
         except Exception as exc:  # noqa: BLE001 — one faulty rule must not cost the user the other findings
             run.warnings.append(f"rule {rule.code} ({rule.name}) failed on this run: {type(exc).__name__}: {exc}")
             continue
-        findings.extend(rule.finding(item) for item in _as_list(found))
+        findings.extend(rule.finding(item) for item in found_items(found))
     if waiting_for_n_classes and _has_classification_curves(run):
         findings.append(_needs_n_classes(waiting_for_n_classes))
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
@@ -71,14 +71,6 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
 def diagnose_runs(runs: Iterable[Run], settings: RuleSettings | None = None) -> None:
     for run in runs:
         diagnose_run(run, settings)
-
-
-def _as_list(found) -> list[Found]:
-    if found is None:
-        return []
-    if isinstance(found, Found):
-        return [found]
-    return list(found)
 
 
 def _has_classification_curves(run: Run) -> bool:

@@ -26,9 +26,9 @@ from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from curvedoc.audit.summary import LOWER_IS_BETTER, CrossRunFinding, MetricEnd, RunSummary
+from curvedoc.audit.summary import CrossRunFinding, MetricEnd, RunSummary
 from curvedoc.diagnose import SEVERITY_ORDER, RuleSettings
-from curvedoc.rules import ARCHIVE, FoundAcross, Limits, Rule, all_rules
+from curvedoc.rules import ARCHIVE, FoundAcross, Limits, Rule, all_rules, found_items
 
 # The last part of a name a seed goes by (seed, random_seed, manual_seed, data_seed, seed_everything, ...).
 SEED_NAME = re.compile(r"(^|[_\-.])(seed|seed_everything|random_state|rng)$|^seed[_\-]", re.IGNORECASE)
@@ -213,10 +213,6 @@ def comparable_metric(runs: list[RunSummary], roles: Iterable[str]) -> tuple[str
     return "", []
 
 
-def lower_is_better(role: str) -> bool:
-    return role in LOWER_IS_BETTER
-
-
 def families(summaries: Iterable[RunSummary]) -> list[Family]:
     """The archive's families of comparable runs, in a deterministic order (by their first run's path)."""
     grouped: dict[tuple, list[tuple[RunSummary, dict[str, Hashable]]]] = {}
@@ -245,9 +241,7 @@ def cross_run_findings(summaries: list[RunSummary], settings: RuleSettings | Non
     for family in families(summaries):
         for rule in rules:
             limits = Limits(rule.thresholds, settings.thresholds.get(rule.code, {}))
-            found = rule.detect(family, limits)
-            items = [found] if isinstance(found, FoundAcross) else list(found or ())
-            findings.extend(_finding(rule, item) for item in items)
+            findings.extend(_finding(rule, item) for item in found_items(rule.detect(family, limits)))
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code, finding.runs))
     return findings
 

@@ -160,6 +160,15 @@ class Rule:
         )
 
 
+def found_items(found) -> list:
+    """What a ``detect`` returned (nothing, one item, or an iterable of items) as a list."""
+    if found is None:
+        return []
+    if isinstance(found, (Found, FoundAcross)):
+        return [found]
+    return list(found)
+
+
 REGISTRY: dict[str, Rule] = {}
 
 

@@ -106,7 +106,8 @@ def _failing_seeds(family: Family, group: list[RunSummary]) -> list[str]:
 
 
 def _seed_spread(group: list[RunSummary], limits: Limits) -> list[str]:
-    from curvedoc.audit.crossrun import comparable_metric, lower_is_better
+    from curvedoc.audit.crossrun import comparable_metric
+    from curvedoc.audit.summary import LOWER_IS_BETTER
 
     role, ends = comparable_metric(group, HELD_OUT_ROLES)
     # A run stopped early (crashed, killed, resumed elsewhere) shows where it was, not where the config leads.
@@ -116,7 +117,7 @@ def _seed_spread(group: list[RunSummary], limits: Limits) -> list[str]:
         return []
     finals = [end.final for _, end in ends]
     spread = max(finals) - min(finals)
-    level = abs(median(finals)) if lower_is_better(role) else median(1 - value for value in finals)
+    level = abs(median(finals)) if role in LOWER_IS_BETTER else median(1 - value for value in finals)
     noise, dof = _noise_upper(ends, limits["confidence"])
     pairs = len(ends) * (len(ends) - 1)
     allowed = math.sqrt(2) * NormalDist().inv_cdf(1 - limits["p_value"] / pairs) * noise
@@ -126,7 +127,7 @@ def _seed_spread(group: list[RunSummary], limits: Limits) -> list[str]:
     low, high = min(ends, key=lambda item: item[1].final), max(ends, key=lambda item: item[1].final)
     return [f"{tag} ends between {fmt(low[1].final)} ({low[0].path}) and {fmt(high[1].final)} ({high[0].path}): "
             f"spread {fmt(spread)}, {spread / level:.0%} of the level {fmt(level)}"
-            + (" (median error)" if not lower_is_better(role) else ""),
+            + (" (median error)" if role not in LOWER_IS_BETTER else ""),
             f"the runs' own noise ({fmt(noise)} at most, pooled over {dof} degrees of freedom) lets "
             f"{len(ends)} runs spread by {fmt(allowed)} (p = {limits['p_value']:g})",
             "finals: " + ", ".join(f"{fmt(end.final)}" for _, end in ends)]
