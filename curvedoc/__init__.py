@@ -37,10 +37,7 @@ def load(
             if source.explicit:
                 raise
             problems.append(str(exc))
-    for run in runs:
-        run.set_roles(settings.roles)
-        if run.meta.n_classes is None and settings.num_classes:
-            run.set_n_classes(settings.num_classes, "--num-classes")
+    settings.apply(runs)
     if not runs and problems:
         raise CurvedocError(None, problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
     return RunList(runs, problems)

@@ -27,6 +27,13 @@ class Config:
     def merged(self, roles: dict[str, str] | None = None, num_classes: int | None = None) -> "Config":
         return Config({**self.roles, **(roles or {})}, num_classes or self.num_classes, self.source, self.rules)
 
+    def apply(self, runs) -> None:
+        """Give freshly read runs the user's role overrides, and the class count where their config lacks one."""
+        for run in runs:
+            run.set_roles(self.roles)
+            if run.meta.n_classes is None and self.num_classes:
+                run.set_n_classes(self.num_classes, "--num-classes")
+
 
 def find_config(start: Path | None = None) -> Config:
     folder = (start or Path.cwd()).resolve()

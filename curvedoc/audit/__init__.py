@@ -124,7 +124,7 @@ def _collect(outcome: SourceResult, result: AuditResult, display: dict[Source, t
     root, mirrored = display[outcome.source]
     if outcome.problem:
         result.unreadable.append(_unreadable(outcome.problem, root, mirrored))
-    for summary, reports in zip(outcome.summaries, outcome.reports or [{}] * len(outcome.summaries)):
+    for summary, reports in zip(outcome.summaries, outcome.reports, strict=True):
         summary.path = _shown(summary.path, mirrored)
         summary.warnings = [_shown(warning, mirrored) for warning in summary.warnings]
         if report_dir:

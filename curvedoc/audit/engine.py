@@ -48,14 +48,6 @@ class SourceResult:
     reports: list[dict[str, str]] = field(default_factory=list)  # per summary: format → report text
 
 
-def apply_settings(runs, config: Config) -> None:
-    """The user's role overrides and class count, as ``curvedoc.load`` applies them."""
-    for run in runs:
-        run.set_roles(config.roles)
-        if run.meta.n_classes is None and config.num_classes:
-            run.set_n_classes(config.num_classes, "--num-classes")
-
-
 def audit_source(task: Task) -> SourceResult:
     """Read, diagnose and summarise one source. Never raises: whatever goes wrong becomes the source's problem,
     so one strange file cannot stop an audit of thousands."""
@@ -67,7 +59,7 @@ def audit_source(task: Task) -> SourceResult:
     result = SourceResult(source, files=stamp(source_files(source)))  # stamped before reading: a file growing
     try:                                                               # meanwhile is seen as changed next time
         runs = read_source(source)
-        apply_settings(runs, task.config)
+        task.config.apply(runs)
         for run in runs:
             curves = RunCurves(run)
             diagnose_run(run, task.config.rules, curves)

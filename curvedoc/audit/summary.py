@@ -72,11 +72,6 @@ class RunSummary:
         return cls(**data)
 
     @property
-    def worst_severity(self) -> str | None:
-        severities = {finding.severity for finding in self.findings}
-        return next((s for s in ("error", "warning", "info") if s in severities), None)
-
-    @property
     def symptoms(self) -> set[str]:
         """The failure symptoms shown (error and warning findings; info findings are notes)."""
         return {f.symptom for f in self.findings if f.severity in {"error", "warning"}}

@@ -63,7 +63,7 @@ def summary(runs) -> dict[str, Any]:
 
 def document(runs, problems=()) -> dict[str, Any]:
     runs = list(runs)
-    return _valid_text({
+    return valid_text({
         "schema_version": SCHEMA_VERSION,
         "curvedoc_version": __version__,
         "summary": summary(runs),
@@ -77,13 +77,13 @@ def render(runs, problems=(), options=None) -> str:
     return json.dumps(document(runs, problems), indent=2, allow_nan=False)
 
 
-def _valid_text(value: Any) -> Any:
+def valid_text(value: Any) -> Any:
     """Strings as valid Unicode: file names that were not UTF-8 reach Python as lone surrogates, which strict
     JSON parsers reject; they become U+FFFD. Numpy scalars (a rule's step) become plain numbers."""
     if isinstance(value, dict):
-        return {_valid_text(key): _valid_text(item) for key, item in value.items()}
+        return {valid_text(key): valid_text(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_valid_text(item) for item in value]
+        return [valid_text(item) for item in value]
     if isinstance(value, str):
         try:
             value.encode("utf-8")

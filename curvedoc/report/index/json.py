@@ -20,7 +20,7 @@ from curvedoc import __version__
 from curvedoc.audit.summary import RunSummary
 from curvedoc.report import json_safe
 from curvedoc.report.index import Index, Row
-from curvedoc.report.json import _valid_text
+from curvedoc.report.json import valid_text
 
 INDEX_SCHEMA_VERSION = "1.0"
 SCHEMA_RESOURCE = "audit.schema.json"
@@ -54,7 +54,7 @@ def render(index: Index) -> str:
     try:
         return _one_item_a_line(data)
     except (ValueError, UnicodeEncodeError):  # a NaN or an undecodable file name the summaries should not hold
-        return _one_item_a_line(_valid_text(data))
+        return _one_item_a_line(valid_text(data))
 
 
 def _one_item_a_line(data: dict[str, Any]) -> str:
