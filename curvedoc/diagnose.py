@@ -14,6 +14,10 @@ from curvedoc.rules import INFO, RUN, Finding, Limits, Rule, all_rules, found_it
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 NEEDS_N_CLASSES_CODE = "CD000"
+LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
+# A loss with fewer finite points than this has no shape (no trend, no noise, no "after"): nothing but its NaNs
+# and its first value can be judged, which is too little to call the run healthy.
+MIN_SHAPE_POINTS = 3
 
 
 @dataclass
@@ -65,7 +69,22 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
         findings.append(_needs_n_classes(waiting_for_n_classes))
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
     run.findings = findings
+    run.insufficient = too_little_to_judge(curves)
     return findings
+
+
+def too_little_to_judge(curves: RunCurves) -> str | None:
+    """Why the run holds too little for a verdict of healthy (no loss curve, or none with a shape), else None."""
+    run = curves.run
+    losses = [curve for role in LOSS_ROLES for curve in curves.curves(role)]
+    if not losses:
+        logged = ", ".join(run.tags[:5]) + (" …" if len(run.tags) > 5 else "")
+        return f"no loss curve (logged: {logged})" if run.tags else "no scalar curve at all"
+    longest = max(losses, key=lambda curve: len(curve.finite_values))
+    points = len(longest.finite_values)
+    if points >= MIN_SHAPE_POINTS:
+        return None
+    return f"only {points} point{'' if points == 1 else 's'} of {longest.tag} (a shape needs {MIN_SHAPE_POINTS})"
 
 
 def diagnose_runs(runs: Iterable[Run], settings: RuleSettings | None = None) -> None:

@@ -88,6 +88,7 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     name: str = ""
     findings: list = field(default_factory=list)  # filled by curvedoc.diagnose
+    insufficient: str | None = None  # filled by curvedoc.diagnose: why the run holds too little to judge
 
     def __post_init__(self) -> None:
         if not self.name:

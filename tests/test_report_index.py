@@ -16,7 +16,7 @@ import pytest
 
 import curvedoc
 from curvedoc.audit.summary import AuditResult, CrossRunFinding, RunSummary, Unreadable, summarize
-from curvedoc.report import FAILING, HEALTHY, WARNINGS, verdict
+from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, WARNINGS, verdict
 from curvedoc.report.index import INDEX_RENDERERS, INDEX_SUFFIXES, Index, IndexOptions, render_index, shown_path
 from curvedoc.report.index.csv import COLUMNS
 from curvedoc.report.index.json import INDEX_SCHEMA_VERSION, schema
@@ -109,7 +109,8 @@ def test_totals_and_symptom_counts_agree_across_formats(result):
     verdicts = Counter(verdict(run) for run in result.runs)
     document = json.loads(render("json", result))
     assert document["totals"] == {"runs": len(result.runs), "failing": verdicts[FAILING],
-                                  "warnings": verdicts[WARNINGS], "healthy": verdicts[HEALTHY], "unreadable": 2,
+                                  "warnings": verdicts[WARNINGS], "insufficient": verdicts[INSUFFICIENT],
+                                  "healthy": verdicts[HEALTHY], "unreadable": 2,
                                   "cached": 40, "analysed": len(result.runs) - 40}
     assert document["by_symptom"] == result.symptom_counts()
     assert list(document["by_symptom"].values()) == sorted(document["by_symptom"].values(), reverse=True)

@@ -11,7 +11,7 @@ import pytest
 import curvedoc
 from curvedoc.diagnose import diagnose_run, diagnose_runs
 from curvedoc.model import RunBuilder
-from curvedoc.report import render, verdict
+from curvedoc.report import VERDICTS, render, verdict
 from curvedoc.report.json import SCHEMA_VERSION, schema
 from curvedoc.roles import Role
 from curvedoc.rules import SEVERITIES, SYMPTOMS
@@ -90,7 +90,7 @@ def test_schema_enums_are_the_codes_sets():
     assert set(defs["symptom"]["enum"]) == set(SYMPTOMS)
     assert set(defs["role"]["enum"]) == {role.value for role in Role}
     assert set(defs["severity"]["enum"]) == set(SEVERITIES)
-    assert set(defs["verdict"]["enum"]) == {"failing", "warnings", "healthy"}
+    assert tuple(defs["verdict"]["enum"]) == VERDICTS
 
 
 def test_the_schema_ships_inside_the_package():
@@ -152,4 +152,5 @@ def test_undecodable_file_names_become_valid_unicode(validator):
 def test_an_empty_report_is_valid(validator):
     document = strict_loads(render("json", [], ["nothing readable in /x"]))
     assert_valid(validator, document)
-    assert document["summary"] == {"runs": 0, "failing": 0, "warnings": 0, "healthy": 0, "by_symptom": {}}
+    assert document["summary"] == {"runs": 0, "failing": 0, "warnings": 0, "insufficient": 0, "healthy": 0,
+                                   "by_symptom": {}}

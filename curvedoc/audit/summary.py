@@ -41,7 +41,8 @@ class RunSummary:
     path: str  # as the user would type it (the URL for a remote archive)
     name: str
     format: str
-    verdict: str  # failing / warnings / healthy (see curvedoc.report.verdict)
+    verdict: str  # failing / warnings / insufficient / healthy (see curvedoc.report.verdict)
+    insufficient: str | None = None  # why the run holds too little to judge (see Run.insufficient)
     findings: list[Finding] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     hparams: dict[str, Any] = field(default_factory=dict)  # JSON-safe
@@ -157,6 +158,7 @@ def summarize(run: Run, curves=None) -> RunSummary:
         name=run.name,
         format=run.format,
         verdict=verdict(run),
+        insufficient=run.insufficient,
         findings=list(run.findings),
         warnings=list(run.warnings),
         hparams=json_safe(run.meta.hparams),

@@ -29,7 +29,9 @@ RENDERERS = {
 SUFFIXES = {".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
             ".htm": "html"}
 
-FAILING, WARNINGS, HEALTHY = "failing", "warnings", "healthy"
+FAILING, WARNINGS, INSUFFICIENT, HEALTHY = "failing", "warnings", "insufficient", "healthy"
+VERDICTS = (FAILING, WARNINGS, INSUFFICIENT, HEALTHY)  # worst first
+WITHOUT_FINDINGS = (INSUFFICIENT, HEALTHY)  # verdicts of runs with nothing to show but their name and why
 
 
 @dataclass
@@ -48,13 +50,16 @@ def render(fmt: str, runs, problems=(), options: ReportOptions | None = None) ->
 
 
 def verdict(run: Run) -> str:
-    """``failing`` when an error-level finding exists, ``warnings`` for warnings only, else ``healthy``
-    (info findings are notes, not symptoms)."""
+    """``failing`` when an error-level finding exists, ``warnings`` for warnings only, ``insufficient`` when the
+    run holds too little to judge (no loss curve, a single point: ``run.insufficient`` says why), else
+    ``healthy`` (info findings are notes, not symptoms)."""
     severities = {finding.severity for finding in run.findings}
     if "error" in severities:
         return FAILING
     if "warning" in severities:
         return WARNINGS
+    if run.insufficient:
+        return INSUFFICIENT
     return HEALTHY
 
 

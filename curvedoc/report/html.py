@@ -18,12 +18,13 @@ from PIL import Image  # installed with matplotlib, which depends on it
 
 from curvedoc import __version__
 from curvedoc.diagnose import first_response
-from curvedoc.report import FAILING, HEALTHY, WARNINGS, ReportOptions, printable, series_summary, verdict
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS, ReportOptions,
+                             printable, series_summary, verdict)
 from curvedoc.report.plots import figure_for_finding, figure_for_run
 
 PLOT_DPI = 90
 PALETTE_COLOURS = 64
-VERDICT_ORDER = (FAILING, WARNINGS, HEALTHY)
+VERDICT_LABELS = {INSUFFICIENT: "not enough to judge"}  # the other verdicts are shown by their own name
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1100px;
@@ -42,6 +43,7 @@ th { background: #f5f5f5; }
 .failing, .error { background: #fde0e0; color: #a01818; }
 .warnings, .warning { background: #fff0d6; color: #8a4b00; }
 .healthy { background: #e0f4e4; color: #1d6b2f; }
+.insufficient { background: #eeeeee; color: #444; }
 .info { background: #e3ecfb; color: #1c4f9c; }
 .finding { border: 1px solid #e4e4e4; border-left: 4px solid #999; border-radius: 4px; padding: 0.6rem 0.9rem;
            margin: 0.8rem 0; }
@@ -65,9 +67,10 @@ summary { cursor: pointer; font-weight: 600; }
 
 
 def render(runs, problems=(), options: ReportOptions | None = None) -> str:
-    ranked = sorted(runs, key=lambda run: VERDICT_ORDER.index(verdict(run)))
-    diagnosed = [run for run in ranked if verdict(run) != HEALTHY]
-    healthy = [run for run in ranked if verdict(run) == HEALTHY]
+    ranked = sorted(runs, key=lambda run: VERDICTS.index(verdict(run)))
+    # Runs compare by value (their DataFrames), so each is known by its place in the ranking.
+    diagnosed = [(index, run) for index, run in enumerate(ranked) if verdict(run) not in WITHOUT_FINDINGS]
+    quiet = [(index, run) for index, run in enumerate(ranked) if verdict(run) in WITHOUT_FINDINGS]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -84,10 +87,11 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
         steps = "".join(f"<li>{text(step)}</li>" for step in first_response(with_findings[0]))
         parts.append(f'<section class="checklist"><h2>First response, for any run with findings</h2>'
                      f"<ol>{steps}</ol></section>")
-    parts.extend(_run_section(run, ranked.index(run)) for run in diagnosed)
-    if healthy:
-        parts.append(f"<h2>Healthy runs ({len(healthy)})</h2>")
-        parts.extend(_healthy_run(run, ranked.index(run)) for run in healthy)
+    parts.extend(_run_section(run, index) for index, run in diagnosed)
+    if quiet:
+        heading = "Healthy runs" if all(verdict(run) == HEALTHY for _, run in quiet) else "Runs without findings"
+        parts.append(f"<h2>{heading} ({len(quiet)})</h2>")
+        parts.extend(_quiet_run(run, index) for index, run in quiet)
     parts.append("</body></html>")
     return "\n".join(part for part in parts if part)
 
@@ -100,9 +104,14 @@ def text(value) -> str:
 
 
 def _counts(runs) -> str:
-    count = {name: sum(verdict(run) == name for run in runs) for name in VERDICT_ORDER}
+    count = {name: sum(verdict(run) == name for run in runs) for name in VERDICTS}
+    too_little = f"{count[INSUFFICIENT]} not enough to judge, " if count[INSUFFICIENT] else ""
     return (f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {count[FAILING]} failing, "
-            f"{count[WARNINGS]} with warnings, {count[HEALTHY]} healthy")
+            f"{count[WARNINGS]} with warnings, {too_little}{count[HEALTHY]} healthy")
+
+
+def _badge(state: str) -> str:
+    return f'<span class="badge {state}">{VERDICT_LABELS.get(state, state)}</span>'
 
 
 def _anchor(index: int) -> str:
@@ -117,10 +126,12 @@ def _summary_table(runs) -> str:
     for index, run in enumerate(runs):
         state = verdict(run)
         findings = ", ".join(f"{text(finding.code)} {text(finding.symptom)}" for finding in run.findings) or "—"
+        if state == INSUFFICIENT:
+            findings = text(run.insufficient)
         rows.append(
             f'<tr><td><a href="#{_anchor(index)}">{text(run.name)}</a><div class="muted">{text(run.path)}</div></td>'
             f'<td>{text(run.format)}</td>'
-            f'<td><span class="badge {state}">{state}</span></td><td>{findings}</td></tr>'
+            f'<td>{_badge(state)}</td><td>{findings}</td></tr>'
         )
     return ("<table><thead><tr><th>Run</th><th>Format</th><th>Verdict</th><th>Findings</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
@@ -147,7 +158,7 @@ def _run_header(run) -> str:
 def _run_section(run, index: int) -> str:
     state = verdict(run)
     findings = "".join(_finding(run, finding) for finding in run.findings)
-    return (f'<section id="{_anchor(index)}"><h2>{text(run.name)} <span class="badge {state}">{state}</span></h2>'
+    return (f'<section id="{_anchor(index)}"><h2>{text(run.name)} {_badge(state)}</h2>'
             f"{_run_header(run)}{findings}</section>")
 
 
@@ -190,11 +201,14 @@ def html_list(items_html) -> str:
     return "<ul>" + "".join(f"<li>{item}</li>" for item in items_html) + "</ul>"
 
 
-def _healthy_run(run, index: int) -> str:
-    plot = _plot(figure_for_run(run), f"{run.name}: curves")
+def _quiet_run(run, index: int) -> str:
+    """A run without findings, folded: healthy, or too little to judge (and why)."""
+    state = verdict(run)
+    why = f"<p>Not enough to judge: {text(run.insufficient)}</p>" if state == INSUFFICIENT else ""
+    plot = _plot(figure_for_run(run), f"{run.name}: curves") if not run.scalars.empty else ""
     notes = "".join(_finding(run, finding) for finding in run.findings)  # info findings: notes, not symptoms
-    return (f'<details id="{_anchor(index)}"><summary>{text(run.name)} <span class="badge healthy">healthy</span>'
-            f"</summary>{_run_header(run)}{plot}{notes}</details>")
+    return (f'<details id="{_anchor(index)}"><summary>{text(run.name)} {_badge(state)}'
+            f"</summary>{_run_header(run)}{why}{plot}{notes}</details>")
 
 
 def _plot(figure, description: str) -> str:

@@ -16,9 +16,9 @@ from typing import Any
 
 from curvedoc import __version__
 from curvedoc.diagnose import first_response
-from curvedoc.report import FAILING, HEALTHY, WARNINGS, json_safe, series_summary, verdict
+from curvedoc.report import VERDICTS, json_safe, series_summary, verdict
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SCHEMA_RESOURCE = "report.schema.json"
 
 
@@ -34,6 +34,7 @@ def run_to_dict(run) -> dict[str, Any]:
         "name": run.name,
         "format": run.format,
         "verdict": verdict(run),
+        "insufficient": run.insufficient,
         "meta": {
             "n_classes": run.meta.n_classes,
             "n_classes_source": run.meta.n_classes_source,
@@ -54,9 +55,7 @@ def summary(runs) -> dict[str, Any]:
     by_symptom = Counter(symptom for run in runs for symptom in {finding.symptom for finding in run.findings})
     return {
         "runs": len(runs),
-        FAILING: verdicts[FAILING],
-        WARNINGS: verdicts[WARNINGS],
-        HEALTHY: verdicts[HEALTHY],
+        **{name: verdicts[name] for name in VERDICTS},
         "by_symptom": dict(sorted(by_symptom.items())),
     }
 

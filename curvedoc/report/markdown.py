@@ -21,7 +21,8 @@ import numpy as np
 
 from curvedoc.diagnose import SEVERITY_ORDER, first_response
 from curvedoc.errors import CurvedocError
-from curvedoc.report import FAILING, HEALTHY, WARNINGS, ReportOptions, downsample, printable, verdict
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS, ReportOptions,
+                             downsample, printable, verdict)
 
 COMMENT_LIMIT = 65_536
 # Room for the CLI's final newline and for a workflow that prepends a line of its own.
@@ -35,8 +36,8 @@ LISTED_AT_MOST = 20  # hparams, reader warnings, unreadable sources
 # log10 axis when the largest magnitude dwarfs the typical one: an exploded loss would flatten everything else.
 LOG_AXIS_RATIO = 1e4
 
-VERDICT_WORDS = {FAILING: "**FAILING**", WARNINGS: "warnings", HEALTHY: "healthy"}
-VERDICT_RANK = {FAILING: 0, WARNINGS: 1, HEALTHY: 2}
+VERDICT_WORDS = {FAILING: "**FAILING**", WARNINGS: "warnings", INSUFFICIENT: "not enough to judge", HEALTHY: "healthy"}
+VERDICT_RANK = {name: rank for rank, name in enumerate(VERDICTS)}
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#|~@!])")
 _LINE_START_MARKER = re.compile(r"^(\d*)([-+=>.)])")
@@ -168,7 +169,7 @@ def _write_plots(runs, options: ReportOptions) -> dict[int, str]:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for number, run in enumerate(runs, start=1):
-            if verdict(run) == HEALTHY:
+            if verdict(run) in WITHOUT_FINDINGS:
                 continue
             slug = re.sub(r"[^A-Za-z0-9_-]+", "-", run.name).strip("-")[:40] or "run"
             target = folder / f"{number:03d}-{slug}.png"
@@ -217,8 +218,8 @@ class _Report:
         self.runs = runs
         self.problems = problems
         self.plots = plots
-        # A healthy run (info notes at most) takes its table row only.
-        self.diagnosed = [run for run in runs if verdict(run) != HEALTHY]
+        # A run without findings (info notes at most) takes its table row only.
+        self.diagnosed = [run for run in runs if verdict(run) not in WITHOUT_FINDINGS]
         # Runs compare by value (their DataFrames), so they are known by identity.
         self.numbers = {id(run): number for number, run in enumerate(self.diagnosed, start=1)}
         self._charts: dict[int, str] = {}
@@ -262,8 +263,9 @@ class _Report:
         return "\n".join(part for part in parts if part).rstrip() + "\n"
 
     def title(self) -> str:
-        counts = {name: sum(verdict(run) == name for run in self.runs) for name in (FAILING, WARNINGS, HEALTHY)}
-        return (f"## curvedoc: {counts[FAILING]} failing, {counts[WARNINGS]} with warnings, "
+        counts = {name: sum(verdict(run) == name for run in self.runs) for name in VERDICTS}
+        too_little = f"{counts[INSUFFICIENT]} not enough to judge, " if counts[INSUFFICIENT] else ""
+        return (f"## curvedoc: {counts[FAILING]} failing, {counts[WARNINGS]} with warnings, {too_little}"
                 f"{counts[HEALTHY]} healthy ({len(self.runs)} run{'s' if len(self.runs) != 1 else ''})\n")
 
     def table(self, cuts: Cuts) -> str:
@@ -277,8 +279,8 @@ class _Report:
             name = md(run.path) if run.name in run.path else f"{md(run.path)} ({md(run.name)})"
             if id(run) in sectioned:
                 name = f"[{name}](#{self.anchor(run)})"
-            rows.append(f"| {number} | {name} | {md(run.format)} | {VERDICT_WORDS[verdict(run)]} | "
-                        f"{_finding_counts(run.findings)} |")
+            findings = md(run.insufficient) if verdict(run) == INSUFFICIENT else _finding_counts(run.findings)
+            rows.append(f"| {number} | {name} | {md(run.format)} | {VERDICT_WORDS[verdict(run)]} | {findings} |")
         return "\n".join(rows) + "\n"
 
     def unreadable(self) -> str:

@@ -17,7 +17,8 @@ import numpy as np
 
 from curvedoc.diagnose import first_response
 from curvedoc.features import Curve, RunCurves, fmt
-from curvedoc.report import FAILING, HEALTHY, WARNINGS, ReportOptions, downsample, printable, verdict
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS, ReportOptions,
+                             downsample, printable, verdict)
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
@@ -37,8 +38,9 @@ FLAT_SHARE = 0.1
 STYLES = {
     "error": "1;31", "warning": "1;33", "info": "36", "healthy": "32", "bad": "31", "dim": "2", "bold": "1",
 }
-VERDICT_STYLE = {FAILING: "error", WARNINGS: "warning", HEALTHY: "healthy"}
-VERDICT_MARK = {FAILING: "✗", WARNINGS: "!", HEALTHY: "✓"}
+VERDICT_STYLE = {FAILING: "error", WARNINGS: "warning", INSUFFICIENT: "info", HEALTHY: "healthy"}
+VERDICT_MARK = {FAILING: "✗", WARNINGS: "!", INSUFFICIENT: "?", HEALTHY: "✓"}
+VERDICT_WIDTH = max(len(name) for name in VERDICTS) + 1  # -q lines keep their paths in one column
 
 
 def render(runs, problems=(), options: ReportOptions | None = None) -> str:
@@ -48,7 +50,7 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
     for run, run_verdict in zip(runs, verdicts):
         if options.quiet:
             out.line(*_verdict_line(run, run_verdict))
-        elif run_verdict == HEALTHY:
+        elif run_verdict in WITHOUT_FINDINGS:
             out.line(*_header(run, run_verdict))
         else:
             _run_block(out, run, run_verdict)
@@ -60,11 +62,11 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
     if options.quiet:
         return out.text()
     if len(runs) > 1:
-        counts = {name: verdicts.count(name) for name in (FAILING, WARNINGS, HEALTHY)}
+        counts = {name: verdicts.count(name) for name in VERDICTS if name != INSUFFICIENT or name in verdicts}
         out.blank()
         tally = [(f"{counts[name]} {name}", VERDICT_STYLE[name] if counts[name] else "dim") for name in counts]
         out.line((f"{len(runs)} runs: ", "bold"), *[part for item in tally for part in (item, (", ", None))][:-1])
-    checklist = _checklist([run for run, name in zip(runs, verdicts) if name != HEALTHY])
+    checklist = _checklist([run for run, name in zip(runs, verdicts) if name not in WITHOUT_FINDINGS])
     if checklist:
         out.blank()
         out.line(("First response, for any run with findings:", "bold"))
@@ -132,7 +134,9 @@ def cut(text: str, room: int) -> str:
 
 def _verdict_line(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
     codes = ", ".join(f"{f.code} {f.symptom}" for f in run.findings if f.severity != "info")
-    return ((f"{run_verdict.upper():<9}", VERDICT_STYLE[run_verdict]), (_name(run), None),
+    if run_verdict == INSUFFICIENT:
+        codes = f"not enough to judge: {printable(run.insufficient)}"
+    return ((f"{run_verdict.upper():<{VERDICT_WIDTH}}", VERDICT_STYLE[run_verdict]), (_name(run), None),
             (f"  {codes}" if codes else "", "dim"))
 
 
@@ -145,14 +149,16 @@ def _header(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
     counts = [f"{count} {severity}{'s' if count > 1 else ''}"
               for severity in ("error", "warning", "info")
               if (count := sum(f.severity == severity for f in run.findings))]
-    label = run_verdict.upper() if run_verdict != HEALTHY else HEALTHY
+    label = {HEALTHY: HEALTHY, INSUFFICIENT: "not enough to judge"}.get(run_verdict, run_verdict.upper())
     if run.warnings:
         counts.append(f"{len(run.warnings)} read warning{'s' if len(run.warnings) > 1 else ''}")
     detail = f" ({', '.join(counts)})" if counts else ""
+    if run_verdict == INSUFFICIENT:
+        detail = f": {printable(run.insufficient)}{detail}"
     style = VERDICT_STYLE[run_verdict]
     # Verdict first: when the line must be cut to the width, the facts go, not the verdict.
     return ((f"{VERDICT_MARK[run_verdict]} {label}", style), (detail, None),
-            ("  ", None), (_name(run), "bold" if run_verdict != HEALTHY else None),
+            ("  ", None), (_name(run), "bold" if run_verdict not in WITHOUT_FINDINGS else None),
             (f"  {' · '.join(facts)}", "dim"))
 
 

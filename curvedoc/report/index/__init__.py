@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from curvedoc.audit.summary import COMPARED_ROLES, AuditResult, CrossRunFinding, MetricEnd, RunSummary
 from curvedoc.diagnose import SEVERITY_ORDER
 from curvedoc.features import fmt as number
-from curvedoc.report import FAILING, HEALTHY, WARNINGS, printable, verdict
+from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, printable, verdict
 from curvedoc.report.markdown import VERDICT_RANK
 
 INDEX_RENDERERS = {
@@ -34,7 +34,6 @@ INDEX_RENDERERS = {
 INDEX_SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html",
                   ".json": "json", ".csv": "csv"}
 
-VERDICTS = (FAILING, WARNINGS, HEALTHY)
 # The metric a row shows: how the run ended on held-out data when it has any, else on its training data.
 KEY_METRIC_ROLES = tuple(role.value for role in COMPARED_ROLES)
 
@@ -73,7 +72,10 @@ class Row:
         return [f for f in self.summary.findings if f.severity in ("error", "warning")]
 
     def findings_text(self) -> str:
-        """``CODE symptom`` of each failure, as one line (a rule firing on several curves is named once)."""
+        """``CODE symptom`` of each failure, as one line (a rule firing on several curves is named once); for a
+        run too thin to judge, why."""
+        if self.verdict == INSUFFICIENT:
+            return f"not enough to judge: {self.summary.insufficient}"
         return ", ".join(dict.fromkeys(f"{f.code} {f.symptom}" for f in self.failures))
 
     @property
@@ -91,6 +93,7 @@ class Totals:
     runs: int
     failing: int
     warnings: int
+    insufficient: int
     healthy: int
     unreadable: int
     cached: int
@@ -99,7 +102,9 @@ class Totals:
     def line(self) -> str:
         """The one-line total every format states the same way."""
         return (f"{self.runs:,} run{'s' if self.runs != 1 else ''}: {self.failing:,} failing, "
-                f"{self.warnings:,} with warnings, {self.healthy:,} healthy, {self.unreadable:,} unreadable; "
+                f"{self.warnings:,} with warnings, "
+                + (f"{self.insufficient:,} not enough to judge, " if self.insufficient else "")
+                + f"{self.healthy:,} healthy, {self.unreadable:,} unreadable; "
                 f"{self.cached:,} from cache")
 
 
@@ -131,8 +136,8 @@ class Index:
         rows.sort(key=lambda row: (VERDICT_RANK[row.verdict], -row.n_errors, -row.n_warnings, row.summary.path))
         self.rows = rows
         count = {name: sum(row.verdict == name for row in rows) for name in VERDICTS}
-        self.totals = Totals(len(rows), count[FAILING], count[WARNINGS], count[HEALTHY], len(result.unreadable),
-                             result.n_cached, result.n_analysed)
+        self.totals = Totals(len(rows), count[FAILING], count[WARNINGS], count[INSUFFICIENT], count[HEALTHY],
+                             len(result.unreadable), result.n_cached, result.n_analysed)
         severity: dict[str, str] = {}
         for run in result.runs:
             for finding in run.findings:

@@ -11,7 +11,7 @@ few hundred bytes a run and renders at once.
 from __future__ import annotations
 
 from curvedoc import __version__
-from curvedoc.report import FAILING, HEALTHY, WARNINGS
+from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS
 from curvedoc.report.html import STYLE, finding_article, html_list, severity_class, text
 from curvedoc.report.index import Index, Row
 
@@ -22,15 +22,15 @@ td.number { text-align: right; white-space: nowrap; }
 td:last-child { white-space: nowrap; }
 table.symptoms { width: auto; }
 """
-VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", HEALTHY: "healthy"}
+VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", INSUFFICIENT: "not enough to judge", HEALTHY: "healthy"}
 
 
 def render(index: Index) -> str:
     totals = index.totals
-    unhealthy = [row for row in index.rows if row.verdict != HEALTHY]
-    healthy = index.of_verdict(HEALTHY)
+    unhealthy = [row for row in index.rows if row.verdict not in WITHOUT_FINDINGS]
+    quiet = [row for row in index.rows if row.verdict in WITHOUT_FINDINGS]
     counts = "".join(f'<span class="badge {name}">{getattr(totals, name):,} {VERDICT_LABELS[name]}</span>'
-                     for name in (FAILING, WARNINGS, HEALTHY))
+                     for name in VERDICTS if name != INSUFFICIENT or totals.insufficient)
     if totals.unreadable:
         counts += f'<span class="badge info">{totals.unreadable:,} unreadable</span>'
     parts = [
@@ -48,8 +48,9 @@ def render(index: Index) -> str:
     ]
     if unhealthy:
         parts += [f"<h2>Runs with findings ({len(unhealthy):,})</h2>", _table(index, unhealthy)]
-    if healthy:
-        parts.append(f"<details><summary>Healthy runs ({len(healthy):,})</summary>{_table(index, healthy)}</details>")
+    if quiet:
+        heading = "Healthy runs" if all(row.verdict == HEALTHY for row in quiet) else "Runs without findings"
+        parts.append(f"<details><summary>{heading} ({len(quiet):,})</summary>{_table(index, quiet)}</details>")
     if not index.rows:
         parts.append("<p>No runs were found.</p>")
     parts += [_unreadable(index), "</body></html>"]

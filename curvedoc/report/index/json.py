@@ -22,7 +22,7 @@ from curvedoc.report import json_safe
 from curvedoc.report.index import Index, Row
 from curvedoc.report.json import valid_text
 
-INDEX_SCHEMA_VERSION = "1.0"
+INDEX_SCHEMA_VERSION = "1.1"
 SCHEMA_RESOURCE = "audit.schema.json"
 
 
@@ -39,7 +39,8 @@ def document(index: Index) -> dict[str, Any]:
         "curvedoc_version": __version__,
         "roots": [str(root) for root in result.roots],
         "totals": {
-            "runs": totals.runs, "failing": totals.failing, "warnings": totals.warnings, "healthy": totals.healthy,
+            "runs": totals.runs, "failing": totals.failing, "warnings": totals.warnings,
+            "insufficient": totals.insufficient, "healthy": totals.healthy,
             "unreadable": totals.unreadable, "cached": totals.cached, "analysed": totals.analysed,
         },
         "by_symptom": {item.symptom: item.runs for item in index.symptoms},

@@ -10,12 +10,12 @@ say which run it is) and loses its middle.
 from __future__ import annotations
 
 from curvedoc.diagnose import SEVERITY_ORDER
-from curvedoc.report import FAILING, HEALTHY
+from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, WITHOUT_FINDINGS
 from curvedoc.report.index import Index, Row, listed, plain
 from curvedoc.report.terminal import VERDICT_MARK, VERDICT_STYLE, Output, cells, cut
 
 GAP = "  "
-VERDICT_CELLS = 11
+VERDICT_CELLS = 15  # "? insufficient" and a space
 FORMAT_CELLS = 18
 SHORTEST_PATH = 16
 ROOMY_PATH = 40  # below this the format column goes, so a run's path keeps its room
@@ -49,8 +49,9 @@ def render(index: Index) -> str:
 
 def _listed_rows(index: Index) -> tuple[list[Row], str]:
     """The rows the table shows, and a line counting the rest."""
-    unhealthy = [row for row in index.rows if row.verdict != HEALTHY]
-    healthy = len(index.rows) - len(unhealthy)
+    unhealthy = [row for row in index.rows if row.verdict not in WITHOUT_FINDINGS]
+    healthy = len(index.of_verdict(HEALTHY))
+    too_little = len(index.of_verdict(INSUFFICIENT))
     shown = unhealthy if index.options.rows is None else unhealthy[:max(index.options.rows, 0)]
     if len(index.rows) <= LISTS_HEALTHY_UP_TO and index.options.rows is None:
         return index.rows, ""
@@ -59,6 +60,8 @@ def _listed_rows(index: Index) -> tuple[list[Row], str]:
         rest.append(f"{len(unhealthy) - len(shown):,} more with findings")
     if healthy:
         rest.append(f"{healthy:,} healthy run{'s' if healthy != 1 else ''}")
+    if too_little:
+        rest.append(f"{too_little:,} with not enough to judge")
     return shown, f"… and {' and '.join(rest)}" if rest else ""
 
 
@@ -91,12 +94,13 @@ def _table(out: Output, index: Index) -> None:
     for row, label, format_name, metric in zip(rows, labels, formats, metrics):
         if out.cut_to_width:
             label = cut_middle(label, label_cells)
-        word = row.verdict.upper() if row.verdict != HEALTHY else HEALTHY
+        word = row.verdict.upper() if row.verdict not in WITHOUT_FINDINGS else row.verdict
         out.line((f"{VERDICT_MARK[row.verdict]} {word}".ljust(VERDICT_CELLS), VERDICT_STYLE[row.verdict]),
                  (pad(label, label_cells), "bold" if row.verdict == FAILING else None),
                  (format_column(format_name), "dim"),
                  (GAP + pad(metric, metric_cells), None),
-                 (GAP + ", ".join(dict.fromkeys(plain(f.symptom) for f in row.failures)), None))
+                 (GAP + (plain(row.findings_text()) if row.verdict == INSUFFICIENT
+                        else ", ".join(dict.fromkeys(plain(f.symptom) for f in row.failures))), None))
     if folded:
         out.line((folded, "dim"))
 
