@@ -10,7 +10,7 @@ from curvedoc.errors import CurvedocError
 from curvedoc.features import RunCurves
 from curvedoc.model import Run
 from curvedoc.roles import Role
-from curvedoc.rules import INFO, RUN, Finding, Limits, Rule, all_rules, found_items
+from curvedoc.rules import INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 NEEDS_N_CLASSES_CODE = "CD000"
@@ -64,13 +64,25 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
         except Exception as exc:  # noqa: BLE001 — one faulty rule must not cost the user the other findings
             run.warnings.append(f"rule {rule.code} ({rule.name}) failed on this run: {type(exc).__name__}: {exc}")
             continue
-        findings.extend(rule.finding(item) for item in found_items(found))
+        findings.extend(_with_assumptions(rule, item, curves) for item in found_items(found))
     if waiting_for_n_classes and _has_classification_curves(run):
         findings.append(_needs_n_classes(waiting_for_n_classes))
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
     run.findings = findings
     run.insufficient = too_little_to_judge(curves)
     return findings
+
+
+def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
+    """The finding, saying so when it rests on a class count read off the curves; one severity level lower when
+    that count is uncertain (one piece of evidence, see curvedoc.classcount)."""
+    finding = rule.finding(found)
+    count = curves.class_count
+    if count is not None and count.inferred and (rule.needs_n_classes or found.assumes_class_count):
+        finding.evidence.append(count.assumption())
+        if not count.certain:
+            finding.severity = SEVERITIES[min(SEVERITIES.index(finding.severity) + 1, len(SEVERITIES) - 1)]
+    return finding
 
 
 def too_little_to_judge(curves: RunCurves) -> str | None:

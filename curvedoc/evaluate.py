@@ -1,11 +1,26 @@
-"""Measures the rules on a labelled corpus: precision and recall per symptom, false alarms on healthy runs.
+"""Measures the rules on labelled runs: precision and recall per symptom, false alarms on healthy runs, verdicts
+of runs too thin to judge, and how often the class count the diagnosis used was right.
 
-    python -m curvedoc.evaluate fixtures/corpus [--verbose] [--json]
+    python -m curvedoc.evaluate [--verbose] [--json]              # every labelled set, tuning beside held out
+    python -m curvedoc.evaluate fixtures/corpus [--verbose]        # one set (a folder holding labels.json)
+    python -m curvedoc.evaluate fixtures/public/labels.json --data ../shared
     python -m curvedoc.evaluate --archive fixtures/audit [--verbose] [--json]
 
-The corpus folder holds ``labels.json``: ``{"<run path relative to the folder>": {"symptoms": [...],
-"healthy": bool, ...}}``. A symptom counts as detected when a finding with that symptom has severity error or
-warning (info findings are notes, not alarms).
+Thresholds are chosen on one part of the labelled runs and reported on parts held out by source, so a rule
+that only fits its own fixtures shows as a drop between the columns:
+
+- ``tuning``: ``fixtures/corpus``, made by ``fixtures/generate/corpus.py`` (the runs the thresholds were chosen on);
+- ``held-out``: ``fixtures/holdout``, real runs made by a different generator (other models, data, frameworks
+  and writers), never used to choose a threshold;
+- ``public``: real logs from public repositories, labelled by reading their curves
+  (``fixtures/public/labels.json``; the data stays outside the repository, beside the checkout in
+  ``../shared`` or where ``--data`` says). Its ``_parts`` map keeps logs read while the rules were written apart
+  from logs gathered afterwards.
+
+A labels file maps a run (its path relative to the data folder) to ``{"symptoms": [...], "healthy": bool,
+"insufficient": bool, "n_classes": int | null, ...}``; a file with a ``runs`` key holds that map there. A symptom
+counts as detected when a finding with that symptom has severity error or warning (info findings are notes,
+not alarms).
 
 With ``--archive`` the cross-run rules (CD8xx) are measured instead, per group of runs: ``labels.json`` maps
 each top-level folder of the archive to ``{"expect": [cross-run symptoms], "not_expect": [...], "healthy":
@@ -18,16 +33,48 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import curvedoc
-from curvedoc.diagnose import diagnose_runs
+from curvedoc.diagnose import diagnose_run, diagnose_runs
 from curvedoc.errors import CurvedocError
+from curvedoc.features import RunCurves
+from curvedoc.report import INSUFFICIENT, verdict
 from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
+TUNING, HELD_OUT, PUBLIC = "tuning", "held-out", "public"
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    name: str
+    part: str  # TUNING, HELD_OUT or PUBLIC: what the set is to the thresholds
+    labels: Path  # the labels file
+    data: Path  # the folder its keys are relative to
+
+
+def default_sets(public_data: Path | None = None) -> list[LabelledSet]:
+    """The labelled sets of this checkout that exist (the public logs only where their data folder does)."""
+    fixtures = REPOSITORY / "fixtures"
+    sets = [
+        LabelledSet("corpus", TUNING, fixtures / "corpus" / "labels.json", fixtures / "corpus"),
+        LabelledSet("holdout", HELD_OUT, fixtures / "holdout" / "labels.json", fixtures / "holdout"),
+        LabelledSet("public", PUBLIC, fixtures / "public" / "labels.json", public_data or REPOSITORY.parent / "shared"),
+    ]
+    return [item for item in sets if item.labels.is_file() and item.data.is_dir()]
+
+
+def read_labels(path: Path) -> tuple[dict[str, dict], dict[str, str]]:
+    """The run labels of a labels file, and its ``_parts`` map (first folder of a key → part name)."""
+    document = json.loads(path.read_text())
+    runs = document.get("runs", document) if isinstance(document.get("runs"), dict) else document
+    return {key: label for key, label in runs.items() if not key.startswith("_")}, document.get("_parts", {})
 
 
 @dataclass
@@ -37,11 +84,24 @@ class Outcome:
     detected: set[str]
     healthy: bool
     problem: str | None = None
+    part: str = TUNING
+    insufficient_expected: bool = False
+    insufficient_found: bool = False
+    n_true: int | None = None  # the labelled class count
+    n_used: int | None = None  # the count the diagnosis used
+    n_how: str = "none"  # "recorded", "inferred (certain)", "inferred (uncertain)" or "none"
+    n_inferred_alone: tuple[int, bool] | None = None  # (count, certain) read off the curves with the record hidden
 
 
 @dataclass
 class Scores:
     outcomes: list[Outcome] = field(default_factory=list)
+
+    def of_part(self, part: str) -> Scores:
+        return Scores([o for o in self.outcomes if o.part == part])
+
+    def parts(self) -> list[str]:
+        return list(dict.fromkeys(o.part for o in self.outcomes))
 
     def per_symptom(self, symptoms=SYMPTOMS) -> dict[str, dict[str, float | int]]:
         table = {}
@@ -58,47 +118,155 @@ class Scores:
             }
         return table
 
+    def macro(self, symptoms=SYMPTOMS) -> tuple[float, float]:
+        """Mean precision over the symptoms ever reported, mean recall over the symptoms ever labelled."""
+        rows = self.per_symptom(symptoms).values()
+        precisions = [row["precision"] for row in rows if row["tp"] + row["fp"]]
+        recalls = [row["recall"] for row in rows if row["labelled"]]
+        return (sum(precisions) / len(precisions) if precisions else math.nan,
+                sum(recalls) / len(recalls) if recalls else math.nan)
+
     def false_alarm_rate(self) -> tuple[int, int]:
         healthy = [o for o in self.outcomes if o.healthy]
         return sum(bool(o.detected) for o in healthy), len(healthy)
 
+    def insufficient_agreement(self) -> tuple[int, int]:
+        """Runs whose "not enough to judge" verdict matches the label, of those where either says so."""
+        either = [o for o in self.outcomes if o.insufficient_expected or o.insufficient_found]
+        return sum(o.insufficient_expected == o.insufficient_found for o in either), len(either)
 
-def evaluate(corpus: Path) -> Scores:
-    labels = json.loads((corpus / "labels.json").read_text())
+    def class_counts(self) -> dict[str, int]:
+        """Of the runs with a known class count: what the diagnosis used (recorded, inferred, none) and whether it
+        was right; and what the curves alone tell with the recorded count hidden."""
+        counts = Counter()
+        for o in self.outcomes:
+            if not o.n_true:
+                continue
+            counts["known"] += 1
+            counts[f"used {o.n_how}: {'none' if o.n_used is None else 'right' if o.n_used == o.n_true else 'wrong'}"] += 1
+            if o.n_inferred_alone is None:
+                counts["curves alone: none"] += 1
+            else:
+                n, certain = o.n_inferred_alone
+                counts[f"curves alone ({'certain' if certain else 'uncertain'}): "
+                       f"{'right' if n == o.n_true else 'wrong'}"] += 1
+        return dict(sorted(counts.items()))
+
+
+def evaluate(labelled: LabelledSet | Path) -> Scores:
+    """Every labelled run of the set read, diagnosed and compared with its label."""
+    if isinstance(labelled, Path):
+        labelled = LabelledSet(labelled.name, TUNING, labelled / "labels.json", labelled)
+    labels, parts = read_labels(labelled.labels)
     scores = Scores()
     for relative, label in sorted(labels.items()):
         expected = set(label.get("symptoms", []))
-        healthy = bool(label.get("healthy", not expected))
+        insufficient = bool(label.get("insufficient"))
+        outcome = Outcome(relative, expected, set(), bool(label.get("healthy", not expected)) and not insufficient,
+                          part=parts.get(relative.split("/")[0], labelled.part), insufficient_expected=insufficient,
+                          n_true=label.get("n_classes"))
+        scores.outcomes.append(outcome)
         try:
-            runs = curvedoc.load(corpus / relative)
+            runs = _runs_of(labelled.data / relative)
         except CurvedocError as exc:
-            scores.outcomes.append(Outcome(relative, expected, set(), healthy, str(exc)))
+            outcome.problem = str(exc)
             continue
-        diagnose_runs(runs)
-        detected = {f.symptom for run in runs for f in run.findings if f.severity in ALARMS}
-        scores.outcomes.append(Outcome(relative, expected, detected, healthy))
+        for run in runs:
+            curves = RunCurves(run)
+            diagnose_run(run, curves=curves)
+            outcome.detected |= {f.symptom for f in run.findings if f.severity in ALARMS}
+            outcome.insufficient_found |= verdict(run) == INSUFFICIENT
+            count = curves.class_count
+            if count is not None:
+                outcome.n_used = count.n
+                outcome.n_how = ("recorded" if not count.inferred
+                                 else f"inferred ({'certain' if count.certain else 'uncertain'})")
+            outcome.n_inferred_alone = _inferred_alone(run)
     return scores
 
 
+def _runs_of(path: Path) -> list:
+    """The run a label names: the run read at that path itself when the folder holds several (a run folder
+    with a nested one), else every run read under it."""
+    runs = curvedoc.load(path)
+    own = [run for run in runs if Path(run.path).resolve() == path.resolve()]
+    return own or list(runs)
+
+
+def _inferred_alone(run) -> tuple[int, bool] | None:
+    from curvedoc.classcount import infer_class_count
+
+    count = infer_class_count(RunCurves(run))
+    return None if count is None else (count.n, count.certain)
+
+
 def render(scores: Scores, verbose: bool) -> str:
-    lines = ["| symptom | labelled | TP | FP | FN | precision | recall |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for symptom, row in scores.per_symptom().items():
-        lines.append(f"| {symptom} | {row['labelled']} | {row['tp']} | {row['fp']} | {row['fn']} | "
-                     f"{row['precision']:.2f} | {row['recall']:.2f} |")
-    alarms, healthy = scores.false_alarm_rate()
-    rate = alarms / healthy if healthy else float("nan")
+    """One column pair (precision, recall) per part, then each part's totals."""
+    parts = scores.parts()
+    by_part = {part: scores.of_part(part) for part in parts}
+    tables = {part: by_part[part].per_symptom() for part in parts}
+    header = "| symptom | " + " | ".join(f"{part} P | R | n" for part in parts) + " |"
+    lines = [header, "| --- |" + " ---: | ---: | ---: |" * len(parts)]
+    for symptom in SYMPTOMS:
+        cells = []
+        for part in parts:
+            row = tables[part].get(symptom)
+            cells.append("  |  | " if row is None else
+                         f"{_number(row['precision'])} | {_number(row['recall'])} | {row['labelled']}")
+        if any(symptom in tables[part] for part in parts):
+            lines.append(f"| {symptom} | " + " | ".join(cells) + " |")
+    macro = {part: by_part[part].macro() for part in parts}
+    lines.append("| **macro** | " + " | ".join(f"**{_number(macro[part][0])}** | **{_number(macro[part][1])}** | "
+                                             for part in parts) + " |")
     lines.append("")
-    lines.append(f"healthy runs with an error/warning finding: {alarms} of {healthy} ({rate:.1%}); "
-                 f"runs evaluated: {len(scores.outcomes)}")
-    unreadable = [o for o in scores.outcomes if o.problem]
-    lines.extend(f"unreadable: {o.path}: {o.problem}" for o in unreadable)
+    for part in parts:
+        part_scores = by_part[part]
+        alarms, healthy = part_scores.false_alarm_rate()
+        agreed, judged = part_scores.insufficient_agreement()
+        rate = alarms / healthy if healthy else math.nan
+        lines.append(f"{part}: {len(part_scores.outcomes)} runs; healthy runs with an error/warning finding: "
+                     f"{alarms} of {healthy} ({rate:.1%}); 'not enough to judge' agreeing with the labels: "
+                     f"{agreed} of {judged}")
+        counts = part_scores.class_counts()
+        if counts:
+            lines.append(f"  class count ({counts.pop('known')} runs with a known count): "
+                         + "; ".join(f"{name} {number}" for name, number in counts.items()))
+        lines.extend(f"  unreadable: {o.path}: {o.problem}" for o in part_scores.outcomes if o.problem)
+    if TUNING in macro and len(parts) > 1:
+        for part in parts[1:]:
+            lines.append(f"macro drop from {TUNING} to {part}: precision "
+                         f"{_number(macro[TUNING][0] - macro[part][0])}, recall "
+                         f"{_number(macro[TUNING][1] - macro[part][1])}")
     if verbose:
         lines.append("")
         for o in scores.outcomes:
             missed, extra = o.expected - o.detected, o.detected - o.expected
-            if missed or extra:
-                lines.append(f"{o.path}: missed {sorted(missed) or '-'}; false {sorted(extra) or '-'}")
+            verdicts = "" if o.insufficient_expected == o.insufficient_found else (
+                "; labelled 'not enough to judge'" if o.insufficient_expected else "; judged 'not enough'")
+            if missed or extra or verdicts:
+                lines.append(f"[{o.part}] {o.path}: missed {sorted(missed) or '-'}; false {sorted(extra) or '-'}"
+                             f"{verdicts}")
     return "\n".join(lines)
+
+
+def _number(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:.2f}"
+
+
+def scores_json(scores: Scores) -> dict:
+    document = {}
+    for part in scores.parts():
+        part_scores = scores.of_part(part)
+        alarms, healthy = part_scores.false_alarm_rate()
+        precision, recall = part_scores.macro()
+        document[part] = {
+            "runs": len(part_scores.outcomes), "per_symptom": part_scores.per_symptom(),
+            "macro_precision": precision, "macro_recall": recall,
+            "healthy_false_alarms": alarms, "healthy_runs": healthy,
+            "insufficient_agreement": part_scores.insufficient_agreement(),
+            "class_counts": part_scores.class_counts(),
+        }
+    return document
 
 
 def evaluate_archive(root: Path) -> tuple[Scores, list]:
@@ -137,16 +305,19 @@ def render_archive(scores: Scores, findings: list, verbose: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m curvedoc.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path, help="a folder holding labels.json and the runs (or groups) it names")
+    parser.add_argument("labelled", type=Path, nargs="?",
+                        help="a folder holding labels.json and the runs it names, or a labels file (with --data); "
+                             "default: every labelled set of this checkout")
+    parser.add_argument("--data", type=Path, help="the folder a labels file's keys are relative to (public logs)")
     parser.add_argument("--verbose", action="store_true", help="list every run whose findings differ from its labels")
     parser.add_argument("--json", action="store_true", help="print the scores as JSON")
     parser.add_argument("--archive", action="store_true", help="measure the cross-run rules (CD8xx) per group")
     args = parser.parse_args(argv)
-    if not (args.corpus / "labels.json").is_file():
-        print(f"curvedoc: error: {args.corpus}: no labels.json", file=sys.stderr)
-        return 2
     if args.archive:
-        scores, findings = evaluate_archive(args.corpus)
+        if args.labelled is None or not (args.labelled / "labels.json").is_file():
+            print(f"curvedoc: error: {args.labelled}: no labels.json", file=sys.stderr)
+            return 2
+        scores, findings = evaluate_archive(args.labelled)
         if args.json:
             alarms, healthy = scores.false_alarm_rate()
             print(json.dumps({"per_symptom": scores.per_symptom(ARCHIVE_SYMPTOMS), "healthy_false_alarms": alarms,
@@ -154,14 +325,32 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(render_archive(scores, findings, args.verbose))
         return 0
-    scores = evaluate(args.corpus)
-    if args.json:
-        alarms, healthy = scores.false_alarm_rate()
-        print(json.dumps({"per_symptom": scores.per_symptom(), "healthy_false_alarms": alarms,
-                          "healthy_runs": healthy}, indent=2))
-    else:
-        print(render(scores, args.verbose))
+    try:
+        sets = chosen_sets(args.labelled, args.data)
+    except CurvedocError as exc:
+        print(f"curvedoc: error: {exc}", file=sys.stderr)
+        return 2
+    scores = Scores([outcome for labelled in sets for outcome in evaluate(labelled).outcomes])
+    print(json.dumps(scores_json(scores), indent=2) if args.json else render(scores, args.verbose))
     return 0
+
+
+def chosen_sets(labelled: Path | None, data: Path | None) -> list[LabelledSet]:
+    if labelled is None:
+        sets = default_sets(data)
+        if not sets:
+            raise CurvedocError(REPOSITORY / "fixtures", "no labelled sets found")
+        return sets
+    if labelled.is_dir():
+        labels = labelled / "labels.json"
+        if not labels.is_file():
+            raise CurvedocError(labelled, "no labels.json")
+        return [LabelledSet(labelled.name, TUNING, labels, data or labelled)]
+    if not labelled.is_file():
+        raise CurvedocError(labelled, "no such labels file or folder")
+    if data is None or not data.is_dir():
+        raise CurvedocError(labelled, "a labels file needs --data: the folder its keys are relative to")
+    return [LabelledSet(labelled.stem, PUBLIC, labelled, data)]
 
 
 if __name__ == "__main__":

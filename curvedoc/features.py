@@ -17,6 +17,8 @@ from curvedoc.model import Run
 from curvedoc.roles import Role, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
+START_POINTS = 3  # a curve's start level is the median of at most this many first points
+MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
 
 
 
@@ -87,10 +89,23 @@ class Curve:
             residual = np.diff(self.finite_values) / math.sqrt(2)
         return float(MAD_TO_SIGMA * np.median(np.abs(residual - np.median(residual))))
 
-    def head(self, share: float = 0.05, at_least: int = 1) -> np.ndarray:
-        """The first finite values: the first ``share`` of the curve, at least ``at_least`` points."""
-        count = max(at_least, int(len(self.finite_values) * share))
-        return self.finite_values[:count]
+    @cached_property
+    def start_points(self) -> np.ndarray:
+        """The first few finite values (one on a short curve, three on a long one): where the curve starts. Not a
+        share of the curve: a language model falls from 10.8 to 4 nats in its first 2% of steps."""
+        values = self.finite_values
+        return values[:max(1, min(START_POINTS, len(values) // 20))]
+
+    @cached_property
+    def start_level(self) -> float:
+        return float(np.median(self.start_points)) if len(self.finite_values) else math.nan
+
+    def level_change(self) -> tuple[float, float]:
+        """How much the curve moved from its first few points to its last 10% (medians), and the σ of that change
+        that noise alone makes: a median of k points wanders about 1.25 σ/√k."""
+        head, tail = self.start_points, self.tail()
+        change = float(np.median(tail) - np.median(head))
+        return change, MEDIAN_SE * self.noise * math.sqrt(1 / len(head) + 1 / len(tail))
 
     def tail(self, share: float = 0.1, at_least: int = 1) -> np.ndarray:
         count = max(at_least, int(len(self.finite_values) * share))
@@ -177,9 +192,17 @@ class RunCurves:
             self._values = self.run.scalars["value"].to_numpy()
         return self._rows
 
+    @cached_property
+    def class_count(self):
+        """The run's class count (:class:`curvedoc.classcount.ClassCount`): recorded, else read off its curves;
+        None when neither says."""
+        from curvedoc.classcount import class_count
+
+        return class_count(self)
+
     @property
     def n_classes(self) -> int | None:
-        return self.run.meta.n_classes
+        return self.class_count.n if self.class_count else None
 
     @property
     def chance_loss(self) -> float | None:
@@ -200,10 +223,11 @@ BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
 
 
 def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
-    """−log(1/n) when that is ``curve``'s chance level: n is known and the tag does not name another kind of loss
-    (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose chance level is log 2, unless n = 2)."""
+    """−log(1/n) when that is ``curve``'s chance level: n is known (and not read off this curve alone) and the tag
+    does not name another kind of loss (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose
+    chance level is log 2, unless n = 2)."""
     words = set(tokens(curve.tag))
-    if run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS:
+    if run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or not run.class_count.yardstick_for(curve.tag):
         return None
     if len(curve.finite_values) and curve.finite_values.min() < 0:
         return None  # a cross-entropy cannot go below 0 (that is CD102's finding)

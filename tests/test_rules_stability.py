@@ -31,8 +31,11 @@ def test_healthy_runs_are_stable(path):
 
 @pytest.mark.parametrize("path", labelled_corpus_runs({"spike"}))
 def test_every_labelled_spike_is_found(path):
-    (finding,) = findings(CORPUS / path, "CD402")
-    assert finding.severity == "warning" and "recovered" in finding.evidence[2]
+    found = findings(CORPUS / path, "CD402")
+    assert found
+    if path.startswith("spike/"):  # one corrupt batch: the loss comes back
+        (finding,) = found
+        assert finding.severity == "warning" and "recovered" in finding.evidence[2]
 
 
 @pytest.mark.parametrize("path", ["corpus/oscillation/adam_lr_high", "corpus/oscillation/sgd_lr_high_clipped",

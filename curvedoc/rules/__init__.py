@@ -81,6 +81,7 @@ class Found:
     step: int | None = None
     step_range: tuple[int, int] | None = None
     severity: str | None = None
+    assumes_class_count: bool = False  # judged against chance −log(1/n) (always so for rules that need n)
 
 
 @dataclass

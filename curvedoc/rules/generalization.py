@@ -205,8 +205,9 @@ def memorizing(run: RunCurves, limits: Limits):
         "gap_share": Threshold(0.1, "the median gap must be at least this share of the train loss"),
         "persist_share": Threshold(0.75, "share of the compared validation points where val is below train "
                                          "(most of the run)"),
-        "train_fall_share": Threshold(0.1, "the train loss must fall by this share of its start: losses of a "
-                                           "model that does not train differ only by the split's sample"),
+        "train_fall_share": Threshold(0.1, "the train loss must fall by this share of its start (and beyond "
+                                           "its noise): losses of a model that does not train differ only by the "
+                                           "split's sample"),
     },
 )
 def val_below_train(run: RunCurves, limits: Limits):
@@ -217,8 +218,8 @@ def val_below_train(run: RunCurves, limits: Limits):
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(train.finite_values) < 2:
         return None
-    start_level = float(np.median(train.head(0.05, at_least=3)))
-    if start_level - train.end < limits["train_fall_share"] * abs(start_level):
+    change, noise_of_change = train.level_change()
+    if -change < max(limits["train_fall_share"] * abs(train.start_level), limits["gap_noise"] * noise_of_change):
         return None
     steps = val.finite_steps.astype(float)
     train_at = _train_at(train, steps)

@@ -11,33 +11,20 @@ import math
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, first_point_share, fmt, trend_z
+from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, first_logged, first_point_share, fmt,
+                               trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.start import chance_text
 
 
-MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
-
-
-def start_level(curve: Curve) -> float:
-    """The level the loss starts from: the median of its first 5% (its first value on a short curve)."""
-    return float(np.median(curve.head()))
-
-
-def level_change(curve: Curve) -> tuple[float, float]:
-    """How much the loss moved from its first 5% to its last 10% (medians), and how much of that noise alone
-    explains: a median of k points wanders about 1.25 σ/√k, so a real change exceeds a few of those."""
-    head, tail = curve.head(), curve.tail()
-    change = float(np.median(tail) - np.median(head))
-    return change, MEDIAN_SE * curve.noise * math.sqrt(1 / len(head) + 1 / len(tail))
 
 
 def is_flat(curve: Curve, limits: Limits) -> bool:
     """The loss ends where it started: within ``max_change`` of its start level, or within the noise of a curve
     that shows no trend either."""
-    change, noise = level_change(curve)
-    if abs(change) <= limits["max_change"] * abs(start_level(curve)):
+    change, noise = curve.level_change()
+    if abs(change) <= limits["max_change"] * abs(curve.start_level):
         return True
     # a curve too short to smooth has no noise estimate apart from its own swings, which are its shape
     return (curve.window > 1 and abs(change) <= limits["noise_z"] * noise
@@ -58,7 +45,7 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     if not curves or any(first_point_share(curve) > limits["late_start_share"] for curve in curves):
         return []
     for curve in curves:
-        begin = start_level(curve)
+        begin = curve.start_level
         chance = chance_loss_of(run, curve)
         if begin <= 0 or (chance is not None and begin < limits["converged_share"] * chance):
             return []  # a loss that starts far below chance (or at 0) is a model that was already trained
@@ -108,14 +95,14 @@ def flat_from_start(run: RunCurves, limits: Limits):
         return None
     evidence = []
     for curve in curves:
-        change, noise = level_change(curve)
-        evidence.append(f"{curve.tag}: {fmt(start_level(curve))} at the start, {fmt(curve.end)} at the end "
-                        f"({change / abs(start_level(curve)):+.1%}; noise allows ±{fmt(limits['noise_z'] * noise)})"
+        change, noise = curve.level_change()
+        evidence.append(f"{curve.tag}: {fmt(curve.start_level)} at the start, {fmt(curve.end)} at the end "
+                        f"({change / abs(curve.start_level):+.1%}; noise allows ±{fmt(limits['noise_z'] * noise)})"
                         f" over {len(curve.finite_values)} points")
     main = curves[0]
     if (chance := chance_loss_of(run, main)) is not None:
         evidence.append(chance_text(run, chance))
-    return Found(f"{main.tag} does not move: {fmt(start_level(main))} → {fmt(main.end)}",
+    return Found(f"{main.tag} does not move: {fmt(main.start_level)} → {fmt(main.end)}",
                  [curve.tag for curve in curves], evidence,
                  step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)))
 
@@ -192,7 +179,7 @@ def flat_at_chance(run: RunCurves, limits: Limits):
 
 def plateau_start(curve: Curve, band: float) -> int:
     """Index where the smoothed loss first comes within ``band`` of its total drop from its final level."""
-    begin = start_level(curve)
+    begin = curve.start_level
     return int(np.argmax(curve.smooth <= curve.end + band * (begin - curve.end)))
 
 
@@ -209,7 +196,7 @@ def high_level(run: RunCurves, curve: Curve, reference_curve: Curve, share: floa
     """The reference ``curve``'s end level is judged high against (−log(1/n), else the start of
     ``reference_curve``) and a sentence saying so, when it ends at or above ``share`` of it; None otherwise."""
     chance = chance_loss_of(run, curve)
-    reference = chance if chance is not None else start_level(reference_curve)
+    reference = chance if chance is not None else reference_curve.start_level
     if reference <= 0 or curve.end < share * reference:
         return None
     name = chance_text(run, chance) if chance is not None else f"the train loss's start level {fmt(reference)}"
@@ -276,7 +263,7 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
     if not curves:
         return None
     train = curves[0]
-    begin = start_level(train)
+    begin = train.start_level
     if (begin <= 0 or begin - train.end < limits["min_drop"] * begin
             or any(at_chance(run, curve, limits) or rising(curve, limits) for curve in curves)):
         return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's, rising overfitting's
@@ -325,7 +312,8 @@ def plateau_high(run: RunCurves, limits: Limits):
         return None
     curve, index, evidence = found
     return Found(f"{curve.tag} plateaus at {fmt(curve.end)} from step {curve.step_at(index)}", [curve.tag],
-                 evidence, step_range=(curve.step_at(index), curve.step_at(len(curve.finite_values) - 1)))
+                 evidence, step_range=(curve.step_at(index), curve.step_at(len(curve.finite_values) - 1)),
+                 assumes_class_count=chance_loss_of(run, curve) is not None)
 
 
 @rule(
@@ -360,6 +348,6 @@ def underfitting(run: RunCurves, limits: Limits):
     evidence = [text for _, text in highs]
     if len(curves) == 1:
         evidence.append("no validation loss logged: judged on the train loss alone")
-    evidence.append(f"{train.tag} start level {fmt(start_level(train))}")
+    evidence.append(f"{train.tag} start level {fmt(train.start_level)}")
     return Found(f"Loss stays high: {train.tag} ends at {fmt(train.end)}", [curve.tag for curve in curves],
                  evidence, step=train.step_at(len(train.finite_values) - 1))

@@ -1,7 +1,14 @@
-"""Unstable training: a loss that swings wildly without settling, and a loss that suddenly jumps.
+"""Unstable training: a loss that swings wildly without settling, one that suddenly jumps, one that climbs away.
 
-Both rules read the main train loss (the validation loss when no train loss is logged), and only its finite
-part before the first NaN/Inf: the jump into NaN is CD101's finding, not a spike or a swing.
+Every loss curve of the run is judged — train, validation and test losses and each term of a multi-term loss —
+because real runs blow up on the validation curve or on one term while the train total stays smooth; a finding
+names its curve, and an event a component shares with its total is reported once, on the total. Each curve is
+read only up to its first NaN/Inf: the jump into NaN is CD101's finding, not a spike or a swing.
+
+Minibatch noise scales with the loss, so a jump is measured as a ratio to the level before it and against the
+noise of the points just before it, not the noise of the whole run (a loss that fell 100× is far quieter at its
+end than at its start). An epoch-level log (10–30 points, each an average) is judged too: its few points are
+quiet, so a jump or a zig-zag on it stands out from its own bends.
 """
 
 from __future__ import annotations
@@ -16,17 +23,55 @@ from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
-
+MAD_TO_SIGMA = 1.4826
+LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
+# A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
+# too easily a low outlier of its own.
+MIN_BASELINE = 3
+SHORT_CURVE = 50  # fewer points than this are not smoothed (an epoch log): their noise comes from their bends
+# The noise at a point is read off at least this many points before it: enough for a median absolute deviation.
+LOCAL_NOISE_POINTS = 20
 
 
 def loss_curve(run: RunCurves) -> Curve | None:
-    """The loss the stability rules judge: train loss, else validation loss (an eval-only log)."""
+    """The main loss: train loss, else validation loss (an eval-only log)."""
     return run.curve(Role.TRAIN_LOSS) or run.curve(Role.VAL_LOSS)
+
+
+def judged_curves(run: RunCurves, min_points: float) -> list[Curve]:
+    """Every loss curve with at least ``min_points`` finite points before its first NaN/Inf, main curves first."""
+    found = []
+    for role in LOSS_ROLES:
+        primary = run.curve(role)
+        curves = run.curves(role)
+        curves.sort(key=lambda curve: curve is not primary)
+        found += [curve for curve in curves if len(finite_prefix(curve)) >= min_points]
+    return found
 
 
 def finite_prefix(curve: Curve) -> np.ndarray:
     """The values before the first NaN/Inf: after it the curve describes a broken run, not a training one."""
     return curve.values[:curve.first_nonfinite] if curve.first_nonfinite is not None else curve.values
+
+
+def local_noise(values: np.ndarray, window: int) -> np.ndarray:
+    """Robust σ of the point-to-point noise at each point, read off the points before it: minibatch noise scales
+    with the loss, so a loss that fell 100× is far less noisy at its end than at its start, and a jump is judged
+    against the noise where it happens. Around a running median on a long curve; on a short one (an epoch log)
+    from its second differences over the whole curve, which a steady trend or a gentle bend leaves near 0."""
+    if len(values) < 4:
+        return np.zeros(len(values))
+    if len(values) < SHORT_CURVE:
+        second = np.diff(values, 2) / math.sqrt(6)
+        return np.full(len(values), MAD_TO_SIGMA * float(np.median(np.abs(second - np.median(second)))))
+    residual = np.abs(values - median_filter(values, size=window | 1, mode="nearest"))
+    local = MAD_TO_SIGMA * trailing_median(residual, max(LOCAL_NOISE_POINTS, 5 * window))
+    local[:LOCAL_NOISE_POINTS] = MAD_TO_SIGMA * float(np.median(residual[:2 * LOCAL_NOISE_POINTS]))
+    return local
+
+
+def baseline_window(curve: Curve) -> int:
+    return max(curve.window, MIN_BASELINE if len(curve.finite_values) < SHORT_CURVE else 1)
 
 
 def spread(values: np.ndarray) -> float:
@@ -40,12 +85,44 @@ def spread(values: np.ndarray) -> float:
     return float((high - low) / INTERDECILE_TO_SIGMA)
 
 
+def alternation(values: np.ndarray) -> float:
+    """Share of successive changes that reverse the previous one: about 2/3 for noise, near 0 for a curve that
+    keeps falling, near 1 for a zig-zag."""
+    changes = np.sign(np.diff(values))
+    changes = changes[changes != 0]
+    return float(np.mean(changes[1:] != changes[:-1])) if len(changes) > 1 else 0.0
+
+
 def _lr_note(run: RunCurves, first_step: int) -> list[str]:
     lr = run.curve(Role.LR)
     if lr is None or not len(lr.finite_values):
         return []
     late = lr.finite_values[lr.finite_steps >= first_step]
     return [f"{lr.tag} in that part: {fmt(float(np.median(late)))}"] if len(late) else []
+
+
+def once_per_event(found: list[tuple[Curve, Found]], window_steps: float) -> list[Found]:
+    """One finding per event: a component of a loss (or a second curve of one role) that shows the same event
+    within ``window_steps`` of a curve already reported is named in that finding's evidence instead."""
+    kept: list[tuple[Curve, Found]] = []
+    for curve, item in found:
+        step = item.step if item.step is not None else (item.step_range or (0, 0))[0]
+        twin = next((k for c, k in kept if c.role == curve.role and abs(
+            (k.step if k.step is not None else (k.step_range or (0, 0))[0]) - step) <= window_steps), None)
+        if twin is None:
+            kept.append((curve, item))
+        else:
+            twin.evidence.append(f"{curve.tag} shows it too: {item.title}")
+            twin.tags.append(curve.tag)
+    return [item for _, item in kept]
+
+
+def event_window(run: RunCurves) -> float:
+    """Steps within which two curves' events are one event: a twentieth of the run."""
+    main = loss_curve(run)
+    if main is None or len(main.finite_steps) < 2:
+        return 0.0
+    return float(main.finite_steps[-1] - main.finite_steps[0]) / 20
 
 
 @rule(
@@ -57,8 +134,10 @@ def _lr_note(run: RunCurves, first_step: int) -> list[str]:
     ),
     check="drop the learning rate 10× and rerun the same steps: the swings must shrink; then try a 4× larger batch",
     thresholds={
-        "min_late_points": Threshold(20, "fewest finite loss points the late part needs before its swings are "
-                                         "judged"),
+        "min_late_points": Threshold(20, "fewest finite points the late part of a per-step curve needs before its "
+                                         "swings are judged"),
+        "min_short_points": Threshold(6, "fewest points of a short (epoch-level) curve before its swings are "
+                                         "judged: over its last half, or all of it when the half is shorter"),
         "late_share": Threshold(1 / 3, "share of the run, at its end, that must still be swinging"),
         "swing_vs_level": Threshold(0.5, "swing σ of the late part (10th–90th percentile range around its trend) "
                                          "as a share of its mean level, from which the loss counts as swinging"),
@@ -68,23 +147,35 @@ def _lr_note(run: RunCurves, first_step: int) -> list[str]:
         "swing_vs_scale": Threshold(0.2, "swing σ of the late part as a share of the loss's natural scale (its "
                                          "first values, or chance −log(1/n) when larger), from which the swings "
                                          "are wild rather than small wobbles of a low loss"),
+        "zigzag": Threshold(0.75, "a short curve swings when at least this share of its successive changes "
+                                  "reverse the previous one (noise reverses about 2/3 of them, a trend few)"),
         "diverged_factor": Threshold(3.0, "a late level this many times the start level is divergence, not "
                                           "oscillation, and is left to the spike and NaN rules"),
     },
 )
 def oscillation(run: RunCurves, limits: Limits):
-    """The loss still swings wildly in the last third of the run: around its trend there, its swings (a σ from
-    the 10th–90th percentile range, so one rare hard batch does not count) are at least half its mean level and
-    at least 40% of the progress made since the start, and at least a fifth of the loss's scale (its first value or
-    chance, whichever is larger). A noisy tiny-batch run that converges swings a lot
-    relative to its low final level, but little relative to its progress, and does not fire."""
-    curve = loss_curve(run)
-    if curve is None:
-        return None
+    """A loss curve (train, validation, test or one term) still swings wildly at the end of the run: around its
+    trend there, its swings (a σ from the 10th–90th percentile range, so one rare hard batch does not count) are
+    at least half its mean level, at least 40% of the progress made since the start, and at least a fifth of the
+    loss's scale (its first value or chance, whichever is larger). A per-step curve is judged over its last third;
+    a short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half,
+    where it must also zig-zag. A noisy tiny-batch run that converges swings a lot relative to its low final
+    level, but little relative to its progress, and does not fire."""
+    found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
+             if (item := _swinging(run, curve, limits)) is not None]
+    return once_per_event(found, math.inf)
+
+
+def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     values = finite_prefix(curve)
-    late_from = int(len(values) * (1 - limits["late_share"]))
+    short = len(values) * limits["late_share"] < limits["min_late_points"]
+    late_from = int(len(values) * (0.5 if short else 1 - limits["late_share"]))
+    if short and len(values) - late_from < limits["min_short_points"]:
+        late_from = 0
     late = values[late_from:]
-    if len(late) < limits["min_late_points"]:
+    if len(late) < (limits["min_short_points"] if short else limits["min_late_points"]):
+        return None
+    if short and alternation(late) < limits["zigzag"]:
         return None
     start = float(np.median(values[:3]))
     level = float(np.mean(late))
@@ -100,16 +191,16 @@ def oscillation(run: RunCurves, limits: Limits):
     progress_note = (f"the swings are {swing / progress:.2g}× that progress" if progress > 0
                      else "the loss made no progress since the start")
     low, high = np.percentile(late, [10, 90])
-    return Found(
-        f"{curve.tag} keeps swinging through the last {limits['late_share']:.0%} of the run",
-        [curve.tag],
-        [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, mean level {fmt(level)} "
-         f"({swing / abs(level) if level else math.inf:.0%} of the level); 10th–90th percentile "
-         f"{fmt(low)} … {fmt(high)}",
-         f"first values {fmt(start)} → late mean {fmt(level)}: {progress_note}",
-         *_lr_note(run, first_step)],
-        step_range=(first_step, last_step),
-    )
+    part = "of its points" if late_from == 0 else f"{1 - late_from / len(values):.0%} of the run"
+    evidence = [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, mean level {fmt(level)} "
+                f"({swing / abs(level) if level else math.inf:.0%} of the level); 10th–90th percentile "
+                f"{fmt(low)} … {fmt(high)}",
+                f"first values {fmt(start)} → late mean {fmt(level)}: {progress_note}"]
+    if short:
+        evidence.append(f"{alternation(late):.0%} of its successive changes reverse the previous one: "
+                        + " → ".join(fmt(value) for value in late[:8]) + (" …" if len(late) > 8 else ""))
+    return Found(f"{curve.tag} keeps swinging through the last {part}", [curve.tag],
+                 evidence + _lr_note(run, first_step), step_range=(first_step, last_step))
 
 
 @dataclass
@@ -119,18 +210,20 @@ class Jump:
     index: int
     rise: float
     baseline: float
+    sigma: float  # the noise before it
     reach: float  # how far the curve's own noise reaches elsewhere (its rare excursions)
     recovered: int | None  # first index back at the pre-jump level
     others: np.ndarray  # first index of every other jump event that passes the same tests
 
 
-def _highest_jump(values: np.ndarray, curve: Curve, limits: Limits, min_size: float) -> Jump | None:
-    window, sigma = curve.window, curve.noise
+def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Limits,
+                  min_size: float) -> Jump | None:
     baseline = trailing_median(values, window)
     rise = values - baseline
     rise[0] = 0.0  # the first point has nothing before it to jump from
     peak = int(np.argmax(rise))
-    back = np.flatnonzero(curve.smooth[peak + 1:len(values)] <= baseline[peak] + limits["recovered_sigmas"] * sigma)
+    smooth = median_filter(values, size=window | 1, mode="nearest") if window > 1 else values
+    back = np.flatnonzero(smooth[peak + 1:] <= baseline[peak] + limits["recovered_sigmas"] * sigma[peak])
     recovered = int(back[0]) + peak + 1 if len(back) else None
     event = slice(max(0, peak - window), max(peak + window + 1, recovered or len(values)))
     reach = noise_reach(rise, event)
@@ -142,7 +235,7 @@ def _highest_jump(values: np.ndarray, curve: Curve, limits: Limits, min_size: fl
         return None
     indices = np.flatnonzero(is_jump)
     starts = indices[np.r_[True, np.diff(indices) > window]]
-    return Jump(peak, float(rise[peak]), float(baseline[peak]), reach, recovered,
+    return Jump(peak, float(rise[peak]), float(baseline[peak]), float(sigma[peak]), reach, recovered,
                 starts[(starts < event.start) | (starts >= event.stop)])
 
 
@@ -157,11 +250,15 @@ def _highest_jump(values: np.ndarray, curve: Curve, limits: Limits, min_size: fl
           "clipping (clip_grad_norm_ 1.0) and rerun to that step",
     thresholds={
         "min_points": Threshold(5, "fewest finite loss points before jumps are judged"),
-        "single_point_size": Threshold(10.0, "a jump of one logged point must reach this many times the running "
-                                             "median before it: one hard batch makes smaller ones"),
+        "single_point_size": Threshold(10.0, "a jump of one logged point of a per-step curve must reach this many "
+                                             "times the running median before it: one hard minibatch makes smaller "
+                                             "ones"),
+        "single_average_size": Threshold(2.0, "the same for one point of a short (epoch-level) curve, whose points "
+                                              "are averages over many batches"),
         "lasting_size": Threshold(1.5, "a jump that lasts two or more logged points must reach this many times "
                                        "the running median before it"),
-        "min_sigmas": Threshold(6.0, "a spike rises at least this many noise σ above the running median"),
+        "min_sigmas": Threshold(6.0, "a spike rises at least this many noise σ above the running median, σ being "
+                                     "the noise of the points before it (noise scales with the loss)"),
         "beyond_noise": Threshold(4.0, "a spike rises at least this many times higher than the curve's own rare "
                                        "excursions elsewhere (their 99.5th percentile): heavy-tailed tiny-batch "
                                        "noise is not a spike"),
@@ -171,31 +268,41 @@ def _highest_jump(values: np.ndarray, curve: Curve, limits: Limits, min_size: fl
                                            "this many noise σ of the pre-spike level"),
         "diverged_factor": Threshold(3.0, "a loss that fell and ends this many times above its first value has "
                                           "jumped away for good (divergence without NaN)"),
+        "break_share": Threshold(0.5, "a held-out loss diverges when at least this share of its climb (on a log "
+                                      "scale) happened within a tenth of its evaluations"),
     },
 )
 def spike(run: RunCurves, limits: Limits):
-    """The loss falls, then suddenly jumps far above the running median of the points before it: by many noise σ,
-    well beyond the rare excursions the curve's own minibatch noise makes elsewhere, undoing a good part of the
-    progress made. One logged point must jump 10× (smaller single points are hard batches); a jump lasting two
-    or more points needs 1.5×. A loss that fell, then climbed to end several times above its first value without
-    turning NaN is a spike that never recovered, from the step it last stood at its start (when no gradient norm
-    is logged; otherwise CD701 reports that climb together with the norm's growth). Reports
-    the step, the size (×), whether and when the loss came back to its pre-spike level, and further spikes."""
-    curve = loss_curve(run)
-    if curve is None:
-        return None
+    """A loss curve (train, validation, test or one term) falls, then suddenly jumps far above the running median
+    of the points before it: by many noise σ, well beyond the rare excursions the curve's own minibatch noise
+    makes elsewhere, undoing a good part of the progress made: one logged point must jump 10× the level before it
+    (2× on a short epoch-level curve, whose points are averages), a jump lasting two or more points 1.5×, and
+    either must stand out from the noise just before it. A loss that
+    fell, then climbed to end several times above its first value without turning NaN is a spike that never
+    recovered, from the step it last stood at its start — on a train loss however it climbs, on a validation or
+    test loss only when it broke away in a few evaluations (a steady climb there is overfitting's shape); for the
+    main loss only when no gradient norm is logged (then CD701 reports the climb with the norm's growth). Reports the step, the size (×), whether and when the loss came back to its
+    pre-spike level, and further spikes."""
+    found = [(curve, item) for curve in judged_curves(run, limits["min_points"])
+             if (item := _spike_of(run, curve, limits)) is not None]
+    return once_per_event(found, event_window(run))
+
+
+def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
+    if curve is loss_curve(run) and run.curve(Role.GRAD_NORM) is not None:
+        diverged = None  # one divergence, one finding: CD701 reports the main loss's climb with the norm
+    else:
+        diverged = _divergence(curve, limits)
+    if diverged is not None:
+        return diverged
     values = finite_prefix(curve)
-    if len(values) < limits["min_points"]:
-        return None
-    if run.curve(Role.GRAD_NORM) is None:
-        # One divergence, one finding: with a gradient norm logged, CD701 reports the climb together with it.
-        diverged = _divergence(curve, values, limits)
-        if diverged is not None:
-            return diverged
+    window = baseline_window(curve)
+    noise = local_noise(values, window)
     # A median of three neighbours erases one-point outliers, so whatever jumps in it lasted two points or more.
     lasting = median_filter(values, size=3, mode="nearest")
-    jump = (_highest_jump(values, curve, limits, limits["single_point_size"])
-            or _highest_jump(lasting, curve, limits, limits["lasting_size"]))
+    single = limits["single_average_size" if len(values) < SHORT_CURVE else "single_point_size"]
+    jump = (_highest_jump(values, window, noise, limits, single)
+            or _highest_jump(lasting, window, noise, limits, limits["lasting_size"]))
     if jump is None:
         return None
     if jump.recovered is None and curve.first_nonfinite is not None:
@@ -204,22 +311,23 @@ def spike(run: RunCurves, limits: Limits):
     peak = jump.index + int(np.argmax(values[jump.index:max(event_end, jump.index + 1)]))
     step = int(curve.steps[peak])
     size = values[peak] / jump.baseline if jump.baseline > 0 else math.inf
-    sigma = curve.noise
+    sigma = jump.sigma
     evidence = [
-        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {curve.window} points before "
+        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {window} points before "
         f"the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
-        f"rise = {jump.rise / sigma if sigma else math.inf:.3g} noise σ (σ = {fmt(sigma)}); the curve's rare "
-        f"excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above its running median",
+        f"rise = {jump.rise / sigma if sigma else math.inf:.3g} noise σ (σ = {fmt(sigma)}, the noise just before "
+        f"it); the curve's rare excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above its running "
+        f"median",
     ]
     if jump.recovered is not None:
         back_step = int(curve.steps[jump.recovered])
         evidence.append(f"recovered: running median back to ≤ "
-                        f"{fmt(jump.baseline + limits['recovered_sigmas'] * sigma)} by step {back_step} "
-                        f"({back_step - step} steps after the peak)")
+                        f"{fmt(jump.baseline + limits['recovered_sigmas'] * sigma)} by step "
+                        f"{back_step} ({back_step - step} steps after the peak)")
     elif peak == len(values) - 1:
         evidence.append("the log ends at the spike: whether it recovered is unknown")
     else:
-        evidence.append(f"did not recover: the loss ends at {fmt(float(np.median(curve.tail())))} "
+        evidence.append(f"did not recover: the loss ends at {fmt(float(np.median(values[-max(1, len(values) // 10):])))} "
                         f"(pre-spike level {fmt(jump.baseline)})")
     if len(jump.others):
         listed = ", ".join(str(int(curve.steps[i])) for i in jump.others[:5])
@@ -231,11 +339,14 @@ def spike(run: RunCurves, limits: Limits):
     )
 
 
-def _divergence(curve: Curve, values: np.ndarray, limits: Limits) -> Found | None:
-    """A loss that fell, then climbed far above its start and stayed there (the NaN-free form of divergence)."""
+def _divergence(curve: Curve, limits: Limits) -> Found | None:
+    """A loss that fell, then climbed far above its start and stayed there (the NaN-free form of divergence).
+    A held-out loss climbs steadily when the model overfits; only a break (most of the climb within a few
+    evaluations) is divergence there."""
     if curve.first_nonfinite is not None:
         return None  # it ends in NaN: CD101 reports it
-    start = float(values[0])
+    values = finite_prefix(curve)
+    start = float(np.median(values[:min(3, max(1, len(values) // 10))]))
     smooth = curve.smooth[:len(values)]
     end = float(np.median(values[-max(1, len(values) // 10):]))
     if start <= 0 or end < limits["diverged_factor"] * start or smooth.min() >= start:
@@ -244,13 +355,26 @@ def _divergence(curve: Curve, values: np.ndarray, limits: Limits) -> Found | Non
     if onset >= len(values):
         return None
     lowest = int(np.argmin(smooth[:onset]))
+    if curve.role != Role.TRAIN_LOSS and not _broke_away(values[lowest:], limits["break_share"]):
+        return None
     step, end_step = int(curve.steps[onset]), int(curve.steps[len(values) - 1])
     return Found(
         f"{curve.tag} climbs away from step {step} and never recovers",
         [curve.tag],
         [f"{curve.tag} fell from {fmt(start)} to {fmt(float(smooth[lowest]))} (running median, step "
-         f"{int(curve.steps[lowest])}), then rose above its first value at step {step}",
-         f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its first value, "
-         f"at step {end_step}"],
+         f"{int(curve.steps[lowest])}), then rose above its start at step {step}",
+         f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its start, at step {end_step}"],
         step=step, step_range=(step, end_step), severity=ERROR,
     )
+
+
+def _broke_away(climb: np.ndarray, share: float) -> bool:
+    """Most of a climb (``share`` of its log-rise from its lowest point to its highest) happened within a tenth
+    of its points (at least one step): a break, not a steady drift."""
+    if len(climb) < 2 or climb.min() <= 0:
+        return False
+    logs = np.log(climb)
+    total = float(logs.max() - logs[0])
+    span = max(1, len(climb) // 10)
+    fastest = float(np.max(logs[span:] - logs[:-span])) if len(climb) > span else total
+    return total > 0 and fastest >= share * total

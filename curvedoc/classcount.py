@@ -1,0 +1,174 @@
+"""How many classes a run predicts over: what its files record, or what its curves give away when they do not.
+
+Public logs almost never record the class count, and every check against chance −log(1/n) needs it. The curves
+often say it anyway, because a uniform guess has a signature:
+
+- a standard-initialised classifier spreads its probability about evenly over its k outputs, so its loss at
+  step 0 is ln k plus a little (a logit spread σ adds about σ²/2 nats);
+- a model that learned nothing about the input scores 1/k accuracy on balanced held-out data, at every
+  evaluation;
+- a loss that sits at ln k for a whole run is a uniform guess the run never left.
+
+Each is evidence of k only where the counts are far apart on that scale (``TELLABLE_COUNTS``). One piece of
+evidence makes an *uncertain* count (a finding built on it says so and drops one severity level); a loss and an
+accuracy that agree make it certain (two losses, or a loss's start and its level, are one measurement of one
+unlearned model). A count read off one curve alone is never that curve's yardstick: its start (or its
+level) cannot be "far from chance" or "at chance" by the measure it defined.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from curvedoc.features import NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, fmt
+from curvedoc.roles import Role, tokens
+
+# The counts a curve can give away. ln k and ln(k+1) differ by about 1/k, less than a first loss's own spread
+# (±0.1 nats) from k = 6 on, so beyond the small counts only the conventional ones of public benchmarks are told
+# (10: MNIST, CIFAR-10, SVHN; 100: CIFAR-100; 1000: ImageNet): a 9-class task starting at 2.2 nats is then read as
+# 10, which is why such a count is uncertain until a second curve agrees.
+TELLABLE_COUNTS = (2, 3, 4, 5, 10, 100, 1000)
+# A step-0 loss lies within this many nats of ln k: a healthy init adds a few hundredths (σ²/2 for logits of
+# spread σ ≲ 0.3), the first minibatch and a class prior the init happens to favour as much either way.
+START_BAND = 0.1
+# Held-out accuracy is confined to 1/k when every evaluation lies within this share of 1/k of it (a 1,000-example
+# binary evaluation wanders ±0.016 around 0.5; a 100-example one ±0.05).
+ACCURACY_BAND = 0.2
+MIN_EVALUATIONS = 3
+# A loss sits at ln k when every point lies within this share of ln k (a model that learned a little sits lower,
+# a broken one swings wider).
+LEVEL_SHARE = 0.05
+SHOWN_EVIDENCE = 2  # pieces of evidence a finding quotes; the rest are counted
+LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
+HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
+
+
+@dataclass(frozen=True)
+class ClassCount:
+    """A run's class count (its vocabulary size for a language model) and how it is known."""
+
+    n: int
+    source: str  # where it came from, as a finding quotes it: "config: num_labels", "the first loss 2.31 ≈ ln 10"
+    inferred: bool = False
+    certain: bool = True
+    evidence_tags: frozenset[str] = frozenset()  # the curves an inferred count was read off
+
+    def yardstick_for(self, tag: str) -> bool:
+        """Whether chance −log(1/n) may judge curve ``tag``: not when the count was read off that curve alone (its
+        own start or level is no yardstick for itself)."""
+        return not self.inferred or self.evidence_tags != {tag}
+
+    def assumption(self) -> str:
+        """The sentence a finding built on an inferred count carries."""
+        sure = "" if self.certain else "; uncertain, so this finding is one severity level lower"
+        return f"assumed {self.n} classes because {self.source} (not recorded in the run{sure})"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    n: int
+    tag: str
+    kind: str  # "start", "accuracy" or "level"
+    text: str
+
+
+def class_count(run: RunCurves) -> ClassCount | None:
+    """The count the run records, else the one its curves show, else None."""
+    meta = run.run.meta
+    if meta.n_classes:
+        return ClassCount(meta.n_classes, meta.n_classes_source or "the run's config")
+    return infer_class_count(run)
+
+
+def infer_class_count(run: RunCurves) -> ClassCount | None:
+    """The class count the curves give away (see the module docstring), or None when they say nothing or
+    disagree."""
+    evidence = [*_loss_starts(run), *_accuracy_levels(run), *_loss_levels(run)]
+    by_count: dict[int, list[Evidence]] = defaultdict(list)
+    for item in evidence:
+        by_count[item.n].append(item)
+    if len(by_count) != 1:
+        return None  # nothing, or curves that contradict each other: no count is safer than a guess
+    (n, items), = by_count.items()
+    told = " and ".join(item.text for item in items[:SHOWN_EVIDENCE])
+    if len(items) > SHOWN_EVIDENCE:
+        told += f" (and {len(items) - SHOWN_EVIDENCE} more curve{'s' if len(items) > SHOWN_EVIDENCE + 1 else ''})"
+    kinds = {item.kind for item in items}
+    # Losses measured on two splits, or a loss's start and its level, move together (one unlearned model, one
+    # scale that may happen to sit near ln k); an accuracy at 1/k is a measurement of its own.
+    certain = "accuracy" in kinds and len(kinds) >= 2
+    return ClassCount(n, told, inferred=True, certain=certain, evidence_tags=frozenset(item.tag for item in items))
+
+
+def tellable_count(level: float, band: float) -> int | None:
+    """The tellable k whose ln k lies within ``band`` nats of ``level``, if any."""
+    return next((k for k in TELLABLE_COUNTS if abs(level - math.log(k)) <= band), None)
+
+
+def is_cross_entropy_like(curve: Curve) -> bool:
+    """Could this curve be a cross-entropy over classes: its name says no other kind of loss, and it is never
+    negative."""
+    return not (set(tokens(curve.tag)) & NOT_CROSS_ENTROPY_WORDS) and bool(len(curve.finite_values)) and \
+        float(curve.finite_values.min()) >= 0
+
+
+def _loss_starts(run: RunCurves) -> list[Evidence]:
+    found = []
+    for role in LOSS_ROLES:
+        for curve in run.curves(role):
+            if len(curve.finite_values) < 3 or not is_cross_entropy_like(curve) or not _untrained_first(run, curve):
+                continue
+            first = float(curve.finite_values[0])
+            k = tellable_count(first, START_BAND)
+            if k is not None:
+                found.append(Evidence(k, curve.tag, "start", f"the first {curve.tag} {fmt(first)} ≈ ln {k}"))
+    return found
+
+
+def _untrained_first(run: RunCurves, curve: Curve) -> bool:
+    """Whether the curve's first value is the untrained model's loss: logged at step 0 or 1, and not a train
+    loss logged as rarely as validation (an epoch log's first value is the mean over the first epoch, which
+    learning has already lowered)."""
+    if curve.finite_steps[0] > 1:
+        return False
+    held_out = run.curve(Role.VAL_LOSS) or run.curve(Role.VAL_ACC)
+    return curve.role != Role.TRAIN_LOSS or held_out is None or len(curve) >= 3 * len(held_out)
+
+
+def _accuracy_levels(run: RunCurves) -> list[Evidence]:
+    found = []
+    for role in HELD_OUT_ACC:
+        for curve in run.curves(role):
+            values = curve.finite_values
+            if len(values) < MIN_EVALUATIONS or values.min() < 0 or values.max() > 100:
+                continue
+            values = values / 100 if values.max() > 1 + 1e-9 else values
+            middle = float(np.median(values))
+            if middle <= 0:
+                continue
+            k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - middle))
+            if np.abs(values - 1 / k).max() > ACCURACY_BAND / k:
+                continue
+            found.append(Evidence(k, curve.tag, "accuracy",
+                                  f"{curve.tag} stays at {fmt(middle)} ≈ 1/{k} over {len(values)} evaluations"))
+    return found
+
+
+def _loss_levels(run: RunCurves) -> list[Evidence]:
+    """A loss that never leaves ln k: every point after the first within the evidence band of one small k."""
+    found = []
+    for role in LOSS_ROLES:
+        for curve in run.curves(role):
+            values = curve.finite_values
+            if len(values) < MIN_EVALUATIONS or not is_cross_entropy_like(curve):
+                continue
+            middle = float(np.median(values))
+            k = tellable_count(middle, LEVEL_SHARE * middle)
+            if k is None or np.abs(values - math.log(k)).max() > LEVEL_SHARE * math.log(k):
+                continue
+            found.append(Evidence(k, curve.tag, "level", f"{curve.tag} stays at {fmt(middle)} ≈ ln {k}"))
+    return found
