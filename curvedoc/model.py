@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-from curvedoc.roles import Role, infer_role, primary_tag
+from curvedoc.roles import Role, infer_role, is_total_norm, primary_tag
 
 
 # Keys under which configs of real frameworks record the number of output classes (HF: num_labels; LMs: vocab_size).
@@ -108,8 +108,12 @@ class Run:
         return [tag for tag, tag_role in self.roles.items() if tag_role == role]
 
     def primary(self, role: Role | str) -> str | None:
-        """The tag a person would plot for ``role`` (the total loss, not one of its components)."""
-        return primary_tag(self.tags_with(role), self.point_counts())
+        """The tag a person would plot for ``role`` (the total loss, not one of its components). For gradient norms
+        only a total norm qualifies: None when the run logs per-layer norms alone (see ``roles.is_total_norm``)."""
+        tags = self.tags_with(role)
+        if Role(role) is Role.GRAD_NORM:
+            tags = [tag for tag in tags if is_total_norm(tag)]
+        return primary_tag(tags, self.point_counts())
 
     def point_counts(self) -> dict[str, int]:
         # numpy over the categorical codes: rules ask for this per role, and pandas' value_counts cost ~1 ms a call

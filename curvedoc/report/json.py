@@ -18,7 +18,7 @@ from curvedoc import __version__
 from curvedoc.diagnose import first_response
 from curvedoc.report import VERDICTS, json_safe, series_summary, verdict
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 SCHEMA_RESOURCE = "report.schema.json"
 
 
