@@ -113,8 +113,14 @@ def file_run_name(path: Path) -> str:
 
 
 def read_source(source: Source) -> list[Run]:
+    """The runs of ``source``, completed from their companion files (a model config, a label list beside the log:
+    see :mod:`curvedoc.readers.companions`) where their own files do not record the class count."""
+    from curvedoc.readers import companions
+
     module = importlib.import_module(READER_MODULES[source.family])
-    return module.read(source)
+    runs = module.read(source)
+    companions.complete(runs, source.path)
+    return runs
 
 
 def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str], ...] = ()) -> Discovery:
