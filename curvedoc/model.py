@@ -35,6 +35,8 @@ LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", 
 # nc and names are YOLO's only beside the rest of a YOLO data or model config (a DCGAN's nc is its channels)
 YOLO_KEYS = ("nc", "names")
 YOLO_CONTEXTS = ({"nc", "names"}, {"train", "val"}, {"backbone", "head"})
+# In Ultralytics' args.yaml, classes is the class filter of predictions ([0, 2]), not a count
+ULTRALYTICS_ARGS = {"task", "mode", "data"}
 # HF's default labels, LABEL_0 and LABEL_1, in every config that never set its classes (an LM's config too); more
 # of them mean num_labels was set
 PLACEHOLDER_LABEL = re.compile(r"^LABEL_\d+$")
@@ -79,6 +81,8 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
         if last == "architectures" and isinstance(value, list):
             architectures += [str(item) for item in value]
         if last in YOLO_KEYS and not any(context <= siblings for context in YOLO_CONTEXTS):
+            continue
+        if last == "classes" and ULTRALYTICS_ARGS <= siblings:
             continue
         if last in CLASS_COUNT_KEYS and (count := _as_count(value)) is not None:
             classes.append(_Candidate(count, name, tier, False))
@@ -133,12 +137,11 @@ def _as_count(value: Any) -> int | None:
 
 
 def _distinct_labels(value: Any) -> int | None:
-    """The length of a list (or an index → name mapping) of class names; a list with repeats is data, not classes."""
+    """The length of a list (or an index → name mapping) of class names. Numbers are class indices (a filter of some
+    classes), and a list with repeats is data: neither counts the classes."""
     if isinstance(value, Mapping):
         value = list(value.values())
-    if not isinstance(value, list) or len(value) < 2:
-        return None
-    if not all(isinstance(item, (str, int)) and not isinstance(item, bool) for item in value):
+    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(item, str) for item in value):
         return None
     return len(value) if len(set(value)) == len(value) else None
 

@@ -76,6 +76,9 @@ def test_a_config_states_its_class_count(config, expected):
     {"nc": 3, "nz": 100, "ngf": 64},  # a DCGAN's nc counts image channels
     {"names": ["alice", "bob"]},  # names alone are not YOLO's
     {"classes": ["a", "a", "b"]},  # repeats: per-sample labels, not the classes
+    {"classes": [0, 2]},  # class indices: a filter
+    # Ultralytics' args.yaml: classes filters predictions
+    {"task": "detect", "mode": "train", "data": "/content/datasets/fire-8/data.yaml", "classes": 3},
     {"num_classes": 1},
     {"num_classes": True},
     # HF's two default labels beside a vocabulary, with no architecture saying which is the output
