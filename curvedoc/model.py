@@ -9,46 +9,121 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
 
-from curvedoc.roles import Role, infer_role, primary_tag
+from curvedoc.roles import Role, infer_role, is_total_norm, primary_tag
 
 
-# Keys under which configs of real frameworks record the number of output classes (HF: num_labels; LMs: vocab_size).
-N_CLASSES_KEYS = (
-    "num_classes", "n_classes", "nb_classes", "num_class", "n_class", "nclasses", "numclasses",
-    "num_labels", "n_labels", "vocab_size", "n_vocab", "ntokens",
-)
+CLASSES, VOCABULARY = "classes", "vocabulary"  # RunMeta.n_classes_kind
+# Keys under which configs of real frameworks record the number of output classes (HF: num_labels; YOLO: nc)
+CLASS_COUNT_KEYS = frozenset({
+    "num_classes", "n_classes", "nb_classes", "num_class", "n_class", "nclasses", "numclasses", "number_of_classes",
+    "num_labels", "n_labels", "nc", "classes",
+})
+# ... and the vocabulary of a language model, whose output layer predicts one token of it
+VOCABULARY_KEYS = frozenset({"vocab_size", "n_vocab", "ntokens", "ntoken", "vocabulary_size"})
+LABEL_MAPS = frozenset({"id2label", "label2id"})
+# Lists of the class names: their length is the count (YOLO's names, torchvision's classes)
+LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", "names"})
+# nc and names are YOLO's only beside the rest of a YOLO data or model config (a DCGAN's nc is its channels)
+YOLO_KEYS = ("nc", "names")
+YOLO_CONTEXTS = ({"nc", "names"}, {"train", "val"}, {"backbone", "head"})
+# In Ultralytics' args.yaml, classes is the class filter of predictions ([0, 2]), not a count
+ULTRALYTICS_ARGS = {"task", "mode", "data"}
+# HF's default labels, LABEL_0 and LABEL_1, in every config that never set its classes (an LM's config too); more
+# of them mean num_labels was set
+PLACEHOLDER_LABEL = re.compile(r"^LABEL_\d+$")
+HF_DEFAULT_NUM_LABELS = 2
+LM_ARCHITECTURE = re.compile(r"(ForCausalLM|LMHeadModel|ForConditionalGeneration|ForSeq2SeqLM|ForSpeechSeq2Seq)$")
+CLASSIFIER_ARCHITECTURE = re.compile(r"For\w*Classification$")
+# Blocks that describe the model itself: its output count wins over a dataset's or a pretraining stage's
+MODEL_BLOCKS = frozenset({"model", "net", "network", "arch", "architecture", "head", "classifier", "module"})
+BASE_MODEL_KEYS = ("base_model_name_or_path", "model_name_or_path", "pretrained_model_name_or_path", "_name_or_path")
 
 
-def n_classes_from(params: Mapping[str, Any]) -> tuple[int, str] | None:
-    """The class count a config declares, and the key it came from; nested keys are searched by their last part.
+class ClassCount(NamedTuple):
+    count: int
+    key: str  # where in the config: "num_labels", "model.num_classes", MLflow's "model/num_classes"
+    kind: str  # CLASSES, or VOCABULARY for a language model (chance loss ln of the vocabulary size)
 
-    Nesting shows as dicts or as flattened names (``model.num_classes``, MLflow's ``model/num_classes``).
+
+@dataclass(frozen=True)
+class _Candidate:
+    count: int
+    key: str
+    tier: int  # 0 in a model block, 1 at the top level, 2 anywhere else
+    placeholder: bool  # HF's LABEL_0, LABEL_1 …
+
+
+def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
+    """The output class count a config declares (or a language model's vocabulary size), and the key it came from.
+
+    Nested keys are searched by their last part; nesting shows as dicts or as flattened names (``model.num_classes``,
+    MLflow's ``model/num_classes``). A count in the model block beats one at the top level, which beats one
+    elsewhere (a dataset block); two different counts at the best level are ambiguous, and give none. A class count
+    beats a vocabulary size, except in the config of a language model (its ``architectures`` name an LM head); HF's
+    default labels (``LABEL_0``, ``LABEL_1``: in every config that never set its classes) beside a vocabulary size
+    say nothing either way, and give none.
     """
-    for wanted in N_CLASSES_KEYS:
-        for key, value in _flatten(params):
-            if _last_part(key) == wanted:
-                count = _as_count(value)
-                if count is not None:
-                    return count, key
-    for key, value in _flatten(params):
-        if _last_part(key) in {"id2label", "label2id"} and isinstance(value, Mapping) and value:
-            return len(value), key
+    classes: list[_Candidate] = []
+    vocabulary: list[_Candidate] = []
+    architectures: list[str] = []
+    for parts, name, value, siblings in _entries(params):
+        last = parts[-1].lower()
+        tier = 0 if MODEL_BLOCKS & {part.lower() for part in parts[:-1]} else 1 if len(parts) == 1 else 2
+        if last == "architectures" and isinstance(value, list):
+            architectures += [str(item) for item in value]
+        if last in YOLO_KEYS and not any(context <= siblings for context in YOLO_CONTEXTS):
+            continue
+        if last == "classes" and ULTRALYTICS_ARGS <= siblings:
+            continue
+        if last in CLASS_COUNT_KEYS and (count := _as_count(value)) is not None:
+            classes.append(_Candidate(count, name, tier, False))
+        elif last in LABEL_MAPS and isinstance(value, Mapping) and len(value) >= 2:
+            labels = value.values() if last == "id2label" else value.keys()
+            placeholder = len(value) == HF_DEFAULT_NUM_LABELS and all(
+                PLACEHOLDER_LABEL.match(str(label)) for label in labels)
+            classes.append(_Candidate(len(value), name, tier, placeholder))
+        elif last in LABEL_LISTS and (count := _distinct_labels(value)) is not None:
+            classes.append(_Candidate(count, name, tier, False))
+        elif last in VOCABULARY_KEYS and (count := _as_count(value)) is not None:
+            vocabulary.append(_Candidate(count, name, tier, False))
+    named = [found for found in classes if not found.placeholder]
+    placeholders = [found for found in classes if found.placeholder]
+    if vocabulary and any(LM_ARCHITECTURE.search(name) for name in architectures):
+        return _agreed(vocabulary, VOCABULARY)
+    if named:
+        return _agreed(named, CLASSES)
+    if placeholders and (not vocabulary or any(CLASSIFIER_ARCHITECTURE.search(name) for name in architectures)):
+        return _agreed(placeholders, CLASSES)
+    if vocabulary and not placeholders:
+        return _agreed(vocabulary, VOCABULARY)
     return None
 
 
-def _last_part(key: str) -> str:
-    return re.split(r"[./]", key)[-1].lower()
+def _agreed(candidates: list[_Candidate], kind: str) -> ClassCount | None:
+    best = min(found.tier for found in candidates)
+    chosen = [found for found in candidates if found.tier == best]
+    if len({found.count for found in chosen}) > 1:
+        return None
+    return ClassCount(chosen[0].count, chosen[0].key, kind)
+
+
+def base_model_from(params: Mapping[str, Any]) -> str | None:
+    """The pretrained model a config says the run starts from (a PEFT adapter's base, an HF model's checkpoint)."""
+    found = {parts[-1].lower(): value for parts, _, value, _ in _entries(params) if len(parts) <= 2}
+    for key in BASE_MODEL_KEYS:
+        value = found.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
 
 
 def _as_count(value: Any) -> int | None:
@@ -56,23 +131,41 @@ def _as_count(value: Any) -> int | None:
         return None
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return int(number) if number.is_integer() and number >= 2 else None
 
 
-def _flatten(params: Mapping[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+def _distinct_labels(value: Any) -> int | None:
+    """The length of a list (or an index → name mapping) of class names. Numbers are class indices (a filter of some
+    classes), and a list with repeats is data: neither counts the classes."""
+    if isinstance(value, Mapping):
+        value = list(value.values())
+    if not isinstance(value, list) or len(value) < 2 or not all(isinstance(item, str) for item in value):
+        return None
+    return len(value) if len(set(value)) == len(value) else None
+
+
+def _entries(params: Mapping[str, Any], prefix: tuple[str, ...] = (), name_prefix: str = ""):
+    """Every (key parts, dotted name, value, last parts of the keys beside it) of a nested config."""
+    siblings = {re.split(r"[./]", str(key))[-1].lower() for key in params}
     for key, value in params.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping) and not {"id2label", "label2id"} & {str(key).lower()}:
-            yield from _flatten(value, name + ".")
-        yield name, value
+        parts = (*prefix, *([part for part in re.split(r"[./]", str(key)) if part] or [str(key)]))
+        name = f"{name_prefix}{key}"
+        if isinstance(value, Mapping) and str(key).lower() not in LABEL_MAPS:
+            yield from _entries(value, parts, name + ".")
+        yield parts, name, value, siblings
 
 
 @dataclass
 class RunMeta:
     n_classes: int | None = None
-    n_classes_source: str | None = None  # where n_classes came from: "hparams: num_classes", "--num-classes"
+    # where n_classes came from: "config: num_classes", "config.json: num_labels", "--num-classes"
+    n_classes_source: str | None = None
+    # what n_classes counts: "classes", or "vocabulary" for a language model, whose chance loss is ln(vocabulary)
+    n_classes_kind: str | None = None
+    # the pretrained model the run fine-tunes, when a config or a PEFT adapter_config.json names it
+    base_model: str | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     start_time: float | None = None  # unix seconds, when the format records it
@@ -108,8 +201,12 @@ class Run:
         return [tag for tag, tag_role in self.roles.items() if tag_role == role]
 
     def primary(self, role: Role | str) -> str | None:
-        """The tag a person would plot for ``role`` (the total loss, not one of its components)."""
-        return primary_tag(self.tags_with(role), self.point_counts())
+        """The tag a person would plot for ``role`` (the total loss, not one of its components). For gradient norms
+        only a total norm qualifies: None when the run logs per-layer norms alone (see ``roles.is_total_norm``)."""
+        tags = self.tags_with(role)
+        if Role(role) is Role.GRAD_NORM:
+            tags = [tag for tag in tags if is_total_norm(tag)]
+        return primary_tag(tags, self.point_counts())
 
     def point_counts(self) -> dict[str, int]:
         # numpy over the categorical codes: rules ask for this per role, and pandas' value_counts cost ~1 ms a call
@@ -127,9 +224,10 @@ class Run:
             if tag in self.roles:
                 self.roles[tag] = Role(role)
 
-    def set_n_classes(self, n_classes: int, source: str) -> None:
+    def set_n_classes(self, n_classes: int, source: str, kind: str = CLASSES) -> None:
         self.meta.n_classes = n_classes
         self.meta.n_classes_source = source
+        self.meta.n_classes_kind = kind
 
 
 class RunBuilder:
@@ -137,6 +235,7 @@ class RunBuilder:
 
     Readers hand over whole arrays per tag, never rows, so building stays linear in the number of points.
     ``split_hint`` records that a tag came from a folder naming its split (Keras's ``validation/``).
+    ``hparams_source`` names the run's hyperparameters in ``n_classes_source`` ("config", "MLflow param").
     """
 
     def __init__(self, path: str | os.PathLike[str], fmt: str, name: str = ""):
@@ -145,8 +244,10 @@ class RunBuilder:
         self.name = name
         self.meta = RunMeta()
         self.warnings: list[str] = []
+        self.hparams_source = "config"
         self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._split_hint: dict[str, str] = {}
+        self._configs: list[tuple[str, Mapping[str, Any]]] = []
 
     def add(self, tag: str, steps, values, wall_times=None, split_hint: str | None = None) -> None:
         steps = np.asarray(steps, dtype=np.int64).reshape(-1)
@@ -165,6 +266,11 @@ class RunBuilder:
 
     def add_file(self, path: str | os.PathLike[str]) -> None:
         self.meta.files.append(os.fspath(path))
+
+    def add_config(self, source: str, config: Mapping[str, Any]) -> None:
+        """A configuration the run logged besides its hyperparameters (a TensorBoard text summary of the model
+        config): searched for the class count after the hyperparameters, in the order added."""
+        self._configs.append((source, config))
 
     @property
     def has_points(self) -> bool:
@@ -199,11 +305,11 @@ class RunBuilder:
                 f"a value (in {named}); each curve keeps the last value logged per step"
             )
         scalars = _frame(frames)
-        if self.meta.n_classes is None:
-            found = n_classes_from(self.meta.hparams)
-            if found:
-                self.meta.n_classes, key = found
-                self.meta.n_classes_source = f"config: {key}"
+        for source, config in [(self.hparams_source, self.meta.hparams), *self._configs]:
+            if self.meta.n_classes is None and (found := n_classes_from(config)):
+                self.meta.n_classes, self.meta.n_classes_kind = found.count, found.kind
+                self.meta.n_classes_source = f"{source}: {found.key}"
+            self.meta.base_model = self.meta.base_model or base_model_from(config)
         return Run(self.path, self.format, scalars, roles, self.meta, self.warnings, self.name)
 
 

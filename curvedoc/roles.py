@@ -3,6 +3,15 @@
 Rules are written against roles, never against tag names, so a rule works the same on a Keras CSV log and a
 PyTorch event file. Several tags may share a role (Lightning's ``train_loss_step`` and ``train_loss_epoch``,
 Ultralytics' ``train/box_loss`` and ``train/cls_loss``); :func:`primary_tag` picks the one a person would plot.
+
+Besides the roles, two readings of a tag that the rules need and a role cannot carry:
+
+- :func:`is_perplexity`: a perplexity (``ppl``, ``val_ppl``, ``eval_perplexity``) has the loss role of its split,
+  but its values are exp(loss): a rule compares ``ln(value)`` with other losses and with ln(vocabulary size).
+- :func:`is_total_norm`: gradient norms come as one global norm (``grad_norm``, ``grad_2.0_norm_total``,
+  ``global_norm``) and per layer or per parameter (``grad_norm/<param>``, ``grad/<param>``,
+  ``gradients/<name>/norm``, Lightning's ``grad_2.0_norm/<param>``, ``<layer>.weight.grad.norm``). All have the
+  role ``grad_norm``; :meth:`curvedoc.model.Run.primary` gives only a total one.
 """
 
 from __future__ import annotations
@@ -20,6 +29,9 @@ class Role(str, Enum):
     TEST_ACC = "test_acc"
     LR = "lr"
     GRAD_NORM = "grad_norm"
+    # Higher is better and not an accuracy: RL rewards and returns, mAP, precision/recall/F1, IoU, BLEU/ROUGE, AUC.
+    # No split: such metrics are mostly computed once per evaluation, and their chance level is not 1/n.
+    SCORE = "score"
     OTHER = "other"
 
     def __str__(self) -> str:
@@ -37,10 +49,32 @@ _NOT_A_METRIC = {
     "throughput", "count", "scale", "scaler", "weight", "weights", "coef", "coefficient",
     "hparam", "hparams",  # add_hparams' metric_dict: one summary value per run, not a curve
 }
+# "coef" names a loss weight (ent_coef, vf_coef) except in these overlap metrics (Keras's dice_coef)
+_OVERLAP_METRICS = {"dice", "jaccard"}
 _ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu"}
 _TOPK = re.compile(r"^(top|acc)_?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
+_PERPLEXITY_WORDS = {"ppl", "perplexity"}
+# One word of a tag naming a higher-is-better metric; digits and @k after a stem are its variants (mAP50, AP75,
+# recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl).
+_SCORE_WORD = re.compile(
+    r"^(?:reward|rewards|rew|return|returns|score|scores|f1score|fscore|"
+    r"m?ap\d*|ap[lms]|precision|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
+    r"m?iou|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
+    r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?)(?:\d+|@\d+)?$"
+)
+# The spread of a score is not a score: higher is not better
+_SPREAD_WORDS = {"std", "var", "variance", "stddev"}
 _GRAD_NORM = re.compile(r"(^|[^a-z])(grad(ient)?s?[_\-/ ]?norm|global[_\-]?norm|gnorm|grad_l2)($|[^a-z])")
+_GRAD_WORDS = {"grad", "grads", "gradient", "gradients"}
+# Under a grad/ or gradients/ prefix a scalar is a norm unless it names a statistic that is not one
+_NOT_A_NORM = {"mean", "std", "var", "variance", "min", "median", "hist", "histogram", "sparsity", "zero", "zeros",
+               "scale", "noise", "cosine", "cos", "angle"}
+# Words of a gradient-norm tag that name no layer: the norm itself, its order, its split, where it was measured
+_TOTAL_NORM_WORDS = _GRAD_WORDS | {
+    "norm", "norms", "gnorm", "total", "global", "overall", "all", "l2", "inf", "grad_l2", "step", "epoch", "mean",
+    "avg", "clipped", "unclipped", "clip", "pre", "post", "before", "after", "raw", "model",
+} | set(_SPLIT_WORDS)
 
 
 def tokens(tag: str) -> list[str]:
@@ -61,12 +95,13 @@ def split_of(words: list[str]) -> str | None:
 
 
 def infer_role(tag: str, split: str | None = None) -> Role:
-    """The role of ``tag``; ``split`` is a hint from where the tag was found (a Keras ``validation/`` folder)."""
+    """The role of ``tag``; ``split`` is a hint from where the tag was found: a folder naming its split (Keras's
+    ``validation/``, a TF Estimator's ``eval/`` or ``eval_<name>/``)."""
     lowered = tag.lower()
     words = tokens(tag)
     if not words:
         return Role.OTHER
-    if _GRAD_NORM.search(lowered) or ("grad" in words and "norm" in words):
+    if is_grad_norm(tag):
         return Role.GRAD_NORM
     if (
         any(w in _LR_WORDS for w in words)
@@ -75,30 +110,72 @@ def infer_role(tag: str, split: str | None = None) -> Role:
         or re.search(r"(^|[/_\-])lr($|[/_\-])", lowered)
     ):
         return Role.LR
-    if any(w in _NOT_A_METRIC for w in words):
+    if any(w in _NOT_A_METRIC for w in words) and not (_OVERLAP_METRICS & set(words)):
         return Role.OTHER
-    kind = None
-    if any(w == "loss" or w.endswith("loss") for w in words):
+    if any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in words):
         kind = "loss"
-    elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in words) and not any(_TOPK.match(w) for w in words):
+    elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in words):
+        if any(_TOPK.match(w) for w in words):
+            return Role.OTHER  # top-5 accuracy has no chance level of 1/n
         kind = "acc"
-    if kind is None:
+    elif _names_a_score(tag, words):
+        return Role.SCORE
+    else:
         return Role.OTHER
-    split = split_of(words) or split or "train"
+    split = split_of(words) or (split_of(tokens(split)) if split else None) or "train"
     return Role(f"{split}_{kind}")
 
 
-_LOSS_ALONE = {"loss", "acc", "accuracy"}
+def _names_a_score(tag: str, words: list[str]) -> bool:
+    # camelCase splitting breaks "mIoU" into m, io, u: the unsplit words are tried too
+    candidates = set(words) | set(tokens(tag.lower()))
+    return any(_SCORE_WORD.match(w) for w in candidates) and not _SPREAD_WORDS & candidates
+
+
+def is_perplexity(tag: str) -> bool:
+    """True when ``tag`` logs a perplexity, exp(cross-entropy): read it as ``ln(value)`` to compare it with a loss."""
+    return bool(_PERPLEXITY_WORDS & set(tokens(tag)))
+
+
+def is_grad_norm(tag: str) -> bool:
+    """True when ``tag`` names a gradient norm, total or of one layer. Weight and parameter norms are not."""
+    words = tokens(tag)
+    if _GRAD_NORM.search(tag.lower()) or (_GRAD_WORDS & set(words) and {"norm", "norms"} & set(words)):
+        return True
+    if [w for w in words if w not in _SPLIT_WORDS] == ["total", "norm"]:
+        return True  # what torch.nn.utils.clip_grad_norm_ returns, logged under its variable's name
+    # grad/<param>, gradients/<name>: a scalar logged per parameter under a gradient prefix
+    first = re.split(r"[/.]", tag.lower(), maxsplit=1)[0]
+    return first in _GRAD_WORDS and "/" in tag and len(words) > 1 and words[-1] not in _NOT_A_NORM
+
+
+def is_total_norm(tag: str) -> bool:
+    """True unless ``tag`` is the gradient norm of one layer or parameter (``grad_norm/conv1.weight``,
+    ``grad_2.0_norm/fc.bias``, ``gradients/encoder/norm``): its words name nothing but the norm, its order, its
+    split and where it was measured (``grad_norm``, ``train/grad_norm``, ``grad_2.0_norm_total``, ``total_norm``,
+    ``global_norm``). A tag not named as a gradient norm at all (one a user gave the role) counts as total."""
+    if not is_grad_norm(tag):
+        return True
+    return all(w in _TOTAL_NORM_WORDS or w.isdigit() for w in tokens(tag))
+
+
+_LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity"}
+# A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)
+_TOTAL_WORDS = {"total", "overall", "sum", "combined", "full"}
+_NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg"}
 
 
 def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
-    """The tag a person would plot for a role: the total loss over its components, then the densest curve."""
+    """The tag a person would plot for a role: a loss before a perplexity of it; the total loss (named ``total``,
+    ``overall``, ``sum``, or bare ``loss``) over its components; then the densest curve."""
     if not tags:
         return None
 
-    def rank(tag: str) -> tuple[int, int, int]:
-        words = [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in {"epoch", "step", "mean", "avg"}]
-        total = 1 if words and set(words) <= _LOSS_ALONE else 0
-        return (total, n_points.get(tag, 0), -len(tag))
+    def rank(tag: str) -> tuple[int, int, int, int]:
+        words = [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in _NOT_NAMING_THE_CURVE]
+        named_total = bool(_TOTAL_WORDS & set(words))
+        words = [w for w in words if w not in _TOTAL_WORDS]
+        total = (2 if named_total else 1) if words and set(words) <= _LOSS_ALONE else 0
+        return (not is_perplexity(tag), total, n_points.get(tag, 0), -len(tag))
 
     return max(tags, key=rank)

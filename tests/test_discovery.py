@@ -42,6 +42,33 @@ def test_keras_train_and_validation_subfolders_are_one_run(tmp_path):
     assert [split for split, _ in source.files] == ["train", "validation"]
 
 
+def test_a_tf_estimator_eval_folder_is_the_validation_split_of_its_training_folder(tmp_path):
+    touch(tmp_path / "model" / EVENT)
+    touch(tmp_path / "model" / "eval" / EVENT)
+    touch(tmp_path / "model" / "eval_holdout" / EVENT)
+    (source,) = discover(tmp_path).sources
+    assert source.path == tmp_path / "model"
+    assert sorted(split or "" for split, _ in source.files) == ["", "eval", "eval_holdout"]
+
+
+def test_a_split_folder_named_on_its_own_keeps_its_split(tmp_path):
+    touch(tmp_path / "fit" / "train" / EVENT)
+    touch(tmp_path / "fit" / "validation" / EVENT)
+    touch(tmp_path / "model" / "eval" / EVENT)
+    for folder, split in [("fit/validation", "validation"), ("model/eval", "eval"), ("fit/train", "train")]:
+        (source,) = discover(tmp_path / folder).sources
+        assert source.path == tmp_path / folder and [s for s, _ in source.files] == [split]
+
+
+def test_a_train_folder_alone_is_a_run_unless_keras_wrote_it(tmp_path):
+    # Ultralytics names a whole run train/ (its tags say train/, val/, metrics/); Keras without validation data
+    # writes train/ alone, with TF2's ".v2" event files
+    touch(tmp_path / "runs" / "detect" / "train" / EVENT)
+    touch(tmp_path / "logs" / "fit" / "train" / f"{EVENT}.v2")
+    found = sorted((os.path.relpath(s.path, tmp_path), [split for split, _ in s.files]) for s in discover(tmp_path).sources)
+    assert found == [("logs/fit", ["train"]), ("runs/detect/train", [None])]
+
+
 def test_several_event_files_in_one_folder_are_one_run_in_name_order(tmp_path):
     touch(tmp_path / "run" / "events.out.tfevents.1700000200.host.1.0")
     touch(tmp_path / "run" / "events.out.tfevents.1700000100.host.1.0")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import curvedoc
 from curvedoc import Role
-from curvedoc.readers import Source, huggingface
+from curvedoc.readers import Source, read_source
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "huggingface"
 OUTPUT_DIR = FIXTURES / "digits_mlp"
@@ -22,7 +22,8 @@ def load_one(path: Path):
 
 
 def read_file(path: Path):
-    return huggingface.read(Source("hf", path, ((None, path),), True))
+    """One state file read as discovery hands it over: with its companion files (the model's config.json)."""
+    return read_source(Source("hf", path, ((None, path),), True))
 
 
 def test_trainer_state_train_and_eval_curves():

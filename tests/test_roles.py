@@ -1,6 +1,9 @@
 import pytest
 
-from curvedoc.roles import Role, infer_role, primary_tag
+import numpy as np
+
+from curvedoc.model import RunBuilder
+from curvedoc.roles import Role, infer_role, is_grad_norm, is_perplexity, is_total_norm, primary_tag
 
 CONVENTIONS = {
     # PyTorch / generic
@@ -24,9 +27,54 @@ CONVENTIONS = {
     "eval_runtime": Role.OTHER, "eval_samples_per_second": Role.OTHER, "train/loss_scale": Role.OTHER,
     "val/top5_acc": Role.OTHER, "hparam/accuracy": Role.OTHER, "weight_decay": Role.OTHER, "momentum": Role.OTHER,
     # Ultralytics components
-    "train/box_loss": Role.TRAIN_LOSS, "val/cls_loss": Role.VAL_LOSS, "metrics/mAP50(B)": Role.OTHER,
+    "train/box_loss": Role.TRAIN_LOSS, "val/cls_loss": Role.VAL_LOSS,
     "metrics/accuracy_top1": Role.VAL_ACC, "metrics/accuracy_top5": Role.OTHER, "metrics/train_acc": Role.TRAIN_ACC,
 }
+
+# Tag names copied from public logs (YOLOv8 results.csv, Detectron2 metrics.json, SB3 and custom RL logs, HF
+# trainer states, W&B runs): higher-is-better metrics that are not accuracies are scores, never a loss or an accuracy.
+SCORES = [
+    "metrics/precision(B)", "metrics/recall(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)", "bbox/AP", "bbox/AP50",
+    "bbox/AP75", "bbox/APs", "bbox/APm", "bbox/APl", "bbox/AP-hazelnut", "AP50", "segm/AP",
+    "rollout/ep_rew_mean", "ep_rew_mean", "episode_reward", "running_reward", "mean_episode_rewards",
+    "max_episode_rewards", "Rewards/mean_episodes", "Eval/0/episodic_return", "Eval/3/internal_agent_return",
+    "ppo_agent_mean_reward_orig", "adversary_reward", "charts/episodic_return",
+    "eval_f1", "val_f1_score", "eval_precision", "eval_recall", "val/mIoU", "mean_iou", "eval_bleu", "eval_rouge1",
+    "eval_rougeLsum", "val_auc", "roc_auc", "eval_exact_match", "eval_exact", "dice_score", "dice_coef",
+    "val_dice", "score", "val_score", "recall@10", "ndcg@10", "psnr", "r2",
+]
+NOT_SCORES = {
+    "dice_loss": Role.TRAIN_LOSS, "giou_loss": Role.TRAIN_LOSS, "train/reward_loss": Role.TRAIN_LOSS,
+    "rollout/ep_len_mean": Role.OTHER, "train/explained_variance": Role.OTHER, "rollout/ep_rew_std": Role.OTHER,
+    "fast_rcnn/false_negative": Role.OTHER, "eval_wer": Role.OTHER, "feature_maps": Role.OTHER,
+    "train/ent_coef": Role.OTHER, "time/fps": Role.OTHER,
+}
+# Detectron2, HF SFT and RL logs: where the loss and accuracy roles go
+LOSSES_AND_ACCURACIES = {
+    "total_loss": Role.TRAIN_LOSS, "loss_cls": Role.TRAIN_LOSS, "loss_box_reg": Role.TRAIN_LOSS,
+    "loss_rpn_cls": Role.TRAIN_LOSS, "loss_rpn_loc": Role.TRAIN_LOSS, "loss_mask": Role.TRAIN_LOSS,
+    "fast_rcnn/cls_accuracy": Role.TRAIN_ACC, "mask_rcnn/accuracy": Role.TRAIN_ACC,
+    "mean_token_accuracy": Role.TRAIN_ACC, "eval_mean_token_accuracy": Role.VAL_ACC, "num_tokens": Role.OTHER,
+    "train/value_loss": Role.TRAIN_LOSS, "train/policy_gradient_loss": Role.TRAIN_LOSS,
+    "train/entropy_loss": Role.TRAIN_LOSS, "Loss/pi": Role.TRAIN_LOSS, "Conductor_Copper_loss": Role.TRAIN_LOSS,
+    "initial_phi_port_port1_loss": Role.TRAIN_LOSS, "mean_loss": Role.TRAIN_LOSS,
+}
+PERPLEXITIES = {
+    "ppl": Role.TRAIN_LOSS, "train/ppl": Role.TRAIN_LOSS, "perplexity": Role.TRAIN_LOSS, "val_ppl": Role.VAL_LOSS,
+    "valid/ppl": Role.VAL_LOSS, "eval_perplexity": Role.VAL_LOSS, "test_ppl": Role.TEST_LOSS,
+}
+# (tag, is a total norm)
+GRAD_NORMS = [
+    ("grad_norm", True), ("train/grad_norm", True), ("grad_2.0_norm_total", True), ("grad_2.0_norm_total_step", True),
+    ("grad_inf_norm_total", True), ("total_norm", True), ("global_norm", True), ("gradients/global_norm", True),
+    ("gnorm", True), ("gradient_norm", True), ("grad/norm", True),
+    ("grad_norm/conv1.weight", False), ("grad_norm/layer4.1.bn2.bias", False), ("grad/fc.weight", False),
+    ("grad/encoder.layers.0.self_attn.in_proj_weight", False), ("gradients/fc1.weight.norm", False),
+    ("gradients/encoder/norm", False), ("grad_2.0_norm/net.0.weight", False),
+    ("grad_2.0_norm/net.0.weight_epoch", False), ("grad_norm_layer3", False), ("layer1.weight.grad.norm", False),
+]
+NOT_GRAD_NORMS = ["param_norm", "weight_norm", "parameters/fc.weight.norm", "grad_scale", "train/loss_scale",
+                  "grad/fc.weight/mean"]
 
 
 @pytest.mark.parametrize("tag,role", CONVENTIONS.items())
@@ -34,9 +82,48 @@ def test_framework_conventions(tag, role):
     assert infer_role(tag) == role
 
 
+@pytest.mark.parametrize("tag", SCORES)
+def test_higher_is_better_metrics_are_scores(tag):
+    assert infer_role(tag) == Role.SCORE
+
+
+@pytest.mark.parametrize("tag,role", {**NOT_SCORES, **LOSSES_AND_ACCURACIES}.items())
+def test_losses_accuracies_and_bookkeeping_of_real_logs(tag, role):
+    assert infer_role(tag) == role
+
+
+@pytest.mark.parametrize("tag,role", PERPLEXITIES.items())
+def test_a_perplexity_is_a_loss_of_its_split_on_a_log_scale(tag, role):
+    assert infer_role(tag) == role and is_perplexity(tag)
+
+
+def test_a_loss_is_not_a_perplexity():
+    assert not any(is_perplexity(tag) for tag in ["loss", "val_loss", "nll_loss", "eval_mean_token_accuracy"])
+
+
+@pytest.mark.parametrize("tag,total", GRAD_NORMS)
+def test_gradient_norm_layouts_and_which_are_totals(tag, total):
+    assert infer_role(tag) == Role.GRAD_NORM and is_grad_norm(tag)
+    assert is_total_norm(tag) == total
+
+
+@pytest.mark.parametrize("tag", NOT_GRAD_NORMS)
+def test_weight_norms_and_gradient_statistics_are_not_gradient_norms(tag):
+    assert infer_role(tag) != Role.GRAD_NORM and not is_grad_norm(tag)
+
+
+def test_a_tag_the_user_named_a_gradient_norm_counts_as_total():
+    assert is_total_norm("my/clipping_monitor")
+
+
 def test_folder_split_hint_applies_when_the_tag_names_none():
     assert infer_role("epoch_loss", split="val") == Role.VAL_LOSS
     assert infer_role("epoch_loss") == Role.TRAIN_LOSS
+    # folder names as discovery passes them: Keras's validation/, a TF Estimator's eval/ and eval_<name>/
+    assert infer_role("epoch_loss", split="validation") == Role.VAL_LOSS
+    assert infer_role("average_loss", split="eval") == Role.VAL_LOSS
+    assert infer_role("accuracy", split="eval_holdout") == Role.VAL_ACC
+    assert infer_role("val/box_loss", split="train") == Role.VAL_LOSS  # the tag's own split wins
 
 
 def test_primary_tag_prefers_the_total_loss_then_the_densest_curve():
@@ -44,3 +131,33 @@ def test_primary_tag_prefers_the_total_loss_then_the_densest_curve():
     counts = {"train_loss_step": 500, "train_loss_epoch": 10}
     assert primary_tag(["train_loss_epoch", "train_loss_step"], counts) == "train_loss_step"
     assert primary_tag([], {}) is None
+
+
+def test_a_loss_named_total_is_primary_over_its_components():
+    detectron2 = ["loss_box_reg", "loss_cls", "loss_mask", "loss_rpn_cls", "loss_rpn_loc", "total_loss"]
+    assert primary_tag(detectron2, dict.fromkeys(detectron2, 16)) == "total_loss"
+    assert primary_tag(["policy_gradient_loss", "value_loss", "entropy_loss", "total_loss"], {}) == "total_loss"
+    assert primary_tag(["train/loss", "train/value_loss", "train/entropy_loss"], {}) == "train/loss"
+    assert primary_tag(["loss_a", "overall_loss", "loss"], {}) == "overall_loss"
+
+
+def test_a_real_loss_is_primary_over_a_perplexity():
+    assert primary_tag(["valid/ppl", "valid/loss"], {"valid/ppl": 50, "valid/loss": 10}) == "valid/loss"
+    assert primary_tag(["ppl", "nll_loss"], {}) == "nll_loss"
+    assert primary_tag(["val_ppl"], {}) == "val_ppl"
+
+
+def build(tags):
+    builder = RunBuilder("run", "test")
+    for tag, points in tags.items():
+        builder.add(tag, np.arange(points), np.ones(points))
+    return builder.build()
+
+
+def test_the_primary_gradient_norm_is_the_total_never_one_layer():
+    run = build({"grad_2.0_norm/fc.weight": 500, "grad_2.0_norm/fc.bias": 500, "grad_2.0_norm_total": 50})
+    assert run.primary(Role.GRAD_NORM) == "grad_2.0_norm_total"
+    assert len(run.tags_with(Role.GRAD_NORM)) == 3
+    only_layers = build({"grad_norm/conv1.weight": 100, "grad_norm/fc.weight": 100})
+    assert only_layers.primary(Role.GRAD_NORM) is None
+    assert set(only_layers.tags_with(Role.GRAD_NORM)) == {"grad_norm/conv1.weight", "grad_norm/fc.weight"}

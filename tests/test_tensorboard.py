@@ -144,6 +144,35 @@ def test_keras_train_and_validation_folders_merge_into_one_run():
     assert list(run.series("validation/epoch_loss")["step"]) == list(range(8))
 
 
+def write_scalars(folder: Path, scalars: dict[str, list[float]]) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(folder)) as writer:
+        for tag, values in scalars.items():
+            for step, value in enumerate(values):
+                writer.add_scalar(tag, value, step)
+
+
+def test_a_tf_estimator_run_reads_its_eval_folder_as_validation(tmp_path):
+    # TF1 Estimator: the same tag "loss" in model/ (training) and model/eval/ (each evaluation)
+    write_scalars(tmp_path / "model", {"loss": [2.3, 1.1, 0.6], "average_loss": [2.3, 1.1, 0.6]})
+    write_scalars(tmp_path / "model" / "eval", {"loss": [2.2, 1.3], "average_loss": [2.2, 1.3], "accuracy": [0.2, 0.6]})
+    run = only_run(tmp_path)
+    assert run.path == str(tmp_path / "model")
+    assert run.primary(Role.TRAIN_LOSS) == "loss" and run.primary(Role.VAL_LOSS) == "eval/loss"
+    assert run.roles["eval/average_loss"] == Role.VAL_LOSS and run.roles["eval/accuracy"] == Role.VAL_ACC
+    alone = only_run(tmp_path / "model" / "eval")
+    assert alone.primary(Role.VAL_LOSS) == "eval/loss" and alone.primary(Role.TRAIN_LOSS) is None
+
+
+def test_an_ultralytics_run_folder_named_train_keeps_its_own_splits(tmp_path):
+    write_scalars(tmp_path / "runs" / "detect" / "train",
+                  {"train/box_loss": [1.2, 1.0], "val/box_loss": [1.3, 1.1], "metrics/mAP50-95(B)": [0.1, 0.2]})
+    run = only_run(tmp_path)
+    assert run.roles == {"train/box_loss": Role.TRAIN_LOSS, "val/box_loss": Role.VAL_LOSS,
+                         "metrics/mAP50-95(B)": Role.SCORE}
+
+
 def test_truncated_file_keeps_every_complete_record():
     folder = FIXTURES / "broken" / "truncated"
     run = only_run(folder)

@@ -21,6 +21,7 @@ from typing import Any, Iterable
 
 from curvedoc.errors import CurvedocError
 from curvedoc.readers import EVENT_FILE, SKIPPED_FOLDERS, classify_file
+from curvedoc.readers.companions import COMPANION_NAMES
 
 LOCAL_PROTOCOLS = {"file", "local"}
 # A scheme of two letters or more: "C:\\runs" is a Windows drive, not a protocol. "::" chains (simplecache::s3://).
@@ -38,7 +39,7 @@ HEAD_BYTES = 4096
 FETCHED_WHOLE_BELOW = 64 * 1024
 # Read by name beside a log, never discovered on their own: always fetched (a model config.json with 21k class
 # labels is bigger than a peek).
-COMPANION_FILES = {"config.json", "wandb-metadata.json"}
+COMPANION_FILES = {"wandb-metadata.json", *COMPANION_NAMES}
 MLFLOW_RUN_PARTS = {"metrics", "params", "tags"}  # one file per key, no extension, beside the run's meta.yaml
 
 SYNC_FOLDER = ".curvedoc-sync"  # hidden, so discovery never walks into it

@@ -39,8 +39,14 @@ LOOKED_FOR = (
     "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db"
 )
 
-# Keras (TF2) writes one run as train/ and validation/ subfolders holding the same tag names.
-KERAS_SPLIT_FOLDERS = {"train", "validation"}
+# Folders holding one split of a run whose tags repeat the other splits' names (``loss``): the folder names the
+# split. Keras (TF2) writes train/ and validation/; a TF Estimator evaluates into eval/ (or eval_<name>/) inside the
+# training folder, TF-Agents into train/ and eval/. A folder named train is such a split only beside validation/ or
+# eval/, or when TF2's writer made its files (".v2", as Keras's callback does): Ultralytics and others name whole
+# runs train/, their tags naming their own splits.
+HELD_OUT_SPLIT_FOLDER = re.compile(r"^(validation|eval(_[\w.\-]+)?)$")
+TRAIN_SPLIT_FOLDER = "train"
+TF2_EVENT_FILE_SUFFIX = ".v2"
 # torch's and tensorboardX's add_hparams() write the hparams into a subfolder named by time.time(): same run.
 ADD_HPARAMS_FOLDER = re.compile(r"^\d{9,}\.\d+$")
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
@@ -107,8 +113,14 @@ def file_run_name(path: Path) -> str:
 
 
 def read_source(source: Source) -> list[Run]:
+    """The runs of ``source``, completed from their companion files (a model config, a label list beside the log:
+    see :mod:`curvedoc.readers.companions`) where their own files do not record the class count."""
+    from curvedoc.readers import companions
+
     module = importlib.import_module(READER_MODULES[source.family])
-    return module.read(source)
+    runs = module.read(source)
+    companions.complete(runs, source.path)
+    return runs
 
 
 def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str], ...] = ()) -> Discovery:
@@ -243,6 +255,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
             return
         names = {entry.name for entry in entries}
         run_family = _run_folder_family(folder, names)
+        folder_split: tuple[str | None] | None = None  # decided at the folder's first event file
         if run_family:
             real = os.path.realpath(folder)
             if real not in claimed_runs:
@@ -276,8 +289,11 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
             if isinstance(source, str):
                 found.problems.append(f"{path}: {source}")
             elif source.family == "tensorboard":
-                nested = folder != root and (folder.name in KERAS_SPLIT_FOLDERS or ADD_HPARAMS_FOLDER.match(folder.name))
-                split = folder.name if nested and folder.name in KERAS_SPLIT_FOLDERS else None
+                if folder_split is None:
+                    folder_split = (split_folder_name(folder, path),)
+                split = folder_split[0]
+                # a split folder read on its own (the user named it) stays the run, its split still known
+                nested = folder != root and (split is not None or ADD_HPARAMS_FOLDER.match(folder.name))
                 run_folder = folder.parent if nested else folder
                 event_files.setdefault(run_folder, []).append((split, path))
             else:
@@ -289,6 +305,19 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
     found.sources = _without_superseded_checkpoints(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
+
+
+def split_folder_name(folder: Path, event_file: Path) -> str | None:
+    """The split ``folder`` holds when it is one split folder of a run (see HELD_OUT_SPLIT_FOLDER), else None."""
+    name = folder.name
+    if HELD_OUT_SPLIT_FOLDER.match(name):
+        return name
+    if name == TRAIN_SPLIT_FOLDER and (
+        event_file.name.endswith(TF2_EVENT_FILE_SUFFIX)
+        or any((folder.parent / sibling).is_dir() for sibling in ("validation", "eval"))
+    ):
+        return name
+    return None
 
 
 CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")

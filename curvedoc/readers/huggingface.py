@@ -5,7 +5,8 @@
 (``train_runtime, train_loss, total_flos ...``) that is not a point of any curve.
 
 Each ``checkpoint-N/`` folder holds its own ``trainer_state.json`` whose history is a prefix of the later
-ones; this reader reads any one of them as a complete snapshot, and discovery chooses which to read.
+ones; this reader reads any one of them as a complete snapshot, and discovery chooses which to read. The model's
+``config.json`` (class count, vocabulary) is a companion file (:mod:`curvedoc.readers.companions`).
 ``training_args.bin`` is a pickle and is never opened.
 """
 
@@ -40,12 +41,6 @@ def read(source: Source) -> list[Run]:
     hparams = {key: value for key, value in state.items() if key not in NOT_HPARAMS}
     if summaries:
         hparams["summary"] = summaries[-1]
-    config_file = model_config_file(path)
-    if config_file is not None:
-        config = load_model_config(config_file, builder)
-        if config:
-            hparams["model_config"] = config
-            builder.add_file(config_file)
     builder.meta.hparams = hparams
     add_rows(builder, points, "step", skip_keys=BOOKKEEPING_KEYS)
     if not builder.has_points:
@@ -73,25 +68,3 @@ def run_name(path: Path) -> str:
     if folder.name.startswith("checkpoint-"):
         return f"{folder.parent.name}/{folder.name}"
     return file_run_name(path)
-
-
-def model_config_file(path: Path) -> Path | None:
-    """The model's ``config.json``: beside the state, or in the output folder above a checkpoint."""
-    for folder in (path.parent, path.parent.parent):
-        candidate = folder / "config.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def load_model_config(path: Path, builder: RunBuilder) -> dict:
-    try:
-        text, _ = read_text(path)
-        config = json.loads(text)
-    except CurvedocError as exc:
-        builder.warn(str(exc))
-        return {}
-    except ValueError:
-        builder.warn(f"{path}: model config is not valid JSON; class count not read from it")
-        return {}
-    return config if isinstance(config, dict) else {}

@@ -32,7 +32,7 @@ import pandas as pd
 import yaml
 
 from curvedoc.errors import CurvedocError, describe_os_error
-from curvedoc.model import Run, RunBuilder, n_classes_from
+from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
 from curvedoc.readers.records import STEP_LIMIT, whole_steps
 
@@ -207,10 +207,7 @@ def param_value(text):
 
 def _set_hparams(builder: RunBuilder, params: dict) -> None:
     builder.meta.hparams = params
-    found = n_classes_from(params)
-    if found:
-        builder.meta.n_classes = found[0]
-        builder.meta.n_classes_source = f"MLflow param: {found[1]}"
+    builder.hparams_source = "MLflow param"
 
 
 # ---------------------------------------------------------------------------------------------- SQLite store

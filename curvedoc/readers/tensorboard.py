@@ -26,11 +26,16 @@ from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
+from curvedoc.readers.companions import MAX_BYTES, parse_config_text
 from curvedoc.readers.tfrecord import Chunk, FrameWalk
 
 FORMAT = "tensorboard"
 SCALARS_PLUGIN = "scalars"
 HPARAMS_PLUGIN = "hparams"
+# Configs are logged as text (the HF Trainer's args/ and model_config/text_summary): each text tag's first value is
+# read for a class count, within these bounds; later values of a tag (generated samples, every N steps) never are.
+TEXT_PLUGIN = "text"
+MOST_TEXT_TAGS = 64
 SESSION_START_INFO_TAG = "_hparams_/session_start_info"
 
 VARINT, FIXED64, LENGTH_DELIMITED, FIXED32 = 0, 1, 2, 5
@@ -120,6 +125,7 @@ class _Folder:
     file_starts: list[tuple[int, Path]] = field(default_factory=list)
     position: int = 0
     undecodable: int = 0
+    texts_read: set[int] = field(default_factory=set)  # text tags whose first value was looked at
 
     def read_file(self, path: Path) -> tuple[int, str | None]:
         """Reads one event file; returns the records read and, when reading failed outright, why."""
@@ -224,6 +230,8 @@ class _Folder:
 
         simple = keep & (kind == SIMPLE_VALUE)
         tensor = keep & (kind == TENSOR) & self._scalar_tags()[tag_of_value]
+        for row in np.flatnonzero(keep & (kind == TENSOR) & self._unread_text_tags()[tag_of_value]).tolist():
+            self._note_text(int(tag_of_value[row]), chunk.data[payload[row]:payload[row] + payload_length[row]])
         tensor_rows = np.flatnonzero(tensor)
         tensor_values, decoded = _tensor_scalars(words, payload[tensor_rows], payload_length[tensor_rows])
         for index in np.flatnonzero(~decoded):
@@ -266,6 +274,8 @@ class _Folder:
                 if number is None:
                     continue
             else:
+                if kind == "tensor" and self.plugins.get(self.tags[tag]) == TEXT_PLUGIN:
+                    self._note_text(tag, value.tensor.SerializeToString())
                 continue
             self._add(np.array([position]), np.array([tag]), np.array([event.step]), np.array([event.wall_time]),
                       np.array([number], np.float64))
@@ -277,6 +287,29 @@ class _Folder:
     def _scalar_tags(self) -> np.ndarray:
         """Per tag id, whether its plugin is "scalars"; one extra False entry answers for id -1 (no tag)."""
         return np.array([self.plugins.get(tag) == SCALARS_PLUGIN for tag in self.tags] + [False])
+
+    def _unread_text_tags(self) -> np.ndarray:
+        """Per tag id, whether it is a text tag whose first value is still to be read (one extra entry for -1)."""
+        unread = [False] * (len(self.tags) + 1)
+        if len(self.texts_read) < MOST_TEXT_TAGS:
+            for tag, name in enumerate(self.tags):
+                unread[tag] = self.plugins.get(name) == TEXT_PLUGIN and tag not in self.texts_read
+        return np.array(unread)
+
+    def _note_text(self, tag: int, tensor: bytes) -> None:
+        """A text tag's first value: when it holds a configuration, the run's builder searches it for a class count."""
+        if tag in self.texts_read or len(self.texts_read) >= MOST_TEXT_TAGS:
+            return
+        self.texts_read.add(tag)
+        if len(tensor) > MAX_BYTES:
+            return
+        try:
+            strings = tensor_pb2.TensorProto.FromString(tensor).string_val
+        except DecodeError:
+            return
+        config = parse_config_text(strings[0].decode("utf-8", "replace")) if strings else None
+        if config:
+            self.builder.add_config(f"TensorBoard text {self.tags[tag]}", config)
 
     def _tag_ids(self, raws: list[bytes], path: Path) -> np.ndarray:
         return np.array([self._tag_id(raw, path) for raw in raws], np.int64)

@@ -18,7 +18,7 @@ from curvedoc import __version__
 from curvedoc.diagnose import first_response
 from curvedoc.report import VERDICTS, json_safe, series_summary, verdict
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 SCHEMA_RESOURCE = "report.schema.json"
 
 
@@ -38,6 +38,8 @@ def run_to_dict(run) -> dict[str, Any]:
         "meta": {
             "n_classes": run.meta.n_classes,
             "n_classes_source": run.meta.n_classes_source,
+            "n_classes_kind": run.meta.n_classes_kind,
+            "base_model": run.meta.base_model,
             "hparams": json_safe(run.meta.hparams),
             "files": run.meta.files,
             "start_time": float(start_time) if start_time is not None and math.isfinite(start_time) else None,

@@ -22,7 +22,7 @@ from curvedoc.report import json_safe
 from curvedoc.report.index import Index, Row
 from curvedoc.report.json import valid_text
 
-INDEX_SCHEMA_VERSION = "1.1"
+INDEX_SCHEMA_VERSION = "1.2"
 SCHEMA_RESOURCE = "audit.schema.json"
 
 

@@ -1,0 +1,229 @@
+"""Files beside a log that record what the log does not: the model's class count or vocabulary, and the pretrained
+model the run fine-tunes.
+
+Runs keep their class count in a model config (``config.json``: ``num_labels``, ``id2label``, ``vocab_size``), in
+their arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``config.yaml``), in a data config
+(YOLO's ``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``:
+one label a line); a PEFT ``adapter_config.json`` names the base model. They are looked for in the run's folder,
+then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config), nearest
+folder first; within a folder the model config first, then data configs, run arguments, other YAML files, label
+lists. Only a count stated under a key :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json``
+of an unrelated tool says nothing.
+
+Cost: only files under MAX_BYTES are opened, and parsed with the JSON parser or YAML's safe loader. A folder's
+listing is kept while its modification time is unchanged and a file's reading while its size and modification
+time are, so an audit of thousands of runs under one parent folder lists and reads the parent once per process.
+Every companion file read is added to the run's ``meta.files``, so the audit cache sees it change (a companion
+created after an audit goes unnoticed until the run's own files change).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from curvedoc.model import CLASSES, ClassCount, Run, base_model_from, n_classes_from
+
+# The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
+MAX_BYTES = 4 << 20
+MODEL_CONFIGS = ("config.json", "adapter_config.json")
+ARGUMENT_FILES = ("hparams.json", "params.json", "args.json")
+PREFERRED_YAML = ("data.yaml", "data.yml", "hparams.yaml", "args.yaml", "config.yaml", "config.yml")
+YAML_SUFFIXES = (".yaml", ".yml")
+LABEL_LIST_FILES = ("labels.txt", "classes.txt", "class_names.txt")
+# Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
+COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES)
+NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
+# A Hugging Face checkpoint's model config is saved in the output folder above it
+CHECKPOINT_FOLDER = re.compile(r"^(checkpoint-\d+|last-checkpoint)$")
+LONGEST_LABEL = 200  # characters; a longer line is text, not a class name
+CACHED_ENTRIES = 16384  # folders and files each; a long audit starts the cache afresh beyond that
+
+
+@dataclass(frozen=True)
+class Companion:
+    path: str
+    count: ClassCount | None
+    base_model: str | None
+    problem: str | None  # a named companion that could not be read: one line for the run's warnings
+
+
+def complete(runs: list[Run], source_path: Path) -> None:
+    """Gives runs read from ``source_path`` (a log file or a run folder) the class count and base model their
+    companion files record, where their own logs and hyperparameters did not."""
+    pending = [run for run in runs if run.meta.n_classes is None or run.meta.base_model is None]
+    if not pending:
+        return
+    anchor = source_path if source_path.is_dir() else source_path.parent
+    for companion in companions_of(anchor):
+        for run in pending:
+            if companion.path not in run.meta.files:
+                run.meta.files.append(companion.path)
+            if companion.problem:
+                run.warnings.append(companion.problem)
+            if run.meta.n_classes is None and companion.count:
+                where = os.path.relpath(companion.path, anchor)
+                run.set_n_classes(companion.count.count, f"{where}: {companion.count.key}", companion.count.kind)
+            run.meta.base_model = run.meta.base_model or companion.base_model
+
+
+def companions_of(folder: Path) -> list[Companion]:
+    """The companion files of a run whose log is in ``folder``, nearest first, each read (or taken from the cache)."""
+    found = []
+    for level in search_folders(folder):
+        for name in _candidates(level):
+            companion = _read(os.path.join(level, name))
+            if companion is not None:
+                found.append(companion)
+    return found
+
+
+def search_folders(folder: Path) -> list[str]:
+    folders = [os.path.abspath(folder)]
+    levels = 2 if CHECKPOINT_FOLDER.match(Path(folders[0]).name) else 1
+    for _ in range(levels):
+        parent = os.path.dirname(folders[-1])
+        if parent == folders[-1]:
+            break
+        folders.append(parent)
+    return folders
+
+
+_listings: dict[str, tuple[int, list[str]]] = {}
+_readings: dict[str, tuple[tuple[int, int], Companion | None]] = {}
+
+
+def _candidates(folder: str) -> list[str]:
+    """The companion names in ``folder`` in the order they are consulted (see the module doc)."""
+    try:
+        modified = os.stat(folder).st_mtime_ns
+    except OSError:
+        return []
+    cached = _listings.get(folder)
+    if cached and cached[0] == modified:
+        return cached[1]
+    try:
+        with os.scandir(folder) as entries:
+            names = {entry.name for entry in entries if not entry.name.startswith(".")}
+    except OSError:
+        names = set()
+    other_yaml = sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES)
+                        and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
+    ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
+    ordered += other_yaml + [name for name in LABEL_LIST_FILES if name in names]
+    _remember(_listings, folder, (modified, ordered))
+    return ordered
+
+
+def _read(path: str) -> Companion | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    stamp = (info.st_size, info.st_mtime_ns)
+    cached = _readings.get(path)
+    if cached and cached[0] == stamp:
+        return cached[1]
+    companion = _parse(path, info.st_size)
+    _remember(_readings, path, (stamp, companion))
+    return companion
+
+
+def _parse(path: str, size: int) -> Companion | None:
+    name = os.path.basename(path)
+    if size > MAX_BYTES:
+        # a file this big is data, not a config, unless its name says otherwise
+        problem = f"{path}: over {MAX_BYTES >> 20} MB; no class count read from it" if name in COMPANION_NAMES else None
+        return Companion(path, None, None, problem)
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    if name in LABEL_LIST_FILES:
+        count = _label_list(text)
+        return Companion(path, count and ClassCount(count, "labels", CLASSES), None, None)
+    config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
+    if config is None:
+        kind = "JSON" if name.endswith(".json") else "YAML"
+        problem = f"{path}: not valid {kind}; no class count read from it" if name in COMPANION_NAMES else None
+        return Companion(path, None, None, problem)
+    return Companion(path, n_classes_from(config), base_model_from(config), None)
+
+
+def _label_list(text: str) -> int | None:
+    """The number of labels of a one-label-a-line file; a file with repeats or long lines is not a label list."""
+    labels = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(labels) < 2 or len(set(labels)) != len(labels) or max(map(len, labels)) > LONGEST_LABEL:
+        return None
+    return len(labels)
+
+
+def parse_json(text: str) -> dict | None:
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
+def parse_yaml(text: str) -> dict | None:
+    """A YAML mapping; Python tags that Lightning writes (``!!python/tuple``) are read as plain data."""
+    try:
+        loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.constructor.ConstructorError:
+        from curvedoc.readers.csvlog import TolerantLoader
+
+        try:
+            loaded = yaml.load(text, Loader=TolerantLoader)
+        except (yaml.YAMLError, ValueError):
+            return None
+    except (yaml.YAMLError, ValueError):
+        return None
+    return loaded if isinstance(loaded, dict) else None
+
+
+MARKDOWN_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
+MARKDOWN_RULE = re.compile(r"^\s*\|?[\s:|\-]+\|?\s*$")
+KEY_VALUE = re.compile(r"(?:^|[\s,(])([A-Za-z_][\w.\-]*)\s*=\s*('[^']*'|\"[^\"]*\"|[^,\s)]+)")
+CODE_FENCE = re.compile(r"^```[\w-]*\s*\n(.*?)\n\s*```$", re.DOTALL)
+
+
+def parse_config_text(text: str) -> dict | None:
+    """A configuration logged as text (a TensorBoard text summary): JSON (the HF Trainer's), a Markdown table of
+    ``| key | value |`` rows (CleanRL's), an argparse ``Namespace(key=value, ...)`` or ``key=value`` lines, or
+    YAML (``key: value`` lines). None when the text holds no mapping."""
+    text = text.strip()
+    if fenced := CODE_FENCE.match(text):
+        text = fenced.group(1).strip()
+    if text.startswith("{"):
+        return parse_json(text)
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and all(MARKDOWN_ROW.match(line) for line in lines):
+        return _markdown_table(lines)
+    pairs = dict(KEY_VALUE.findall(text))
+    if pairs and (text.startswith("Namespace(") or len(pairs) >= len(lines)):
+        return {key: value.strip("'\"") for key, value in pairs.items()}
+    return parse_yaml(text)
+
+
+def _markdown_table(lines: list[str]) -> dict | None:
+    """``| key | value |`` rows; a header row above the ``|---|---|`` rule names the columns and is skipped."""
+    rule = next((index for index, line in enumerate(lines) if MARKDOWN_RULE.match(line)), -1)
+    table = {}
+    for line in lines[rule + 1:]:
+        cells = [cell.strip() for cell in MARKDOWN_ROW.match(line).group(1).split("|")]
+        if len(cells) >= 2 and cells[0]:
+            table[cells[0].strip("`*")] = cells[1].strip("`*")
+    return table or None
+
+
+def _remember(cache: dict, key: str, value) -> None:
+    if len(cache) >= CACHED_ENTRIES:
+        cache.clear()
+    cache[key] = value

@@ -1,0 +1,308 @@
+"""A run's class count from its own files: text summaries in its event files, its hyperparameters, and companion
+files beside the log (model configs, data configs, run arguments, label lists), with their precedence and cost."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import curvedoc
+from curvedoc.audit import audit
+from curvedoc.config import Config
+from curvedoc.model import CLASSES, VOCABULARY, n_classes_from
+from curvedoc.readers import companions
+
+METRICS = "step,train_loss,val_loss\n0,2.3,2.2\n1,1.9,1.8\n2,1.5,1.6\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def csv_run(folder: Path) -> Path:
+    return write(folder / "metrics.csv", METRICS)
+
+
+def only_run(path: Path):
+    (run,) = curvedoc.load(path)
+    return run
+
+
+def meta_of(path: Path) -> tuple:
+    run = only_run(path)
+    return run.meta.n_classes, run.meta.n_classes_source, run.meta.n_classes_kind
+
+
+# ---- what a config says ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("config,expected", [
+    ({"num_classes": 10}, (10, "num_classes", CLASSES)),
+    ({"nb_classes": "7"}, (7, "nb_classes", CLASSES)),  # MLflow keeps params as text
+    ({"model/num_classes": 5}, (5, "model/num_classes", CLASSES)),
+    ({"classes": ["cat", "dog", "bird"]}, (3, "classes", CLASSES)),
+    ({"label2id": {"neg": 0, "pos": 1}}, (2, "label2id", CLASSES)),
+    ({"vocab_size": 50257}, (50257, "vocab_size", VOCABULARY)),
+    ({"n_vocab": 65}, (65, "n_vocab", VOCABULARY)),
+    # a classifier's config holds its encoder's vocabulary too: the labels are its output
+    ({"vocab_size": 30522, "id2label": {"0": "negative", "1": "positive"}}, (2, "id2label", CLASSES)),
+    # num_labels set to 3 gives three placeholder labels: set on purpose
+    ({"vocab_size": 40, "id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"}}, (3, "id2label", CLASSES)),
+    # a causal LM's full config carries HF's two default labels: its output is the vocabulary
+    ({"architectures": ["GemmaForCausalLM"], "vocab_size": 256000, "id2label": {"0": "LABEL_0", "1": "LABEL_1"}},
+     (256000, "vocab_size", VOCABULARY)),
+    ({"architectures": ["BertForSequenceClassification"], "vocab_size": 30522,
+      "id2label": {"0": "LABEL_0", "1": "LABEL_1"}}, (2, "id2label", CLASSES)),
+    # YOLO data config: nc and names
+    ({"path": "../datasets/fire", "train": "images/train", "val": "images/val", "nc": 2, "names": ["fire", "smoke"]},
+     (2, "nc", CLASSES)),
+    ({"train": "images/train", "val": "images/val", "names": {0: "wheat", 1: "weed"}}, (2, "names", CLASSES)),
+    # the model block's count beats a dataset's
+    ({"model": {"num_classes": 10}, "pretraining": {"num_classes": 1000}}, (10, "model.num_classes", CLASSES)),
+    ({"num_classes": 10, "data": {"num_classes": 10}}, (10, "num_classes", CLASSES)),
+])
+def test_a_config_states_its_class_count(config, expected):
+    assert tuple(n_classes_from(config)) == expected
+
+
+@pytest.mark.parametrize("config", [
+    {"num_attention_heads": 12, "hidden_size": 768, "num_hidden_layers": 12},
+    {"nc": 3, "nz": 100, "ngf": 64},  # a DCGAN's nc counts image channels
+    {"names": ["alice", "bob"]},  # names alone are not YOLO's
+    {"classes": ["a", "a", "b"]},  # repeats: per-sample labels, not the classes
+    {"classes": [0, 2]},  # class indices: a filter
+    # Ultralytics' args.yaml: classes filters predictions
+    {"task": "detect", "mode": "train", "data": "/content/datasets/fire-8/data.yaml", "classes": 3},
+    {"num_classes": 1},
+    {"num_classes": True},
+    # HF's two default labels beside a vocabulary, with no architecture saying which is the output
+    {"vocab_size": 30522, "id2label": {"0": "LABEL_0", "1": "LABEL_1"}},
+    # Detectron2's full config: a count per head, and the config alone does not say which head is used
+    {"MODEL": {"ROI_HEADS": {"NUM_CLASSES": 3}, "RETINANET": {"NUM_CLASSES": 80}}},
+    {"model": {"num_classes": 10}, "model_b": {"head": {"num_classes": 20}}},
+])
+def test_configs_that_state_no_class_count_or_an_ambiguous_one(config):
+    assert n_classes_from(config) is None
+
+
+# ---- companion files ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name,text,expected", [
+    ("config.json", json.dumps({"num_labels": 4, "model_type": "bert"}), (4, "config.json: num_labels", CLASSES)),
+    ("args.json", json.dumps({"lr": 0.1, "num_classes": 100}), (100, "args.json: num_classes", CLASSES)),
+    ("params.json", json.dumps({"n_classes": 6}), (6, "params.json: n_classes", CLASSES)),
+    ("hparams.json", json.dumps({"model": {"n_classes": 9}}), (9, "hparams.json: model.n_classes", CLASSES)),
+    ("data.yaml", "path: ../datasets/weeds\ntrain: images/train\nval: images/val\nnc: 2\nnames: ['wheat', 'weed']\n",
+     (2, "data.yaml: nc", CLASSES)),
+    ("args.yaml", "task: classify\nmodel: {num_classes: 37}\n", (37, "args.yaml: model.num_classes", CLASSES)),
+    ("experiment.yml", "trainer: {max_epochs: 3}\nmodel:\n  vocab_size: 5000\n",
+     (5000, "experiment.yml: model.vocab_size", VOCABULARY)),
+    ("labels.txt", "cat\ndog\nbird\n\nfish\n", (4, "labels.txt: labels", CLASSES)),
+    ("classes.txt", "0\n1\n2\n", (3, "classes.txt: labels", CLASSES)),
+    ("class_names.txt", "healthy\nrust\n", (2, "class_names.txt: labels", CLASSES)),
+])
+def test_each_kind_of_companion_beside_the_log(tmp_path, name, text, expected):
+    csv_run(tmp_path / "run")
+    companion = write(tmp_path / "run" / name, text)
+    assert meta_of(tmp_path / "run") == expected
+    assert str(companion) in only_run(tmp_path / "run").meta.files
+
+
+@pytest.mark.parametrize("name,text", [
+    ("config.json", json.dumps({"editor.tabSize": 4, "files.exclude": {"**/.git": True}})),  # another tool's config
+    ("labels.txt", "0\n1\n1\n0\n1\n"),  # one label per sample
+    ("docker-compose.yml", "services:\n  web:\n    image: nginx\n"),
+])
+def test_companions_of_other_tools_say_nothing(tmp_path, name, text):
+    csv_run(tmp_path / "run")
+    write(tmp_path / "run" / name, text)
+    assert meta_of(tmp_path / "run") == (None, None, None)
+
+
+def test_one_folder_up_and_two_above_a_hugging_face_checkpoint(tmp_path):
+    csv_run(tmp_path / "sweep" / "run1")
+    write(tmp_path / "sweep" / "config.json", json.dumps({"num_labels": 3}))
+    assert meta_of(tmp_path / "sweep" / "run1") == (3, "../config.json: num_labels", CLASSES)
+    csv_run(tmp_path / "far" / "a" / "b")
+    write(tmp_path / "far" / "config.json", json.dumps({"num_labels": 3}))
+    assert meta_of(tmp_path / "far" / "a" / "b")[0] is None  # two folders up is someone else's
+    state = {"log_history": [{"loss": 1.0, "step": 1}, {"loss": 0.5, "step": 2}]}
+    write(tmp_path / "hf" / "out" / "checkpoint-2" / "trainer_state.json", json.dumps(state))
+    write(tmp_path / "hf" / "config.json", json.dumps({"id2label": {"0": "a", "1": "b", "2": "c", "3": "d"}}))
+    assert meta_of(tmp_path / "hf" / "out" / "checkpoint-2") == (4, "../../config.json: id2label", CLASSES)
+
+
+def test_an_adapter_config_names_the_base_model(tmp_path):
+    state = {"log_history": [{"loss": 2.0, "step": 1}, {"loss": 1.5, "step": 2}]}
+    write(tmp_path / "out" / "trainer_state.json", json.dumps(state))
+    write(tmp_path / "out" / "adapter_config.json", json.dumps({
+        "base_model_name_or_path": "tiiuae/falcon-rw-1b", "peft_type": "LORA", "task_type": "CAUSAL_LM", "r": 8}))
+    run = only_run(tmp_path / "out")
+    assert run.meta.base_model == "tiiuae/falcon-rw-1b" and run.meta.n_classes is None
+
+
+def test_precedence_own_hyperparameters_then_the_nearest_companion_then_the_option(tmp_path):
+    run_folder = tmp_path / "lightning_logs" / "version_0"
+    csv_run(run_folder)
+    write(tmp_path / "lightning_logs" / "config.json", json.dumps({"num_labels": 5}))
+    assert meta_of(run_folder)[:2] == (5, "../config.json: num_labels")
+    write(run_folder / "labels.txt", "a\nb\nc\n")
+    assert meta_of(run_folder)[:2] == (3, "labels.txt: labels")  # nearer
+    write(run_folder / "config.json", json.dumps({"num_labels": 4}))
+    assert meta_of(run_folder)[:2] == (4, "config.json: num_labels")  # the model config before a label list
+    write(run_folder / "hparams.yaml", "num_classes: 7\n")
+    assert meta_of(run_folder)[:2] == (7, "config: num_classes")  # the run's own hyperparameters
+    (run,) = curvedoc.load(run_folder, num_classes=9)
+    assert run.meta.n_classes == 7  # the option fills in only where the run records none
+    (tmp_path / "other").mkdir()
+    csv_run(tmp_path / "other")
+    (run,) = curvedoc.load(tmp_path / "other", num_classes=9)
+    assert (run.meta.n_classes, run.meta.n_classes_source) == (9, "--num-classes")
+
+
+def test_a_broken_named_companion_is_a_warning_and_an_oversized_one_is_not_read(tmp_path, monkeypatch):
+    csv_run(tmp_path / "run")
+    write(tmp_path / "run" / "config.json", '{"num_labels": 3,')
+    run = only_run(tmp_path / "run")
+    assert run.meta.n_classes is None and any("config.json: not valid JSON" in w for w in run.warnings)
+    monkeypatch.setattr(companions, "MAX_BYTES", 1 << 20)
+    csv_run(tmp_path / "big")
+    write(tmp_path / "big" / "config.json", json.dumps({"num_labels": 3, "padding": "x" * (1 << 20)}))
+    run = only_run(tmp_path / "big")
+    assert run.meta.n_classes is None and any("config.json: over 1 MB" in w for w in run.warnings)
+    csv_run(tmp_path / "small")
+    write(tmp_path / "small" / "config.json", json.dumps({"num_labels": 3, "padding": "x" * 1000}))
+    assert meta_of(tmp_path / "small")[0] == 3
+
+
+def test_a_changed_or_new_companion_is_read_again(tmp_path):
+    csv_run(tmp_path / "run")
+    config = write(tmp_path / "run" / "config.json", json.dumps({"num_labels": 3}))
+    assert meta_of(tmp_path / "run")[0] == 3
+    config.write_text(json.dumps({"num_labels": 5}))
+    os.utime(config, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert meta_of(tmp_path / "run")[0] == 5
+    write(tmp_path / "run" / "hparams.yaml", "num_classes: 6\n")  # a file added to the folder
+    assert meta_of(tmp_path / "run")[0] == 6
+
+
+def test_each_folder_is_listed_once_while_it_is_unchanged(tmp_path, monkeypatch):
+    for index in range(5):
+        csv_run(tmp_path / "sweep" / f"run{index}")
+    write(tmp_path / "sweep" / "config.json", json.dumps({"num_labels": 3}))
+    listed = []
+    real_scandir = os.scandir
+    monkeypatch.setattr(companions.os, "scandir", lambda path: listed.append(path) or real_scandir(path))
+    assert [run.meta.n_classes for run in curvedoc.load(tmp_path / "sweep")] == [3] * 5
+    assert listed.count(os.path.abspath(tmp_path / "sweep")) == 1
+
+
+def test_the_audit_cache_sees_a_companion_change(tmp_path):
+    root, cache = tmp_path / "archive", tmp_path / "cache"
+    csv_run(root / "sweep" / "run1")
+    csv_run(root / "sweep" / "run2")
+    csv_run(root / "elsewhere")
+    config = write(root / "sweep" / "config.json", json.dumps({"num_labels": 3}))
+    first = audit([root], jobs=1, cache=cache)
+    assert sorted(run.n_classes or 0 for run in first.runs) == [0, 3, 3]
+    config.write_text(json.dumps({"num_labels": 10}))
+    os.utime(config, ns=(time.time_ns(), time.time_ns() + 10**9))
+    again = audit([root], jobs=1, cache=cache)
+    assert again.n_analysed == 2 and again.n_cached == 1
+    assert sorted(run.n_classes or 0 for run in again.runs) == [0, 10, 10]
+
+
+# ---- text summaries ----------------------------------------------------------------------------------------------
+
+
+def write_text_summaries(folder: Path, texts: dict[str, str]) -> None:
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(folder)) as writer:
+        for tag, text in texts.items():
+            writer.add_text(tag, text, 0)
+        for step, loss in enumerate([2.3, 1.7, 1.2]):
+            writer.add_scalar("train/loss", loss, step)
+
+
+CLEANRL_TABLE = "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in
+                                                    {"env_id": "CartPole-v1", "num_classes": 4, "lr": 0.001}.items())
+
+
+@pytest.mark.parametrize("text,key", [
+    (json.dumps({"model_type": "bert", "num_labels": 4}, indent=2), "num_labels"),
+    (CLEANRL_TABLE, "num_classes"),
+    ("model:\n  num_classes: 4\n  depth: 18\n", "model.num_classes"),
+    ("Namespace(batch_size=64, lr=0.1, num_classes=4, name='run 1')", "num_classes"),
+    ("```yaml\nnum_classes: 4\n```", "num_classes"),
+])
+def test_a_config_logged_as_text_gives_the_class_count(tmp_path, text, key):
+    write_text_summaries(tmp_path / "run", {"config": text})
+    assert meta_of(tmp_path / "run") == (4, f"TensorBoard text config/text_summary: {key}", CLASSES)
+
+
+def test_only_each_text_tags_first_value_is_read(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(tmp_path / "run")) as writer:
+        writer.add_text("samples", "the model says hello", 0)
+        writer.add_text("samples", "num_classes: 4", 1)  # a generated sample, not the run's config
+        writer.add_scalar("loss", 1.0, 0)
+    assert meta_of(tmp_path / "run")[0] is None
+
+
+def test_hyperparameters_come_before_text_summaries(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(tmp_path / "run")) as writer:
+        writer.add_text("config", json.dumps({"num_classes": 4}), 0)
+        writer.add_hparams({"num_classes": 10, "lr": 0.1}, {"hparam/accuracy": 0.5})
+        writer.add_scalar("loss", 1.0, 0)
+    assert meta_of(tmp_path / "run")[:2] == (10, "config: num_classes")
+
+
+@pytest.fixture(scope="module")
+def hf_tensorboard_runs(tmp_path_factory):
+    """Two tiny models trained a few steps by the HF Trainer with its TensorBoard callback (nothing downloaded)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    root = tmp_path_factory.mktemp("hf")
+    tiny = dict(hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8)
+    models = {
+        "classifier": transformers.BertForSequenceClassification(transformers.BertConfig(
+            vocab_size=40, max_position_embeddings=16, num_labels=3, **tiny)),
+        "lm": transformers.GPT2LMHeadModel(transformers.GPT2Config(
+            vocab_size=50, n_positions=16, n_embd=8, n_layer=1, n_head=1)),
+    }
+    for name, model in models.items():
+        data = [{"input_ids": torch.randint(0, 40, (6,)),
+                 "labels": torch.tensor(i % 3) if name == "classifier" else torch.randint(0, 40, (6,))}
+                for i in range(8)]
+        args = transformers.TrainingArguments(
+            output_dir=str(root / name), report_to=["tensorboard"], max_steps=3, logging_steps=1,
+            per_device_train_batch_size=4, use_cpu=True, save_strategy="no", disable_tqdm=True)
+        transformers.Trainer(model=model, args=args, train_dataset=data).train()
+    return root
+
+
+def test_the_hf_trainers_tensorboard_run_gives_its_model_configs_count(hf_tensorboard_runs):
+    (classifier,) = curvedoc.load(hf_tensorboard_runs / "classifier")
+    assert classifier.format == "tensorboard"
+    assert (classifier.meta.n_classes, classifier.meta.n_classes_kind) == (3, CLASSES)
+    assert classifier.meta.n_classes_source == "TensorBoard text model_config/text_summary: id2label"
+    (lm,) = curvedoc.load(hf_tensorboard_runs / "lm")
+    assert (lm.meta.n_classes, lm.meta.n_classes_kind) == (50, VOCABULARY)
+    assert lm.meta.n_classes_source == "TensorBoard text model_config/text_summary: vocab_size"
+
+
+def test_the_option_sets_a_class_count_of_kind_classes(tmp_path):
+    csv_run(tmp_path / "run")
+    (run,) = curvedoc.load(tmp_path / "run", config=Config(num_classes=4))
+    assert (run.meta.n_classes, run.meta.n_classes_kind) == (4, CLASSES)
