@@ -20,7 +20,7 @@ HEALTHY = [
     "csv/ultralytics/results.csv", "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl",
     "symptoms/healthy_tiny_batch.jsonl", "symptoms/overfit_digits.jsonl", "symptoms/memorize_shuffled.jsonl",
 ]
-FIRES = {"label_leak": "CD601", "input_zeroed_imbalanced": "CD602", "temperature_only": "CD603"}
+FIRES = {"input_zeroed_imbalanced": "CD602", "temperature_only": "CD603"}
 
 
 def findings(run, codes=FAMILY):
@@ -83,10 +83,19 @@ def learning_train_acc():
 
 
 def test_near_perfect_in_percent_on_a_large_set_is_suspicious():
-    val_acc = [97.1, 98.9, 99.4, 99.5, 99.6, 99.6, 99.7, 99.6, 99.7, 99.7]  # steps of 0.1% -> 1000 examples
+    val_acc = [97.1, 98.9, 99.4, 99.5, 99.6, 99.8, 99.9, 100.0, 100.0, 100.0]  # steps of 0.1% -> 1000 examples
     run = build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)})
     (finding,) = findings(run)
-    assert finding.code == "CD601" and finding.step == 299 and "1000 examples" in finding.evidence[2]
+    assert finding.code == "CD601" and finding.step == 699 and "1000 examples" in finding.evidence[2]
+
+
+def test_mnist_grade_accuracy_is_not_suspicious():
+    """A CNN on MNIST ends around 99.5% and gets there within an epoch or two; so does the weak label leak of
+    fixtures/symptoms/label_leak.jsonl (99.56% on 450 digits): without knowing the task, neither says leak."""
+    val_acc = [98.61, 98.95, 99.12, 99.31, 99.40, 99.47, 99.52, 99.58, 99.61, 99.65]  # 10,000 examples
+    assert not findings(build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)}))
+    (run,) = curvedoc.load(SYMPTOMS / "label_leak.jsonl")
+    assert not findings(run, {"CD601"})
 
 
 def test_perfect_accuracy_on_a_tiny_evaluation_set_says_little():
@@ -96,7 +105,7 @@ def test_perfect_accuracy_on_a_tiny_evaluation_set_says_little():
 
 def test_near_perfect_at_the_first_evaluation_is_implausibly_early():
     steps = np.arange(1, 41) * 250 - 1
-    val_acc = np.r_[0.992, 0.991, np.full(38, 0.985)] + 0.001 * (np.arange(40) % 2)
+    val_acc = np.r_[0.9995, 0.999, np.full(38, 0.985)] + 0.0005 * (np.arange(40) % 2)
     run = build({"train/loss": (np.arange(10_000), np.repeat(falling_loss(), 10)), "val/acc": (steps, val_acc)})
     (finding,) = findings(run)
     assert finding.code == "CD601" and "early" in finding.title and finding.step == 249
