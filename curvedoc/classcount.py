@@ -6,7 +6,7 @@ often say it anyway, because a uniform guess has a signature:
 - a standard-initialised classifier spreads its probability about evenly over its k outputs, so its loss at
   step 0 is ln k plus a little (a logit spread σ adds about σ²/2 nats);
 - a model that learned nothing about the input scores 1/k accuracy on balanced held-out data, at every
-  evaluation;
+  evaluation before it learns something (all of them when it never does);
 - a loss that sits at ln k for a whole run is a uniform guess the run never left.
 
 Each is evidence of k only where the counts are far apart on that scale (``TELLABLE_COUNTS``). One piece of
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -77,11 +77,17 @@ class Evidence:
 
 
 def class_count(run: RunCurves) -> ClassCount | None:
-    """The count the run records, else the one its curves show, else None."""
+    """The count the run records, else the one its curves show, else None. A recorded count that the curves
+    contradict with certainty (a loss at ln k and an accuracy at 1/k) gives way to theirs: the config named the
+    model's outputs (a 200-way head), the curves show the classes the data has (CIFAR-10's 10)."""
     meta = run.run.meta
-    if meta.n_classes:
-        return ClassCount(meta.n_classes, meta.n_classes_source or "the run's config")
-    return infer_class_count(run)
+    inferred = infer_class_count(run)
+    if not meta.n_classes:
+        return inferred
+    recorded = ClassCount(meta.n_classes, meta.n_classes_source or "the run's config")
+    if inferred is None or not inferred.certain or inferred.n == meta.n_classes:
+        return recorded
+    return replace(inferred, source=f"{inferred.source}, although {recorded.source} records {recorded.n}")
 
 
 def infer_class_count(run: RunCurves) -> ClassCount | None:
@@ -147,14 +153,16 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
             if len(values) < MIN_EVALUATIONS or values.min() < 0 or values.max() > 100:
                 continue
             values = values / 100 if values.max() > 1 + 1e-9 else values
-            middle = float(np.median(values))
-            if middle <= 0:
+            k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - values[0]))
+            # the evaluations before the model learned anything: all of them when it never does
+            leading = int(np.argmax(np.r_[np.abs(values - 1 / k) > ACCURACY_BAND / k, True]))
+            if leading < MIN_EVALUATIONS:
                 continue
-            k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - middle))
-            if np.abs(values - 1 / k).max() > ACCURACY_BAND / k:
-                continue
+            level = float(np.median(values[:leading]))
+            span = "every one" if leading == len(values) else f"the first {leading}"
             found.append(Evidence(k, curve.tag, "accuracy",
-                                  f"{curve.tag} stays at {fmt(middle)} ≈ 1/{k} over {len(values)} evaluations"))
+                                  f"{curve.tag} sits at {fmt(level)} ≈ 1/{k} at {span} of {len(values)} "
+                                  f"evaluations"))
     return found
 
 

@@ -80,14 +80,21 @@ class Curve:
 
     @cached_property
     def noise(self) -> float:
-        """Robust standard deviation of the point-to-point noise around the smoothed curve."""
-        if len(self.finite_values) < 3:
+        """Robust standard deviation of the point-to-point noise around the smoothed curve. A short curve is not
+        smoothed: its noise comes from second differences, which a steady trend or a gentle bend leaves near 0
+        (successive differences would count the slope as noise), and whose median keeps one sharp turn, such as
+        the bottom of a U, from counting. Below 6 second differences their median is too unsure, and the larger
+        of that and the successive-difference estimate is kept."""
+        values = self.finite_values
+        if len(values) < 3:
             return 0.0
-        residual = self.finite_values - self.smooth
-        if self.window <= 1:
-            # No smoothing on short curves: estimate from successive differences instead (√2 for two draws).
-            residual = np.diff(self.finite_values) / math.sqrt(2)
-        return float(MAD_TO_SIGMA * np.median(np.abs(residual - np.median(residual))))
+        if self.window > 1:
+            return robust_sigma(values - self.smooth)
+        successive = robust_sigma(np.diff(values) / math.sqrt(2))  # two draws per difference
+        if len(values) < 5:
+            return successive
+        detrended = robust_sigma(np.diff(values, 2) / math.sqrt(6))  # Var(x[i-1] - 2 x[i] + x[i+1]) = 6 σ²
+        return detrended if len(values) >= 8 else max(detrended, successive)
 
     @cached_property
     def start_points(self) -> np.ndarray:
@@ -128,6 +135,11 @@ class Curve:
 
     def step_at(self, finite_index: int) -> int:
         return int(self.finite_steps[finite_index])
+
+
+def robust_sigma(residual: np.ndarray) -> float:
+    """The standard deviation of Gaussian noise with the residuals' median absolute deviation."""
+    return float(MAD_TO_SIGMA * np.median(np.abs(residual - np.median(residual))))
 
 
 def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
@@ -193,6 +205,13 @@ class RunCurves:
         return self._rows
 
     @cached_property
+    def reinforcement_learning(self) -> bool:
+        """Whether the run trains an agent: its tags name rewards, returns, episodes, a policy or a critic. Its
+        losses are then objectives of a policy and a value function, signed by design and growing with the
+        returns, so they say nothing of progress; its reward does."""
+        return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in self.run.tags)
+
+    @cached_property
     def class_count(self):
         """The run's class count (:class:`curvedoc.classcount.ClassCount`): recorded, else read off its curves;
         None when neither says."""
@@ -220,6 +239,10 @@ NOT_CROSS_ENTROPY_WORDS = frozenset({
     "dice", "kl", "elbo", "box", "bbox", "giou", "iou", "dfl", "obj", "reg", "penalty", "aux",
 })
 BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
+REINFORCEMENT_WORDS = frozenset({
+    "reward", "rewards", "rew", "return", "returns", "episode", "episodes", "episodic", "policy", "actor", "critic",
+    "advantage", "rollout", "timesteps",
+})
 
 
 def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
@@ -234,6 +257,13 @@ def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
     if words & BINARY_LOSS_WORDS and run.n_classes != 2:
         return None
     return run.chance_loss
+
+
+def chance_accuracy_of(run: RunCurves, curve: Curve) -> float | None:
+    """1/n, when n is known and was not read off this accuracy curve alone."""
+    if run.chance_accuracy is None or not run.class_count.yardstick_for(curve.tag):
+        return None
+    return run.chance_accuracy
 
 
 def first_point_share(curve: Curve) -> float:

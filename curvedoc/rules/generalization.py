@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from curvedoc.features import MAD_TO_SIGMA, Curve, RunCurves, chance_loss_of, fmt
+from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
@@ -39,19 +39,6 @@ def _train_at(train: Curve, steps: np.ndarray) -> np.ndarray:
             train_steps = train_steps - spacing / 2
     inside = (steps >= train_steps[0]) & (steps <= train_steps[-1])
     return np.where(inside, np.interp(steps, train_steps, train.smooth), np.nan)
-
-
-def _noise(curve: Curve) -> float:
-    """The curve's noise; on an unsmoothed short curve, from its second differences, which a steady trend or a
-    gentle bend leaves near 0 (successive differences would count the slope's change as noise). The median keeps
-    one sharp turn, such as the bottom of a U, from counting. Below 6 second differences their median is too
-    unsure, and the larger of the two estimates is kept."""
-    values = curve.finite_values
-    if curve.window > 1 or len(values) < 5:
-        return curve.noise
-    second = np.diff(values, 2) / math.sqrt(6)  # Var(x[i-1] - 2 x[i] + x[i+1]) = 6 σ² for independent noise
-    detrended = float(MAD_TO_SIGMA * np.median(np.abs(second - np.median(second))))
-    return detrended if len(second) >= 6 else max(detrended, curve.noise)
 
 
 def _untrained(run: RunCurves, train: Curve, val: Curve) -> float:
@@ -123,7 +110,7 @@ def overfitting(run: RunCurves, limits: Limits):
     # The lowest of n noisy points sits about sqrt(2 ln n) noise units below the curve's true level by chance
     # alone, so a rise measured from the minimum has to clear that depth on top of the rise asked for.
     chance_depth = math.sqrt(2 * math.log(len(values)))
-    noise = _noise(val)
+    noise = val.noise
     needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
     rise = end_level - best_level
     if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):

@@ -72,7 +72,11 @@ def nonfinite_values(run: RunCurves, limits: Limits):
 )
 def negative_loss(run: RunCurves, limits: Limits):
     """A loss that should be ≥ 0 (cross-entropy, MSE, …) takes values below zero. Losses whose names say they
-    are signed by design (policy, entropy, critic, ELBO, NLL of a density, …) are left alone."""
+    are signed by design (policy, entropy, critic, ELBO, NLL of a density, …) are left alone, and so are the
+    losses of an agent's run (rewards, episodes, a policy): a policy-gradient objective is signed whatever its
+    name."""
+    if run.reinforcement_learning:
+        return
     for role in LOSS_ROLES:
         for curve in run.curves(role):
             if SIGNED_LOSS_WORDS & set(tokens(curve.tag)) or not len(curve.finite_values):

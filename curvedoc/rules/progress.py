@@ -15,19 +15,27 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, firs
                                trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules.stability import SWING_VS_LEVEL
 from curvedoc.rules.start import chance_text
 
 
 
 
 def is_flat(curve: Curve, limits: Limits) -> bool:
-    """The loss ends where it started: within ``max_change`` of its start level, or within the noise of a curve
-    that shows no trend either."""
+    """The curve makes no progress from its start: it ends within ``max_change`` of its start level; or it never
+    gets below that level (its running median stays within ``max_change`` under it) and ends no higher than its
+    noise explains (a loss that only wanders); or, on a long curve whose swings are modest, it ends within its
+    noise and shows no trend either."""
     change, noise = curve.level_change()
-    if abs(change) <= limits["max_change"] * abs(curve.start_level):
+    start = abs(curve.start_level)
+    if abs(change) <= limits["max_change"] * start:
         return True
-    # a curve too short to smooth has no noise estimate apart from its own swings, which are its shape
-    return (curve.window > 1 and abs(change) <= limits["noise_z"] * noise
+    # below 5 points there is no noise estimate: a difference is all the curve's shape
+    allowance = limits["noise_z"] * noise if len(curve.finite_values) >= 5 else 0.0
+    never_below = float(curve.smooth[1:].min(initial=math.inf)) >= (1 - limits["max_change"]) * start
+    if curve.role != Role.SCORE and never_below and change <= max(limits["max_change"] * start, allowance):
+        return True
+    return (curve.window > 1 and curve.noise < SWING_VS_LEVEL * start and abs(change) <= allowance
             and abs(trend_z(curve)) <= limits["noise_z"])
 
 
@@ -39,12 +47,24 @@ def judged_losses(run: RunCurves, min_points: float) -> list[Curve]:
             if curve is not None and curve.first_nonfinite is None and len(curve.finite_values) >= min_points]
 
 
+def judged_progress(run: RunCurves, min_points: float) -> list[Curve]:
+    """The curves whose progress is judged: the losses, or the main score (a reward, a success rate) of an
+    agent's run (its losses say nothing of progress) or of a run that logs no loss. Whether a curve moves does
+    not depend on which way is better."""
+    losses = [] if run.reinforcement_learning else judged_losses(run, min_points)
+    return losses or [curve for curve in (run.curve(Role.SCORE),)
+                      if curve is not None and len(curve.finite_values) >= min_points]
+
+
 def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
-    """The losses that show the run never moving (train and validation both flat), or [] when it moved."""
-    curves = judged_losses(run, limits["min_points"])
-    if not curves or any(first_point_share(curve) > limits["late_start_share"] for curve in curves):
+    """The curves that show the run never moving (train and validation loss both flat; the main score of a run
+    without a loss), or [] when it moved."""
+    curves = judged_progress(run, limits["min_points"])
+    if not curves:
         return []
     for curve in curves:
+        if curve.role == Role.SCORE:
+            continue
         begin = curve.start_level
         chance = chance_loss_of(run, curve)
         if begin <= 0 or (chance is not None and begin < limits["converged_share"] * chance):
@@ -66,9 +86,10 @@ FLAT_THRESHOLDS = {
                                   "and the last 10%)"),
     "noise_z": Threshold(3.0, "or within this many standard errors of those medians (minibatch noise), with "
                               "no rank trend beyond this many standard deviations either"),
-    "min_points": Threshold(4, "fewest finite points a loss needs before it is judged"),
+    "min_points": Threshold(3, "fewest finite points a loss needs before it is judged"),
     "late_start_share": Threshold(0.5, "a curve whose first point lies later than this share of its run "
-                                       "continues an earlier run (resumed) and is not judged"),
+                                       "continues an earlier run (resumed): a session that gains nothing is "
+                                       "reported as a warning, not an error (the run may have converged before)"),
     "converged_share": Threshold(0.5, "a loss starting below this share of −log(1/n) was already trained: "
                                       "flat because converged, not because nothing learns"),
 }
@@ -81,6 +102,7 @@ FLAT_THRESHOLDS = {
         "parameters frozen (requires_grad=False) or missing from the optimizer (wrong param group, a copy)",
         "optimizer.step() missing, or zero_grad() called between backward() and step()",
         "the graph detached before the loss (.detach(), .item(), numpy round trip)",
+        "a resumed session: the run had converged before it (compute wasted), or the resume lost its LR/optimizer",
     ),
     check="print the gradient norm of each parameter after backward() and the change of one weight after "
           "step(); assert p.requires_grad and that the optimizer holds the model's own parameters",
@@ -88,23 +110,28 @@ FLAT_THRESHOLDS = {
 )
 def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
-    small share of their start level, or within their own noise. Runs resumed late, and losses that start far
-    below chance (already trained), are left alone."""
+    small share of their start level, or within their own noise (with no loss logged, the main score: a reward
+    that never moves). A resumed session that gains nothing is a warning; losses that start far below chance
+    (already trained) are left alone."""
     curves = is_flat_from_start(run, limits)
     if not curves:
         return None
-    evidence = []
+    main = curves[0]
+    resumed = first_point_share(main) > limits["late_start_share"]
+    evidence = [f"the log starts at step {main.step_at(0)}, {first_point_share(main):.0%} of the way to its last "
+                "step: a resumed session that gained nothing (the run may have converged before it, or the resume "
+                "lost the optimizer's state)"] if resumed else []
     for curve in curves:
         change, noise = curve.level_change()
         evidence.append(f"{curve.tag}: {fmt(curve.start_level)} at the start, {fmt(curve.end)} at the end "
                         f"({change / abs(curve.start_level):+.1%}; noise allows ±{fmt(limits['noise_z'] * noise)})"
                         f" over {len(curve.finite_values)} points")
-    main = curves[0]
     if (chance := chance_loss_of(run, main)) is not None:
         evidence.append(chance_text(run, chance))
     return Found(f"{main.tag} does not move: {fmt(main.start_level)} → {fmt(main.end)}",
                  [curve.tag for curve in curves], evidence,
-                 step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)))
+                 step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)),
+                 severity=WARNING if resumed else None)
 
 
 def near_chance_loss(curve: Curve, chance: float, tolerance: float, noise_z: float) -> bool:

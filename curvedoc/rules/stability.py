@@ -24,6 +24,9 @@ from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
 MAD_TO_SIGMA = 1.4826
+# A loss whose swings (σ) reach this share of its level swings wildly: it oscillates, and no other notion of its
+# level (flat, a plateau) applies to it.
+SWING_VS_LEVEL = 0.5
 LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
@@ -39,7 +42,10 @@ def loss_curve(run: RunCurves) -> Curve | None:
 
 
 def judged_curves(run: RunCurves, min_points: float) -> list[Curve]:
-    """Every loss curve with at least ``min_points`` finite points before its first NaN/Inf, main curves first."""
+    """Every loss curve with at least ``min_points`` finite points before its first NaN/Inf, main curves first.
+    None of an agent's run: a policy's and a value function's losses jump whenever the returns do."""
+    if run.reinforcement_learning:
+        return []
     found = []
     for role in LOSS_ROLES:
         primary = run.curve(role)
@@ -139,7 +145,7 @@ def event_window(run: RunCurves) -> float:
         "min_short_points": Threshold(6, "fewest points of a short (epoch-level) curve before its swings are "
                                          "judged: over its last half, or all of it when the half is shorter"),
         "late_share": Threshold(1 / 3, "share of the run, at its end, that must still be swinging"),
-        "swing_vs_level": Threshold(0.5, "swing σ of the late part (10th–90th percentile range around its trend) "
+        "swing_vs_level": Threshold(SWING_VS_LEVEL, "swing σ of the late part (10th–90th percentile range around its trend) "
                                          "as a share of its mean level, from which the loss counts as swinging"),
         "swing_vs_progress": Threshold(0.4, "swing σ of the late part as a share of the drop from the first "
                                             "values to the late mean level, from which the swings rival what "
