@@ -44,6 +44,8 @@ HF_DEFAULT_NUM_LABELS = 2
 LM_ARCHITECTURE = re.compile(r"(ForCausalLM|LMHeadModel|ForConditionalGeneration|ForSeq2SeqLM|ForSpeechSeq2Seq)$")
 CLASSIFIER_ARCHITECTURE = re.compile(r"For\w*Classification$")
 # Blocks that describe the model itself: its output count wins over a dataset's or a pretraining stage's
+# Detectron2's COCO evaluator logs one AP per category: bbox/AP-<class>, segm/AP-<class>
+PER_CLASS_AP_TAG = re.compile(r"^(?:bbox|segm)/AP-(.+)$")
 MODEL_BLOCKS = frozenset({"model", "net", "network", "arch", "architecture", "head", "classifier", "module"})
 BASE_MODEL_KEYS = ("base_model_name_or_path", "model_name_or_path", "pretrained_model_name_or_path", "_name_or_path")
 
@@ -68,9 +70,10 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     Nested keys are searched by their last part; nesting shows as dicts or as flattened names (``model.num_classes``,
     MLflow's ``model/num_classes``). A count in the model block beats one at the top level, which beats one
     elsewhere (a dataset block); two different counts at the best level are ambiguous, and give none. A class count
-    beats a vocabulary size, except in the config of a language model (its ``architectures`` name an LM head); HF's
+    beats a vocabulary size, except in the config of a language model (its ``architectures`` name a generative LM
+    head); the vocabulary of an HF config naming another architecture is an encoder's input, not an output. HF's
     default labels (``LABEL_0``, ``LABEL_1``: in every config that never set its classes) beside a vocabulary size
-    say nothing either way, and give none.
+    say nothing either way, and give none; an HF classifier's config without labels has HF's default two.
     """
     classes: list[_Candidate] = []
     vocabulary: list[_Candidate] = []
@@ -97,12 +100,19 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
             vocabulary.append(_Candidate(count, name, tier, False))
     named = [found for found in classes if not found.placeholder]
     placeholders = [found for found in classes if found.placeholder]
-    if vocabulary and any(LM_ARCHITECTURE.search(name) for name in architectures):
+    generative = any(LM_ARCHITECTURE.search(name) for name in architectures)
+    classifier = next((name for name in architectures if CLASSIFIER_ARCHITECTURE.search(name)), None)
+    if architectures and not generative:
+        vocabulary = []  # an encoder's config (BertForMaskedLM: a fine-tune's base) holds its input vocabulary
+    if vocabulary and generative:
         return _agreed(vocabulary, VOCABULARY)
     if named:
         return _agreed(named, CLASSES)
-    if placeholders and (not vocabulary or any(CLASSIFIER_ARCHITECTURE.search(name) for name in architectures)):
+    if placeholders and (not vocabulary or classifier):
         return _agreed(placeholders, CLASSES)
+    if classifier and not classes:
+        # HF saves id2label only when it differs from the default: a classifier's config without it has 2 labels
+        return ClassCount(HF_DEFAULT_NUM_LABELS, f"architectures ({classifier}, default num_labels)", CLASSES)
     if vocabulary and not placeholders:
         return _agreed(vocabulary, VOCABULARY)
     return None
@@ -310,6 +320,10 @@ class RunBuilder:
                 self.meta.n_classes, self.meta.n_classes_kind = found.count, found.kind
                 self.meta.n_classes_source = f"{source}: {found.key}"
             self.meta.base_model = self.meta.base_model or base_model_from(config)
+        per_class = {match.group(1) for tag in roles if (match := PER_CLASS_AP_TAG.match(tag))}
+        if self.meta.n_classes is None and len(per_class) >= 2:
+            self.meta.n_classes, self.meta.n_classes_kind = len(per_class), CLASSES
+            self.meta.n_classes_source = "per-class AP tags: bbox/AP-<class>"
         return Run(self.path, self.format, scalars, roles, self.meta, self.warnings, self.name)
 
 

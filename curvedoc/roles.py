@@ -29,7 +29,8 @@ class Role(str, Enum):
     TEST_ACC = "test_acc"
     LR = "lr"
     GRAD_NORM = "grad_norm"
-    # Higher is better and not an accuracy: RL rewards and returns, mAP, precision/recall/F1, IoU, BLEU/ROUGE, AUC.
+    # Higher is better and not an accuracy: RL rewards, returns and success rates, mAP, precision/recall/F1, IoU,
+    # BLEU/ROUGE, AUC.
     # No split: such metrics are mostly computed once per evaluation, and their chance level is not 1/n.
     SCORE = "score"
     OTHER = "other"
@@ -54,11 +55,12 @@ _OVERLAP_METRICS = {"dice", "jaccard"}
 _ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu"}
 _TOPK = re.compile(r"^(top|acc)_?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
+_LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group
 _PERPLEXITY_WORDS = {"ppl", "perplexity"}
 # One word of a tag naming a higher-is-better metric; digits and @k after a stem are its variants (mAP50, AP75,
 # recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl).
 _SCORE_WORD = re.compile(
-    r"^(?:reward|rewards|rew|return|returns|score|scores|f1score|fscore|"
+    r"^(?:reward|rewards|rew|return|returns|success|score|scores|f1score|fscore|"
     r"m?ap\d*|ap[lms]|precision|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
     r"m?iou|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
     r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?)(?:\d+|@\d+)?$"
@@ -104,7 +106,7 @@ def infer_role(tag: str, split: str | None = None) -> Role:
     if is_grad_norm(tag):
         return Role.GRAD_NORM
     if (
-        any(w in _LR_WORDS for w in words)
+        any(w in _LR_WORDS or _LR_OF_GROUP.match(w) for w in words)
         or "learning_rate" in lowered
         or "learning-rate" in lowered
         or re.search(r"(^|[/_\-])lr($|[/_\-])", lowered)
@@ -160,6 +162,8 @@ def is_total_norm(tag: str) -> bool:
 
 
 _LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity"}
+# Precision and recall are the halves of a detector's or a classifier's headline score (mAP, F1)
+_PARTIAL_SCORE = re.compile(r"^(precision|recall)(\d+|@\d+)?$")
 # A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)
 _TOTAL_WORDS = {"total", "overall", "sum", "combined", "full"}
 _NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg"}
@@ -167,15 +171,17 @@ _NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg"}
 
 def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
     """The tag a person would plot for a role: a loss before a perplexity of it; the total loss (named ``total``,
-    ``overall``, ``sum``, or bare ``loss``) over its components; then the densest curve."""
+    ``overall``, ``sum``, or bare ``loss``) over its components; a headline score (mAP, F1, a return) over
+    precision or recall; then the densest curve."""
     if not tags:
         return None
 
-    def rank(tag: str) -> tuple[int, int, int, int]:
+    def rank(tag: str) -> tuple[int, int, int, int, int]:
         words = [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in _NOT_NAMING_THE_CURVE]
         named_total = bool(_TOTAL_WORDS & set(words))
         words = [w for w in words if w not in _TOTAL_WORDS]
         total = (2 if named_total else 1) if words and set(words) <= _LOSS_ALONE else 0
-        return (not is_perplexity(tag), total, n_points.get(tag, 0), -len(tag))
+        headline = not any(_PARTIAL_SCORE.match(w) for w in words)
+        return (not is_perplexity(tag), total, headline, n_points.get(tag, 0), -len(tag))
 
     return max(tags, key=rank)

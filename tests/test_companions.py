@@ -13,7 +13,7 @@ import pytest
 import curvedoc
 from curvedoc.audit import audit
 from curvedoc.config import Config
-from curvedoc.model import CLASSES, VOCABULARY, n_classes_from
+from curvedoc.model import CLASSES, VOCABULARY, RunBuilder, n_classes_from
 from curvedoc.readers import companions
 
 METRICS = "step,train_loss,val_loss\n0,2.3,2.2\n1,1.9,1.8\n2,1.5,1.6\n"
@@ -59,6 +59,9 @@ def meta_of(path: Path) -> tuple:
      (256000, "vocab_size", VOCABULARY)),
     ({"architectures": ["BertForSequenceClassification"], "vocab_size": 30522,
       "id2label": {"0": "LABEL_0", "1": "LABEL_1"}}, (2, "id2label", CLASSES)),
+    # HF saves id2label only when it is not the default: a classifier's config without one has two labels
+    ({"architectures": ["BertForSequenceClassification"], "vocab_size": 21128, "model_type": "bert"},
+     (2, "architectures (BertForSequenceClassification, default num_labels)", CLASSES)),
     # YOLO data config: nc and names
     ({"path": "../datasets/fire", "train": "images/train", "val": "images/val", "nc": 2, "names": ["fire", "smoke"]},
      (2, "nc", CLASSES)),
@@ -83,12 +86,24 @@ def test_a_config_states_its_class_count(config, expected):
     {"num_classes": True},
     # HF's two default labels beside a vocabulary, with no architecture saying which is the output
     {"vocab_size": 30522, "id2label": {"0": "LABEL_0", "1": "LABEL_1"}},
+    # an encoder's config (the base of a fine-tune with its own head) holds its input vocabulary, not an output
+    {"architectures": ["BertForMaskedLM"], "vocab_size": 21128, "model_type": "bert"},
     # Detectron2's full config: a count per head, and the config alone does not say which head is used
     {"MODEL": {"ROI_HEADS": {"NUM_CLASSES": 3}, "RETINANET": {"NUM_CLASSES": 80}}},
     {"model": {"num_classes": 10}, "model_b": {"head": {"num_classes": 20}}},
 ])
 def test_configs_that_state_no_class_count_or_an_ambiguous_one(config):
     assert n_classes_from(config) is None
+
+
+def test_detectron2s_per_class_ap_tags_count_the_classes():
+    builder = RunBuilder("output/metrics.json", "detectron2-jsonl")
+    for tag in ["total_loss", "bbox/AP", "bbox/AP50", "bbox/AP-date", "bbox/AP-fig", "bbox/AP-hazelnut",
+                "segm/AP-date", "segm/AP-fig", "segm/AP-hazelnut"]:
+        builder.add(tag, [99, 199], [1.0, 0.5])
+    meta = builder.build().meta
+    assert (meta.n_classes, meta.n_classes_kind, meta.n_classes_source) == (
+        3, CLASSES, "per-class AP tags: bbox/AP-<class>")
 
 
 # ---- companion files ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ CONVENTIONS = {
     "val_accuracy": Role.VAL_ACC, "eval_accuracy": Role.VAL_ACC, "validation/epoch_accuracy": Role.VAL_ACC,
     "train/epoch_sparse_categorical_accuracy": Role.TRAIN_ACC,
     "lr": Role.LR, "learning_rate": Role.LR, "train/learning_rate": Role.LR, "lr/pg0": Role.LR,
-    "epoch_learning_rate": Role.LR,
+    "epoch_learning_rate": Role.LR, "x/lr0": Role.LR, "x/lr2": Role.LR,
     "grad_norm": Role.GRAD_NORM, "train/grad_norm": Role.GRAD_NORM, "gradient_norm": Role.GRAD_NORM,
     # a test split stays apart from validation
     "test_loss": Role.TEST_LOSS, "test/acc": Role.TEST_ACC, "Accuracy/test": Role.TEST_ACC,
@@ -38,7 +38,9 @@ SCORES = [
     "bbox/AP75", "bbox/APs", "bbox/APm", "bbox/APl", "bbox/AP-hazelnut", "AP50", "segm/AP",
     "rollout/ep_rew_mean", "ep_rew_mean", "episode_reward", "running_reward", "mean_episode_rewards",
     "max_episode_rewards", "Rewards/mean_episodes", "Eval/0/episodic_return", "Eval/3/internal_agent_return",
-    "ppo_agent_mean_reward_orig", "adversary_reward", "charts/episodic_return",
+    "ppo_agent_mean_reward_orig", "adversary_reward", "charts/episodic_return", "rollout/return", "AI_return",
+    "train/success_rate", "test/success_rate", "metrics/mAP_0.5", "metrics/mAP_0.5:0.95", "eval/rougeLsum",
+    "eval_macro_f1",
     "eval_f1", "val_f1_score", "eval_precision", "eval_recall", "val/mIoU", "mean_iou", "eval_bleu", "eval_rouge1",
     "eval_rougeLsum", "val_auc", "roc_auc", "eval_exact_match", "eval_exact", "dice_score", "dice_coef",
     "val_dice", "score", "val_score", "recall@10", "ndcg@10", "psnr", "r2",
@@ -139,6 +141,12 @@ def test_a_loss_named_total_is_primary_over_its_components():
     assert primary_tag(["policy_gradient_loss", "value_loss", "entropy_loss", "total_loss"], {}) == "total_loss"
     assert primary_tag(["train/loss", "train/value_loss", "train/entropy_loss"], {}) == "train/loss"
     assert primary_tag(["loss_a", "overall_loss", "loss"], {}) == "overall_loss"
+
+
+def test_the_primary_score_is_a_headline_score_not_precision_or_recall():
+    yolo = ["metrics/precision", "metrics/recall", "metrics/mAP_0.5", "metrics/mAP_0.5:0.95"]
+    assert primary_tag(yolo, dict.fromkeys(yolo, 50)) == "metrics/mAP_0.5"
+    assert primary_tag(["eval_precision", "eval_recall", "eval_f1"], {}) == "eval_f1"
 
 
 def test_a_real_loss_is_primary_over_a_perplexity():

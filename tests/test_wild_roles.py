@@ -64,6 +64,8 @@ def test_hf_token_accuracy_is_an_accuracy():
      VOCABULARY, "config.json: vocab_size"),
     ("mlflow/10tanmay100__DEEPCNNCLASSIFIER/mlruns/0/cb0096518b0e4c66a94428555f05420b", 2, CLASSES,
      "MLflow param: CLASSES"),
+    ("detectron2/Ghailen-Ben-Achour__detectron2_detection/output/metrics.json", 3, CLASSES,
+     "per-class AP tags: bbox/AP-<class>"),
 ])
 def test_class_counts_the_runs_own_files_hold(relative, count, kind, source):
     meta = run_at(relative).meta
