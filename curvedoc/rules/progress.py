@@ -16,6 +16,9 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, firs
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import SWING_VS_LEVEL
+
+# A curve needs this many points before "it only wanders around its start" can be told from a short climb.
+WANDER_POINTS = 10
 from curvedoc.rules.start import chance_text
 
 
@@ -23,9 +26,9 @@ from curvedoc.rules.start import chance_text
 
 def is_flat(curve: Curve, limits: Limits) -> bool:
     """The curve makes no progress from its start: it ends within ``max_change`` of its start level; or it never
-    gets below that level (its running median stays within ``max_change`` under it) and ends no higher than its
-    noise explains (a loss that only wanders); or, on a long curve whose swings are modest, it ends within its
-    noise and shows no trend either."""
+    gets below that level (its running median stays within ``max_change`` under it) and, over 10 points or more,
+    only wanders: it ends no higher than its noise explains and shows no trend; or, on a long curve whose swings
+    are modest, it ends within its noise and shows no trend either."""
     change, noise = curve.level_change()
     start = abs(curve.start_level)
     if abs(change) <= limits["max_change"] * start:
@@ -33,7 +36,8 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     # below 5 points there is no noise estimate: a difference is all the curve's shape
     allowance = limits["noise_z"] * noise if len(curve.finite_values) >= 5 else 0.0
     never_below = float(curve.smooth[1:].min(initial=math.inf)) >= (1 - limits["max_change"]) * start
-    if curve.role != Role.SCORE and never_below and change <= max(limits["max_change"] * start, allowance):
+    if (curve.role != Role.SCORE and never_below and len(curve.finite_values) >= WANDER_POINTS
+            and change <= allowance and abs(trend_z(curve)) <= limits["noise_z"]):
         return True
     return (curve.window > 1 and curve.noise < SWING_VS_LEVEL * start and abs(change) <= allowance
             and abs(trend_z(curve)) <= limits["noise_z"])
