@@ -12,8 +12,8 @@ often say it anyway, because a uniform guess has a signature:
 Each is evidence of k only where the counts are far apart on that scale (``TELLABLE_COUNTS``). One piece of
 evidence makes an *uncertain* count (a finding built on it says so and drops one severity level); a loss and an
 accuracy that agree make it certain (two losses, or a loss's start and its level, are one measurement of one
-unlearned model). A count read off one curve alone is never that curve's yardstick: its start (or its
-level) cannot be "far from chance" or "at chance" by the measure it defined.
+unlearned model). A count read off a curve's start alone is never that curve's yardstick: its start cannot be
+"far from chance" by the measure it defined, nor its level "near chance".
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ START_BAND = 0.1
 # binary evaluation wanders ±0.016 around 0.5; a 100-example one ±0.05).
 ACCURACY_BAND = 0.2
 MIN_EVALUATIONS = 3
+# Before a model that learns leaves 1/k, it must have sat there this long: three points of a slow learner's
+# climb can pass near 1/k by coincidence.
+MIN_LEADING_EVALUATIONS = 5
 # A loss sits at ln k when every point lies within this share of ln k (a model that learned a little sits lower,
 # a broken one swings wider).
 LEVEL_SHARE = 0.05
@@ -55,12 +58,13 @@ class ClassCount:
     source: str  # where it came from, as a finding quotes it: "config: num_labels", "the first loss 2.31 ≈ ln 10"
     inferred: bool = False
     certain: bool = True
-    evidence_tags: frozenset[str] = frozenset()  # the curves an inferred count was read off
+    evidence: frozenset[tuple[str, str]] = frozenset()  # (tag, kind) of each piece an inferred count rests on
 
     def yardstick_for(self, tag: str) -> bool:
-        """Whether chance −log(1/n) may judge curve ``tag``: not when the count was read off that curve alone (its
-        own start or level is no yardstick for itself)."""
-        return not self.inferred or self.evidence_tags != {tag}
+        """Whether chance −log(1/n) may judge curve ``tag``: not when the count rests on that curve's own start
+        alone (a start, and a level measured against it, cannot be "far from chance" or "stuck near chance" by
+        the measure the start defined). A loss seen sitting at ln k is its own yardstick: that is what it shows."""
+        return not self.inferred or any(other != tag or kind == "level" for other, kind in self.evidence)
 
     def assumption(self) -> str:
         """The sentence a finding built on an inferred count carries."""
@@ -107,7 +111,8 @@ def infer_class_count(run: RunCurves) -> ClassCount | None:
     # Losses measured on two splits, or a loss's start and its level, move together (one unlearned model, one
     # scale that may happen to sit near ln k); an accuracy at 1/k is a measurement of its own.
     certain = "accuracy" in kinds and len(kinds) >= 2
-    return ClassCount(n, told, inferred=True, certain=certain, evidence_tags=frozenset(item.tag for item in items))
+    return ClassCount(n, told, inferred=True, certain=certain,
+                      evidence=frozenset((item.tag, item.kind) for item in items))
 
 
 def tellable_count(level: float, band: float) -> int | None:
@@ -122,27 +127,37 @@ def is_cross_entropy_like(curve: Curve) -> bool:
         float(curve.finite_values.min()) >= 0
 
 
+def main_losses(run: RunCurves) -> list[Curve]:
+    """The main curve of each loss role: a term of a multi-term loss (a box loss, a physics residual) is no
+    cross-entropy over the classes."""
+    return [curve for role in LOSS_ROLES if (curve := run.curve(role)) is not None]
+
+
 def _loss_starts(run: RunCurves) -> list[Evidence]:
     found = []
-    for role in LOSS_ROLES:
-        for curve in run.curves(role):
-            if len(curve.finite_values) < 3 or not is_cross_entropy_like(curve) or not _untrained_first(run, curve):
-                continue
-            first = float(curve.finite_values[0])
-            k = tellable_count(first, START_BAND)
-            if k is not None:
-                found.append(Evidence(k, curve.tag, "start", f"the first {curve.tag} {fmt(first)} ≈ ln {k}"))
+    for curve in main_losses(run):
+        if len(curve.finite_values) < 3 or not is_cross_entropy_like(curve) or not _untrained_first(run, curve):
+            continue
+        first = float(curve.finite_values[0])
+        k = tellable_count(first, START_BAND)
+        if k is not None:
+            found.append(Evidence(k, curve.tag, "start", f"the first {curve.tag} {fmt(first)} ≈ ln {k}"))
     return found
 
 
 def _untrained_first(run: RunCurves, curve: Curve) -> bool:
-    """Whether the curve's first value is the untrained model's loss: logged at step 0 or 1, and not a train
-    loss logged as rarely as validation (an epoch log's first value is the mean over the first epoch, which
-    learning has already lowered)."""
+    """Whether the curve's first value is the untrained model's loss: logged at step 0 or 1, and on a log that
+    counts optimizer steps, not epochs: a train loss logged as rarely as validation is a mean over an epoch,
+    which learning has already lowered, and a validation loss is the untrained model's only when evaluated
+    before the first train log of a train loss logged far more often (an evaluation at step 0)."""
     if curve.finite_steps[0] > 1:
         return False
+    train = run.curve(Role.TRAIN_LOSS)
     held_out = run.curve(Role.VAL_LOSS) or run.curve(Role.VAL_ACC)
-    return curve.role != Role.TRAIN_LOSS or held_out is None or len(curve) >= 3 * len(held_out)
+    if curve.role == Role.TRAIN_LOSS:
+        return held_out is None or len(curve) >= 3 * len(held_out)
+    return (train is not None and len(train) >= 3 * len(curve) and len(train.finite_steps)
+            and curve.finite_steps[0] <= train.finite_steps[0])
 
 
 def _accuracy_levels(run: RunCurves) -> list[Evidence]:
@@ -156,7 +171,7 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
             k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - values[0]))
             # the evaluations before the model learned anything: all of them when it never does
             leading = int(np.argmax(np.r_[np.abs(values - 1 / k) > ACCURACY_BAND / k, True]))
-            if leading < MIN_EVALUATIONS:
+            if leading < (MIN_EVALUATIONS if leading == len(values) else MIN_LEADING_EVALUATIONS):
                 continue
             level = float(np.median(values[:leading]))
             span = "every one" if leading == len(values) else f"the first {leading}"
@@ -169,14 +184,13 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
 def _loss_levels(run: RunCurves) -> list[Evidence]:
     """A loss that never leaves ln k: every point after the first within the evidence band of one small k."""
     found = []
-    for role in LOSS_ROLES:
-        for curve in run.curves(role):
-            values = curve.finite_values
-            if len(values) < MIN_EVALUATIONS or not is_cross_entropy_like(curve):
-                continue
-            middle = float(np.median(values))
-            k = tellable_count(middle, LEVEL_SHARE * middle)
-            if k is None or np.abs(values - math.log(k)).max() > LEVEL_SHARE * math.log(k):
-                continue
-            found.append(Evidence(k, curve.tag, "level", f"{curve.tag} stays at {fmt(middle)} ≈ ln {k}"))
+    for curve in main_losses(run):
+        values = curve.finite_values
+        if len(values) < MIN_EVALUATIONS or not is_cross_entropy_like(curve):
+            continue
+        middle = float(np.median(values))
+        k = tellable_count(middle, LEVEL_SHARE * middle)
+        if k is None or np.abs(values - math.log(k)).max() > LEVEL_SHARE * math.log(k):
+            continue
+        found.append(Evidence(k, curve.tag, "level", f"{curve.tag} stays at {fmt(middle)} ≈ ln {k}"))
     return found

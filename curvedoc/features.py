@@ -14,7 +14,7 @@ from functools import cached_property
 import numpy as np
 
 from curvedoc.model import Run
-from curvedoc.roles import Role, tokens
+from curvedoc.roles import Role, names_a_term, names_a_total, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 START_POINTS = 3  # a curve's start level is the median of at most this many first points
@@ -250,13 +250,23 @@ def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
     does not name another kind of loss (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose
     chance level is log 2, unless n = 2)."""
     words = set(tokens(curve.tag))
-    if run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or not run.class_count.yardstick_for(curve.tag):
+    if (run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or not run.class_count.yardstick_for(curve.tag)
+            or is_sum_of_terms(run, curve)):
         return None
     if len(curve.finite_values) and curve.finite_values.min() < 0:
         return None  # a cross-entropy cannot go below 0 (that is CD102's finding)
     if words & BINARY_LOSS_WORDS and run.n_classes != 2:
         return None
     return run.chance_loss
+
+
+def is_sum_of_terms(run: RunCurves, curve: Curve) -> bool:
+    """Whether the loss is a sum of several logged terms (Detectron2's total_loss over loss_cls, loss_box_reg,
+    …; a VAE's loss over recon and KL): its level is no cross-entropy, whatever one of its terms is."""
+    if names_a_total(curve.tag):
+        return True
+    terms = [tag for tag in run.run.tags_with(curve.role) if tag != curve.tag and names_a_term(tag)]
+    return not names_a_term(curve.tag) and len(terms) >= 2
 
 
 def chance_accuracy_of(run: RunCurves, curve: Curve) -> float | None:

@@ -169,6 +169,19 @@ _TOTAL_WORDS = {"total", "overall", "sum", "combined", "full"}
 _NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg"}
 
 
+def names_a_total(tag: str) -> bool:
+    """True when the tag names a loss as the sum of others (``total_loss``, ``loss_overall``)."""
+    return bool(_TOTAL_WORDS & set(tokens(tag)))
+
+
+def names_a_term(tag: str) -> bool:
+    """True when the tag names one term of a multi-term loss (``loss_cls``, ``val/box_loss``, ``kl_loss``):
+    words beyond its split, the loss itself and bookkeeping (``train_loss_epoch`` is the loss, not a term)."""
+    words = [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in _NOT_NAMING_THE_CURVE
+             and w not in _TOTAL_WORDS]
+    return bool(words) and not set(words) <= _LOSS_ALONE
+
+
 def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
     """The tag a person would plot for a role: a loss before a perplexity of it; the total loss (named ``total``,
     ``overall``, ``sum``, or bare ``loss``) over its components; a headline score (mAP, F1, a return) over

@@ -15,6 +15,8 @@ from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
+NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
+
 
 
 def _held_out(run: RunCurves) -> Curve | None:
@@ -82,8 +84,10 @@ MEMORIZING_LIMITS = {
     check="keep the checkpoint of the best validation step (early stopping there); then add data, augmentation "
           "or weight decay and see whether the validation minimum moves later and lower",
     thresholds={
-        "min_points": Threshold(5, "fewest finite validation points before the shape is judged"),
-        "min_after": Threshold(2, "validation points after the best one that must show the rise (not one bump)"),
+        "min_points": Threshold(3, "fewest finite validation points before the shape is judged (below 5 there is "
+                                   "no noise estimate: the last point must then rise twice the share asked for)"),
+        "min_after": Threshold(2, "validation points after the best one that must show the rise (not one bump; "
+                                  "one on a log of 3–4 evaluations)"),
         "rise_noise": Threshold(3.0, "rise of the validation loss above its best, in units of its own noise (on top "
                                       "of the depth the minimum of that many noisy points reaches by chance)"),
         "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
@@ -102,26 +106,36 @@ def overfitting(run: RunCurves, limits: Limits):
     values, smooth = val.finite_values, val.smooth
     best = val.best_index
     after = len(values) - 1 - best
-    if after < limits["min_after"]:
+    short = len(values) < NOISE_POINTS
+    if after < (1 if short else limits["min_after"]):
         return None
     best_level = float(smooth[best])
     tail = values[max(best + 1, len(values) - max(int(limits["min_after"]), math.ceil(0.15 * len(values)))):]
     end_level = float(np.median(tail))
-    # The lowest of n noisy points sits about sqrt(2 ln n) noise units below the curve's true level by chance
-    # alone, so a rise measured from the minimum has to clear that depth on top of the rise asked for.
-    chance_depth = math.sqrt(2 * math.log(len(values)))
-    noise = val.noise
-    needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
     rise = end_level - best_level
-    if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
-        return None
+    if short:
+        # Three or four evaluations have no noise estimate: the rise must be meaningful at the end and the last
+        # evaluation (an average over the whole held-out set) twice that.
+        needed = limits["rise_share"] * abs(best_level)
+        if not (needed > 0 and rise >= needed and values[-1] - best_level >= 2 * needed):
+            return None
+        noise = 0.0
+    else:
+        # The lowest of n noisy points sits about sqrt(2 ln n) noise units below the curve's true level by chance
+        # alone, so a rise measured from the minimum has to clear that depth on top of the rise asked for.
+        chance_depth = math.sqrt(2 * math.log(len(values)))
+        noise = val.noise
+        needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
+        if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
+            return None
     best_step, last_step = val.step_at(best), val.step_at(len(values) - 1)
     train_at_best = float(_train_at(train, np.array([best_step], dtype=float))[0])
     if math.isnan(train_at_best):
         train_at_best = float(train.smooth[min(np.searchsorted(train.finite_steps, best_step), len(train.smooth) - 1)])
     if not train.end < train_at_best:
         return None
-    noise_units = f"{rise / noise:.1f}× its noise ({fmt(noise)})" if noise > 0 else "no measurable noise"
+    noise_units = (f"{rise / noise:.1f}× its noise ({fmt(noise)})" if noise > 0 else
+                   "too few evaluations to measure their noise" if short else "no measurable noise")
     return Found(
         f"Overfitting: {val.tag} is lowest at step {best_step}, then rises {rise / abs(best_level):.0%} while "
         f"{train.tag} keeps falling",

@@ -174,6 +174,8 @@ def oscillation(run: RunCurves, limits: Limits):
 
 def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     values = finite_prefix(curve)
+    if _jumped_for_good(curve):
+        return None  # the late part is a jump and its slow return, which CD402 reports: not swings
     short = len(values) * limits["late_share"] < limits["min_late_points"]
     late_from = int(len(values) * (0.5 if short else 1 - limits["late_share"]))
     if short and len(values) - late_from < limits["min_short_points"]:
@@ -207,6 +209,18 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
                         + " → ".join(fmt(value) for value in late[:8]) + (" …" if len(late) > 8 else ""))
     return Found(f"{curve.tag} keeps swinging through the last {part}", [curve.tag],
                  evidence + _lr_note(run, first_step), step_range=(first_step, last_step))
+
+
+def _jumped_for_good(curve: Curve) -> bool:
+    """Whether CD402, at its default thresholds, finds on ``curve`` a jump that never came back."""
+    from curvedoc.rules import REGISTRY
+
+    spike_rule = REGISTRY["CD402"]
+    limits = Limits(spike_rule.thresholds, {})
+    values = finite_prefix(curve)
+    window = baseline_window(curve)
+    jump = _highest_jump(values, window, local_noise(values, window), limits, limits["lasting_size"])
+    return jump is not None and jump.recovered is None
 
 
 @dataclass
@@ -318,12 +332,13 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     step = int(curve.steps[peak])
     size = values[peak] / jump.baseline if jump.baseline > 0 else math.inf
     sigma = jump.sigma
+    noise_text = (f"rise = {jump.rise / sigma:.3g} noise σ (σ = {fmt(sigma)}, the noise just before it)" if sigma
+                  else "the curve was smooth before it (no measurable noise)")
     evidence = [
         f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {window} points before "
         f"the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
-        f"rise = {jump.rise / sigma if sigma else math.inf:.3g} noise σ (σ = {fmt(sigma)}, the noise just before "
-        f"it); the curve's rare excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above its running "
-        f"median",
+        f"{noise_text}; the curve's rare excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above "
+        f"its running median",
     ]
     if jump.recovered is not None:
         back_step = int(curve.steps[jump.recovered])
@@ -358,8 +373,8 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
     if start <= 0 or end < limits["diverged_factor"] * start or smooth.min() >= start:
         return None
     onset = int(np.flatnonzero(smooth <= start)[-1]) + 1
-    if onset >= len(values):
-        return None
+    if onset >= len(values) or onset < MIN_BASELINE:
+        return None  # it never fell for a few points first: a term that starts at ~0 and takes its share
     lowest = int(np.argmin(smooth[:onset]))
     if curve.role != Role.TRAIN_LOSS and not _broke_away(values[lowest:], limits["break_share"]):
         return None

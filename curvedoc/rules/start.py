@@ -19,6 +19,8 @@ from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 # A start that a uniform guess over up to this many times n classes explains may be a wrong class count; beyond
 # that, the number of classes it implies says nothing useful.
 PLAUSIBLE_CLASS_FACTOR = 100
+# A lone value is no start: a log of one or two points is an evaluation, not a run seen from its beginning.
+MIN_POINTS = 3
 
 
 
@@ -49,7 +51,7 @@ def start_high(run: RunCurves, limits: Limits):
     """The first logged loss of a cross-entropy is far above −log(1/n_classes): the model starts out confidently
     wrong. Reports the ratio to chance and the class count a uniform guess would need to start that high."""
     curve = first_logged(run, Role.TRAIN_LOSS, Role.VAL_LOSS)  # whose first value is the step-0 loss
-    if curve is None or (chance := chance_loss_of(run, curve)) is None:
+    if curve is None or len(curve.finite_values) < MIN_POINTS or (chance := chance_loss_of(run, curve)) is None:
         return None
     first = curve.start
     if first < limits["ratio"] * chance or first - chance < limits["excess_nats"]:
@@ -99,7 +101,7 @@ def start_low(run: RunCurves, limits: Limits):
     know every answer."""
     val, accuracy = first_logged(run, Role.VAL_LOSS), first_logged(run, Role.VAL_ACC)
     curve = val or first_logged(run, Role.TRAIN_LOSS)
-    if curve is None or (chance := chance_loss_of(run, curve)) is None:
+    if curve is None or len(curve.finite_values) < MIN_POINTS or (chance := chance_loss_of(run, curve)) is None:
         return None
     first, step = curve.start, curve.step_at(0)
     perfect = curve is val and accuracy is not None and accuracy.start >= limits["perfect_accuracy"]
