@@ -32,11 +32,13 @@ READER_MODULES = {
     "hf": "curvedoc.readers.huggingface",
     "wandb": "curvedoc.readers.wandb",
     "mlflow": "curvedoc.readers.mlflow",
+    "text": "curvedoc.readers.textlog",
 }
 
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
-    "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db"
+    "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db, "
+    "captured training output (*.log, *.txt, *.out)"
 )
 
 # Keras (TF2) writes one run as train/ and validation/ subfolders holding the same tag names.
@@ -46,7 +48,9 @@ ADD_HPARAMS_FOLDER = re.compile(r"^\d{9,}\.\d+$")
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 SQLITE_HEADER = b"SQLite format 3\x00"
-TEXT_TABLE_SUFFIXES = {".csv", ".tsv", ".log", ".txt"}
+TABLE_SUFFIXES = {".csv", ".tsv"}
+# Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
+TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
 EVENT_FILE = re.compile(r"tfevents")
 
 
@@ -169,10 +173,11 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
                 return "empty file"
             return "JSON file that is neither a Hugging Face trainer_state.json (no log_history) nor JSON Lines"
         return None
-    if suffix in TEXT_TABLE_SUFFIXES:
-        if suffix in {".csv", ".tsv"} or explicit or _looks_like_table(head):
-            return Source("csv", path, ((None, path),), explicit)
-        return None
+    if suffix in TABLE_SUFFIXES or (suffix in TEXT_LOG_SUFFIXES and _looks_like_table(head)):
+        return Source("csv", path, ((None, path),), explicit)
+    if suffix in TEXT_LOG_SUFFIXES:
+        # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
+        return Source("text", path, ((None, path),), explicit)
     if explicit:
         if not head:
             return "empty file"
@@ -186,11 +191,12 @@ def _looks_like_json_lines(head: bytes) -> bool:
 
 
 def _looks_like_table(head: bytes) -> bool:
-    """A .log/.txt that is really a CSV (Keras CSVLogger's ``training.log``): a header of names, then numbers."""
+    """A .log/.txt that is really a table (Keras CSVLogger's ``training.log``, a ``step loss`` column dump): a header
+    of names, then numbers."""
     lines = head.splitlines()
     if len(lines) < 2:
         return False
-    for delimiter in (b",", b"\t", b";"):
+    for delimiter in (b",", b"\t", b";", None):
         header = lines[0].split(delimiter)
         first = lines[1].split(delimiter)
         if len(header) >= 2 and len(header) == len(first) and any(_is_number(cell) for cell in first):
