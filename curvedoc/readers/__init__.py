@@ -9,6 +9,7 @@ in the source can be read; partial damage becomes warnings on the run.
 from __future__ import annotations
 
 import codecs
+import csv
 import importlib
 import os
 import re
@@ -33,6 +34,8 @@ READER_MODULES = {
     "wandb": "curvedoc.readers.wandb",
     "mlflow": "curvedoc.readers.mlflow",
     "text": "curvedoc.readers.textlog",
+    # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
+    "wandb-export": "curvedoc.readers.csvlog",
 }
 
 LOOKED_FOR = (
@@ -52,6 +55,13 @@ TABLE_SUFFIXES = {".csv", ".tsv"}
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
 TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
 EVENT_FILE = re.compile(r"tfevents")
+# The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
+WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
+
+
+def is_wandb_export(columns: list[str]) -> bool:
+    rest = columns[1:]
+    return bool(rest) and all(WANDB_EXPORT_COLUMN.match(column) for column in rest)
 
 
 @dataclass(frozen=True)
@@ -174,7 +184,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return "JSON file that is neither a Hugging Face trainer_state.json (no log_history) nor JSON Lines"
         return None
     if suffix in TABLE_SUFFIXES or (suffix in TEXT_LOG_SUFFIXES and _looks_like_table(head)):
-        return Source("csv", path, ((None, path),), explicit)
+        family = "wandb-export" if is_wandb_export(_header_cells(head)) else "csv"
+        return Source(family, path, ((None, path),), explicit)
     if suffix in TEXT_LOG_SUFFIXES:
         # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
         return Source("text", path, ((None, path),), explicit)
@@ -183,6 +194,16 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return "empty file"
         return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
     return None
+
+
+def _header_cells(head: bytes) -> list[str]:
+    """The complete cells of a table's first line (a header longer than the peek loses its cut last cell)."""
+    first, newline, _ = head.partition(b"\n")
+    try:
+        cells = next(csv.reader([first.decode("utf-8", errors="replace").rstrip("\r")]), [])
+    except csv.Error:
+        return []
+    return cells if newline else cells[:-1]
 
 
 def _looks_like_json_lines(head: bytes) -> bool:
@@ -294,6 +315,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
         ordered = sorted(files, key=lambda item: (item[0] or "", item[1].name))
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
     found.sources = _without_superseded_checkpoints(found.sources)
+    found.sources = _wandb_exports_by_folder(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
 
 
@@ -320,6 +342,22 @@ def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
         newest = max(checkpoints, key=lambda item: item[0])[1]
         superseded.update(s for _, s in checkpoints if final_state or s is not newest)
     return [source for source in sources if source not in superseded]
+
+
+def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:
+    """The W&B panel exports of one folder as one source: the UI exports a CSV per panel, so one run's curves are
+    spread over the folder's files, and the reader joins them by run name."""
+    by_folder: dict[Path, list[Source]] = {}
+    for source in sources:
+        if source.family == "wandb-export":
+            by_folder.setdefault(source.path.parent, []).append(source)
+    grouped = {id(source) for exports in by_folder.values() if len(exports) > 1 for source in exports}
+    kept = [source for source in sources if id(source) not in grouped]
+    for folder, exports in by_folder.items():
+        if len(exports) > 1:
+            files = tuple(sorted((file for source in exports for file in source.files), key=lambda item: item[1].name))
+            kept.append(Source("wandb-export", folder, files))
+    return kept
 
 
 def _run_folder_family(folder: Path, names: set[str]) -> str | None:
