@@ -112,6 +112,19 @@ def test_a_named_text_file_that_is_no_log_is_listed_and_a_root_of_notes_is_an_er
     ]
 
 
+def test_a_source_that_yields_no_run_is_listed_not_dropped(archive, monkeypatch):
+    from curvedoc.readers import csvlog
+
+    real = csvlog.read
+    monkeypatch.setattr(csvlog, "read", lambda source: [] if "lightning" in str(source.path) else real(source))
+    result = audit([archive], jobs=1, cache=False)
+    reasons = {item.path: item.reason for item in result.unreadable}
+    assert sum(reason == "holds no run (nothing in it could be read as one)" for reason in reasons.values()) == 2
+    assert not any("lightning" in summary.path for summary in result.runs)
+    loaded = curvedoc.load(archive)
+    assert sum("holds no run" in problem for problem in loaded.problems) == 2
+
+
 def test_a_missing_root_is_one_line_error(tmp_path):
     with pytest.raises(CurvedocError, match="no such file"):
         audit([tmp_path / "nope"], cache=False)

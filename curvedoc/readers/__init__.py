@@ -121,8 +121,12 @@ def file_run_name(path: Path) -> str:
 
 
 def read_source(source: Source) -> list[Run]:
+    """The runs of ``source``; raises :class:`CurvedocError` when it yields none, so no source vanishes unreported."""
     module = importlib.import_module(READER_MODULES[source.family])
-    return module.read(source)
+    runs = module.read(source)
+    if not runs:
+        raise CurvedocError(source.path, "holds no run (nothing in it could be read as one)")
+    return runs
 
 
 def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str], ...] = ()) -> Discovery:
