@@ -244,6 +244,12 @@ def test_a_bare_split_name_is_its_loss_and_an_eval_line_names_its_split(tmp_path
                          "loss": Role.TRAIN_LOSS}
 
 
+def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
+    text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n" + "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "loss") == [1, 2, 3]
+
+
 def test_no_step_nor_epoch_uses_the_line_order_and_drops_settings(tmp_path):
     text = "lr: 0.001\nbatch_size: 32\n" + "".join(f"Cumulative Reward: {r}\n" for r in (12.0, 28.0, 31.0, 15.0))
     run = read(write(tmp_path / "train.log", text))
@@ -301,7 +307,7 @@ def test_a_100_mb_line_keeps_only_its_end(tmp_path):
     run = read(path)
     assert time.perf_counter() - started < 20
     assert steps(run, "loss") == [1, 2, 3]
-    assert any("longer than 64 KiB" in warning for warning in run.warnings)
+    assert any("1 line(s) longer than 64 KiB" in warning for warning in run.warnings)
 
 
 def test_a_100_mb_file_of_hostile_lines_reads_in_linear_time(tmp_path):
@@ -388,8 +394,15 @@ def test_unreadable_text_log_is_a_problem_not_a_silent_skip(tmp_path, monkeypatc
 
 def test_add_text_log_leaves_a_builder_alone_when_the_file_holds_no_log(tmp_path):
     builder = RunBuilder(tmp_path, "wandb")
-    assert not textlog.add_text_log(builder, write(tmp_path / "output.log", "Using cpu device\nDone.\n"))
+    with pytest.raises(NotALog):
+        textlog.add_text_log(builder, write(tmp_path / "output.log", "Using cpu device\nDone.\n"))
     assert not builder.has_points and builder.meta.files == [] and builder.warnings == []
+
+
+def test_a_run_killed_in_its_first_epoch_says_so(tmp_path):
+    bars = "".join(f"\r{n:2d}/43 ━━━━━━━━━━ 1s 2ms/step - accuracy: 0.5 - loss: 1.2" for n in range(1, 20))
+    with pytest.raises(NotALog, match="only the progress bar of an unfinished epoch"):
+        curvedoc.load(write(tmp_path / "train.log", f"Epoch 1/10\n{bars}\n"))
 
 
 # ---------------------------------------------------------------------------------------------- public logs

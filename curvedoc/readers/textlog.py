@@ -8,7 +8,8 @@ Each line is cleaned first:
   and ``verbose=2`` lines alike) is an epoch's summary only when its batch count is complete; the per-batch lines
   before it are skipped. A tqdm bar is skipped the same way, except that a complete bar's postfix
   (``Epoch 3: 100%|██| 469/469 [00:05<00:00, loss=0.23]``, as Lightning prints it) is read as the epoch's values;
-- dates, clock times and glog prefixes (``I0704 22:39:25.550000 123 file.py:10]``) are dropped.
+- a number counts only right after a name, and not when ``:`` or ``-`` and a digit follow it, so dates, clock times,
+  glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``) and logging's ``train.py:88`` never become values.
 
 Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.01`` (tag ``train_loss``),
 ``'loss': 0.41`` and ``'loss': '0.41'`` in a printed dict, ``np.float64(0.9)`` or ``tensor(0.9)`` around a value,
@@ -91,7 +92,7 @@ METRIC_WORDS = {
 # A phrase before a number names it from its last function word on: "saving model at epoch 3" → epoch.
 FUNCTION_WORDS = {
     "a", "an", "the", "at", "in", "of", "for", "with", "and", "or", "to", "on", "is", "was", "are", "by", "from",
-    "after", "as", "into", "than", "vs", "info", "warning", "warn", "error", "debug", "critical", "fatal", "notice",
+    "after", "as", "into", "than", "vs", "info", "warning", "warn", "debug", "critical", "fatal", "notice",
 }
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
@@ -100,7 +101,7 @@ SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|
 ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])")
 VALUE_HINT = re.compile(r"[0-9]|nan|NaN|inf|Inf")
 TQDM_BAR = re.compile(
-    r"(?P<percent>\d{1,3})%\|[^|\n]{0,400}\|\s{0,10}(?P<n>[\d.]{1,20}[kMGT]?)/(?P<total>[\d.]{1,20}[kMGT]?)"
+    r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}(?P<n>[\d.]{1,20}[kMGT]?)/(?P<total>[\d.]{1,20}[kMGT]?)"
     r"\s{0,10}\[(?P<inside>[^\]\n]{0,2000})\]"
     r"|(?<![\d.])\d[\d.]{0,20}[kMGT]?it\s\[[^\]\n]{0,400}\]"
 )
@@ -116,7 +117,7 @@ PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
     rf"['\"]?(?:\s{{0,10}}[:=]\s{{0,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
-    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?P<percent>%)?(?![\w.]|[:\-]\d)"
+    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-]\d)"
 )
 KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
 KEY_WORDS_REACH = 3 * 65
@@ -163,6 +164,7 @@ class Parsed:
     evidence: bool = False  # a step, an epoch or a metric's name seen: worth reading on
     superseded: int = 0  # values a restarted run logged again, dropped for the later ones
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
+    per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
 
     def warn(self, message: str) -> None:
         self.warnings.append(f"{self.path}: {message}")
@@ -187,22 +189,25 @@ class Parsed:
 def read(source: Source) -> list[Run]:
     path = source.files[0][1] if source.files else source.path
     builder = RunBuilder(path, FORMAT, name=file_run_name(path))
-    if not add_text_log(builder, path):
-        raise NotALog(path, "no training log in it: no line gives a step or epoch with values, and no metric "
-                            f"(loss, accuracy …) is printed {MIN_POINTS} times")
+    add_text_log(builder, path)
     return [builder.build()]
 
 
-def add_text_log(builder: RunBuilder, path: Path) -> bool:
-    """Adds the curves of the text log at ``path`` to ``builder``; False (and nothing added) when it holds none.
+def add_text_log(builder: RunBuilder, path: Path) -> None:
+    """Adds the curves of the text log at ``path`` to ``builder``.
 
-    Raises :class:`CurvedocError` when the file cannot be read at all. Settings printed before training become
-    ``builder.meta.hparams`` unless the builder already has some (a W&B run's config).
+    Raises :class:`NotALog` (nothing added) when the file holds no training log and :class:`CurvedocError` when it
+    cannot be read at all. Settings printed before training become ``builder.meta.hparams`` unless the builder
+    already has some (a W&B run's config).
     """
     parsed = parse(path)
     curves = log_curves(parsed)
     if curves is None:
-        return False
+        if parsed.per_batch_lines and not len(parsed.placed):
+            raise NotALog(path, "only the progress bar of an unfinished epoch, no epoch's summary: the run stopped "
+                                "before its first epoch ended?")
+        raise NotALog(path, "no training log in it: no line gives a step or epoch with values, and no metric "
+                            f"(loss, accuracy …) is printed {MIN_POINTS} times")
     builder.add_file(path)
     for message in parsed.warnings:
         builder.warn(message)
@@ -211,7 +216,6 @@ def add_text_log(builder: RunBuilder, path: Path) -> bool:
         builder.meta.hparams = dict(parsed.settings)
     for tag, (steps, values) in curves.items():
         builder.add(tag, steps, values)
-    return True
 
 
 # ----------------------------------------------------------------------------------------------- reading lines
@@ -226,8 +230,6 @@ def parse(path: Path) -> Parsed:
                 state.take(line)
     if parsed.untaken_names:
         parsed.warn(f"more than {MAX_TAGS} names; {parsed.untaken_names} value(s) under further names not read")
-    if state.per_batch_lines and not parsed.evidence:
-        parsed.warn(f"{state.per_batch_lines} per-batch progress line(s) but no complete one (no epoch summary)")
     return parsed
 
 
@@ -239,7 +241,6 @@ class _Reading:
         self.header: Line | None = None
         self.header_tags: set[str] = set()
         self.started = False  # a line has named a step or an epoch
-        self.per_batch_lines = 0
         self.metric_names: dict[str, bool] = {}
 
     def take(self, line: Line) -> None:
@@ -308,7 +309,7 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
     chunk = head.removeprefix(codecs.BOM_UTF8)
     if not (head[2:] if utf16 else chunk).strip(b" \t\r\n\x00"):
         raise CurvedocError(parsed.path, "empty file")
-    carry = b""
+    carry, carry_cut = b"", False  # the unfinished line, and whether its start was already cut away
     read_so_far = cut_lines = 0
     while chunk:
         read_so_far += len(chunk)
@@ -316,14 +317,13 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
             chunk = decoder.decode(chunk).encode("utf-8")
         lines = (carry + chunk).split(b"\n")
         carry = lines.pop()
-        if len(carry) > MAX_LINE_BYTES:
-            carry = carry[-MAX_LINE_BYTES:]
-            cut_lines += 1
-        for line in lines:
-            if len(line) > MAX_LINE_BYTES:
+        for index, line in enumerate(lines):
+            if len(line) > MAX_LINE_BYTES or (index == 0 and carry_cut):
                 line = line[-MAX_LINE_BYTES:]
                 cut_lines += 1
             yield line.decode("utf-8", errors="replace")
+        carry_cut = (carry_cut and not lines) or len(carry) > MAX_LINE_BYTES
+        carry = carry[-MAX_LINE_BYTES:]
         if read_so_far >= GIVE_UP_BYTES and not parsed.evidence:
             return  # a corpus or a dump: nothing in it so far reads as training
         if read_so_far >= MAX_FILE_BYTES:
@@ -350,7 +350,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     keras = KERAS_BAR.match(text)
     if keras:
         if keras["n"] != keras["total"]:
-            state.per_batch_lines += 1
+            state.parsed.per_batch_lines += 1
             return None
         text = text[keras.end():]
     line = Line()
@@ -424,7 +424,8 @@ def _place(line: Line, kind: str, match: re.Match) -> None:
         return  # "epoch nan" places nothing
     number = _number(match["value"])
     if kind == "epoch":
-        if line.epoch is None:
+        # an epoch may be scaled by up to 10,000 to make it whole: beyond that it is garbage, not an epoch
+        if line.epoch is None and abs(number) * 10_000 < STEP_LIMIT:
             line.epoch = number
         return
     rank = STEP_KEYS.index(kind)

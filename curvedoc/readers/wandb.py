@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, textlog
 from curvedoc.readers.jsonl import add_history_file
@@ -93,12 +93,15 @@ def _read_captured_output(builder: RunBuilder, folder: Path, found_logs: bool) -
     output = _first_existing(folder, "output.log")
     if output is not None:
         try:
-            if textlog.add_text_log(builder, output):
-                builder.warn(f"{folder}: no metrics in the W&B history; the curves are read from the printed output "
-                             f"{output.relative_to(folder)}")
-                return
+            textlog.add_text_log(builder, output)
+        except NotALog:
+            pass  # it printed no metrics either
         except CurvedocError as error:
             builder.warn(str(error))
+        else:
+            builder.warn(f"{folder}: no metrics in the W&B history; the curves are read from the printed output "
+                         f"{output.relative_to(folder)}")
+            return
     if not found_logs:
         builder.warn(f"{folder}: W&B run folder without a run-*.wandb log or wandb-history.jsonl; no metrics")
 
