@@ -141,14 +141,12 @@ def test_logging_script_with_colours_timestamps_tqdm_percent_and_a_class_named_i
     run = load_one(FIXTURES / "python_logging" / "train.log")
     raw = (FIXTURES / "python_logging" / "train.log").read_text()
     assert "\x1b[32mINFO" in raw and " INF  " in raw and "UserWarning" in raw and "val_acc=88.9%" in raw
-    assert set(run.tags) == {"loss", "train_loss", "val_loss", "val_acc"}  # the report's rows are no curves
+    assert set(run.tags) == {"train_loss", "val_loss", "val_acc"}  # the report's rows and bars are no curves
     assert values(run, "val_acc")[0] == 88.9  # a percent stays as logged
     assert steps(run, "val_loss") == [1, 2, 3, 4, 5, 6]
     assert np.isfinite(run.scalars["value"]).all()  # "INF" is a class, not infinity
     # the settings printed before training are the run's hyperparameters, class count included
     assert run.meta.hparams["lr"] == 0.003 and run.meta.n_classes == 3
-    # a finished tqdm bar's postfix is the epoch's value (the running loss at its last batch)
-    assert len(values(run, "loss")) == 6
 
 
 # ---------------------------------------------------------------------------------------------- line forms
@@ -234,6 +232,20 @@ def test_keras_2_bars_per_batch_lines_are_not_epochs(tmp_path):
     run = read(write(tmp_path / "train.log", text))
     assert steps(run, "loss") == [1, 2] and values(run, "loss") == [0.3, 0.2]
     assert values(run, "val_loss") == [0.25, 0.21]
+
+
+def test_keras_2_callback_lines_and_a_closing_evaluate_add_no_epoch(tmp_path):
+    summary = "1875/1875 [==============================] - 5s 3ms/step - loss: {} - val_loss: {}\n"
+    text = (
+        "Epoch 1/2\n" + summary.format(0.30, 0.15)
+        + "\nEpoch 00001: val_loss improved from inf to 0.15000, saving model to best.h5\n"
+        + "Epoch 2/2\n" + summary.format(0.14, 0.11)
+        + "\nEpoch 00002: ReduceLROnPlateau reducing learning rate to 0.0005000000237487257.\n"
+        + "313/313 [==============================] - 1s 2ms/step - loss: 0.1200\n"
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert values(run, "loss") == [0.30, 0.14] and values(run, "val_loss") == [0.15, 0.11]
+    assert run.tags == ["loss", "val_loss"] and not run.warnings
 
 
 def test_a_bare_split_name_is_its_loss_and_an_eval_line_names_its_split(tmp_path):

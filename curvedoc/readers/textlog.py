@@ -6,8 +6,9 @@ Each line is cleaned first:
   tqdm's progress bars) only the last text drawn counts: what the terminal showed in the end;
 - a Keras progress line (``469/469 ━━━━ 5s 10ms/step - loss: 0.2345 - val_loss: …``; Keras 2's ``[=====]`` bars
   and ``verbose=2`` lines alike) is an epoch's summary only when its batch count is complete; the per-batch lines
-  before it are skipped. A tqdm bar is skipped the same way, except that a complete bar's postfix
-  (``Epoch 3: 100%|██| 469/469 [00:05<00:00, loss=0.23]``, as Lightning prints it) is read as the epoch's values;
+  before it are skipped. A tqdm bar is skipped whole, its postfix too (``loss=0.23`` there is one batch's or a
+  running value, redrawn with stale ones, as Lightning's bar shows last epoch's val_loss); only its description
+  (``Epoch 3:``) may say which epoch the lines after it report;
 - a number counts only right after a name, and not when ``:`` or ``-`` and a digit follow it, so dates, clock times,
   glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``) and logging's ``train.py:88`` never become values.
 
@@ -101,8 +102,7 @@ SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|
 ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])")
 VALUE_HINT = re.compile(r"[0-9]|nan|NaN|inf|Inf")
 TQDM_BAR = re.compile(
-    r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}(?P<n>[\d.]{1,20}[kMGT]?)/(?P<total>[\d.]{1,20}[kMGT]?)"
-    r"\s{0,10}\[(?P<inside>[^\]\n]{0,2000})\]"
+    r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}[\d.]{1,20}[kMGT]?/[\d.]{1,20}[kMGT]?\s{0,10}\[[^\]\n]{0,2000}\]"
     r"|(?<![\d.])\d[\d.]{0,20}[kMGT]?it\s\[[^\]\n]{0,400}\]"
 )
 KERAS_BAR = re.compile(
@@ -247,8 +247,11 @@ class _Reading:
         if line.epoch is not None or line.step is not None:
             self.started = self.parsed.evidence = True
             if not line.values:
-                # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras)
-                self.header, self.header_tags = line, set()
+                # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
+                # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
+                if self.header is None or (line.epoch, line.step) != (self.header.epoch, self.header.step):
+                    self.header_tags = set()
+                self.header = line
                 return
             self.header = None
             self.parsed.add(line, OWN)
@@ -400,22 +403,11 @@ def _last_drawn(text: str) -> str:
 
 
 def _without_tqdm_bars(text: str) -> tuple[str, str]:
-    """The line without its tqdm bars, and the text before the first bar (its description).
-
-    A bar at 100% is the end of a loop: its postfix (``loss=0.23``) holds the loop's final values and is kept.
-    """
-    kept = []
-    description = None
-    position = 0
-    for match in TQDM_BAR.finditer(text):
-        if description is None:
-            description = text[:match.start()]
-        position = match.end()
-        if match["inside"] and match["n"] == match["total"]:
-            kept.extend(match["inside"].split(", ")[2:])  # after elapsed<remaining and the rate: the postfix
-    if description is None:
+    """What follows the line's last tqdm bar, and the text before its first bar (the bar's description)."""
+    bars = list(TQDM_BAR.finditer(text))
+    if not bars:
         return text, ""
-    return ", ".join(kept) + " " + text[position:], description
+    return text[bars[-1].end():], text[:bars[0].start()]
 
 
 def _place(line: Line, kind: str, match: re.Match) -> None:
