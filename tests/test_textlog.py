@@ -76,7 +76,8 @@ def test_keras_verbose_2_lines_read_the_same_as_verbose_1():
 
 def test_a_rerun_appended_to_the_log_keeps_the_last_run_in_step_order():
     run = load_one(FIXTURES / "keras_restarted" / "train.log")
-    lines = [line for line in (FIXTURES / "keras_restarted" / "train.log").read_text().splitlines() if "val_loss" in line]
+    log = (FIXTURES / "keras_restarted" / "train.log").read_text()
+    lines = [line for line in log.splitlines() if "val_loss" in line]
     second_run = [float(line.rsplit("val_loss: ", 1)[1]) for line in lines[3:]]
     assert steps(run, "val_loss") == [1, 2, 3, 4, 5]
     assert values(run, "val_loss") == second_run
@@ -257,7 +258,8 @@ def test_a_bare_split_name_is_its_loss_and_an_eval_line_names_its_split(tmp_path
 
 
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
-    text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n" + "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))
+    text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
+    text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))
     run = read(write(tmp_path / "train.log", text))
     assert steps(run, "loss") == [1, 2, 3]
 

@@ -390,8 +390,8 @@ def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
     """The name of a pair: its last word with up to three words right before it (``train loss``, ``Test set`` …),
     never reaching into the pair before."""
     start = match.start()
-    if start < 2 or text[start - 1] != " ":
-        return match["key"]
+    if start < 2 or text[start - 1] != " " or not (text[start - 2].isalnum() or text[start - 2] in "_.-/@"):
+        return match["key"]  # no word right before it (", loss", ": loss"): the common case, decided without a search
     words = KEY_WORDS.search(text, max(previous_end, start - KEY_WORDS_REACH), start)
     return words.group() + match["key"] if words else match["key"]
 
@@ -431,7 +431,7 @@ class Name:
     """What a key phrase names, worked out once per phrase: the tag, or the x it places its line at."""
 
     tag: str
-    x_kind: str | None  # "epoch" or the step key it stands for (``Train Epoch`` → epoch, ``global step`` → global_step)
+    x_kind: str | None  # "epoch" or the step key it stands for: ``Train Epoch`` → epoch, ``global step`` → global_step
     split_word: bool  # a split's name alone: ``train``, ``val``
     names_split: bool
     names_loss: bool
