@@ -4,7 +4,6 @@ hand-written logging script (fixtures/textlog/), the traps of real output, and t
 from __future__ import annotations
 
 import math
-import os
 import time
 from pathlib import Path
 
