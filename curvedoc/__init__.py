@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 from curvedoc.config import Config
-from curvedoc.errors import CurvedocError
+from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.model import Run, RunMeta
-from curvedoc.readers import RunList, discover, read_source
+from curvedoc.readers import LOOKED_FOR, RunList, discover, read_source
 from curvedoc.roles import Role
 
 __version__ = "0.2.0"
@@ -33,6 +33,10 @@ def load(
     for source in found.sources:
         try:
             runs.extend(read_source(source))
+        except NotALog:
+            if source.explicit:
+                raise
+            # a .txt or .log found in a folder that turned out to be notes, not a log: passed over like a .md
         except CurvedocError as exc:
             if source.explicit:
                 raise
@@ -40,6 +44,8 @@ def load(
     settings.apply(runs)
     if not runs and problems:
         raise CurvedocError(None, problems[0] if len(problems) == 1 else f"{problems[0]} (and {len(problems) - 1} more)")
+    if not runs:
+        raise CurvedocError(path, f"no training logs found; looked for {LOOKED_FOR}")
     return RunList(runs, problems)
 
 

@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         problems.extend(found.problems)
     try:
         fmt, options = report_choice(args)
+        if options.output is not None or fmt != "text":
+            # a report kept as a file or read by a program lists every path it could not read, not only stderr
+            problems.extend(str(exc) for exc in failed)
         if runs or not failed:
             write_report(render(fmt, runs, problems, options), options.output)
     except CurvedocError as exc:

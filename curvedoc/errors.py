@@ -14,6 +14,14 @@ class CurvedocError(Exception):
         super().__init__(f"{self.path}: {self.problem}" if self.path else self.problem)
 
 
+class NotALog(CurvedocError):
+    """A file read because of its name (a ``.txt``, ``.log``) that holds no training log at all.
+
+    Found while walking a folder it is passed over quietly, as any other file that is not a log; named by the user
+    it is an error like any other.
+    """
+
+
 def describe_os_error(exc: OSError) -> str:
     """A short human phrase for an OS error, without the path (the caller names the file)."""
     return exc.strerror.lower() if exc.strerror else type(exc).__name__

@@ -87,6 +87,44 @@ def test_a_reader_crash_becomes_an_unreadable_run_and_the_audit_goes_on(archive,
     assert any("/tb/" in summary.path for summary in result.runs)
 
 
+def test_text_logs_are_audited_notes_passed_over_and_an_unreadable_one_listed(archive, tmp_path):
+    shutil.copytree(FIXTURES / "textlog" / "nanogpt", archive / "nanogpt")
+    (archive / "nanogpt" / "README.txt").write_text("Trained on one GPU; see the notes.\n")
+    (archive / "nanogpt" / "crashed.log").write_bytes(b"\xff\xfe")  # a UTF-16 byte order mark and nothing else
+    result = audit([archive], jobs=1, cache=tmp_path / "cache")
+    assert any(summary.path.endswith("nanogpt/train.log") for summary in result.runs)
+    unreadable = {Path(item.path).name: item.reason for item in result.unreadable}
+    assert "README.txt" not in unreadable and unreadable["crashed.log"] == "empty file"
+    again = audit([archive], jobs=1, cache=tmp_path / "cache")  # the same from the cache
+    assert as_data(again) == as_data(result)
+
+
+def test_a_named_text_file_that_is_no_log_is_listed_and_a_root_of_notes_is_an_error(tmp_path):
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "README.txt").write_text("nothing here\n")
+    with pytest.raises(CurvedocError, match="no training logs found"):
+        audit([notes], jobs=1, cache=False)
+    result = audit([notes / "README.txt", FIXTURES / "textlog" / "nanogpt"], jobs=1, cache=False)
+    assert [Path(summary.path).name for summary in result.runs] == ["train.log"]
+    assert [(Path(item.path).name, item.reason.split(":")[0]) for item in result.unreadable] == [
+        ("README.txt", "no training log in it"),
+    ]
+
+
+def test_a_source_that_yields_no_run_is_listed_not_dropped(archive, monkeypatch):
+    from curvedoc.readers import csvlog
+
+    real = csvlog.read
+    monkeypatch.setattr(csvlog, "read", lambda source: [] if "lightning" in str(source.path) else real(source))
+    result = audit([archive], jobs=1, cache=False)
+    reasons = {item.path: item.reason for item in result.unreadable}
+    assert sum(reason == "holds no run (nothing in it could be read as one)" for reason in reasons.values()) == 2
+    assert not any("lightning" in summary.path for summary in result.runs)
+    loaded = curvedoc.load(archive)
+    assert sum("holds no run" in problem for problem in loaded.problems) == 2
+
+
 def test_a_missing_root_is_one_line_error(tmp_path):
     with pytest.raises(CurvedocError, match="no such file"):
         audit([tmp_path / "nope"], cache=False)

@@ -93,6 +93,15 @@ def test_one_bad_path_does_not_hide_the_others(capsys):
     assert code == 2 and "tensorboard" in out and "missing: no such file or directory" in err
 
 
+def test_a_report_kept_as_a_file_or_read_by_a_program_lists_the_paths_it_could_not_read(capsys, tmp_path):
+    code, out, err = run_cli(capsys, README_EXAMPLE, FIXTURES / "missing", "--format", "json")
+    assert code == 2 and "missing: no such file or directory" in err
+    assert json.loads(out)["problems"] == [f"{FIXTURES / 'missing'}: no such file or directory"]
+    report = tmp_path / "report.md"
+    code, _, _ = run_cli(capsys, README_EXAMPLE, FIXTURES / "missing", "-o", report)
+    assert code == 2 and "missing: no such file or directory" in report.read_text()
+
+
 def test_terminal_never_receives_escape_sequences_from_logs(capsys, tmp_path):
     # The loss turns NaN so the run has a finding and its tag is shown.
     (tmp_path / "log.csv").write_text("step,\x1b[31mloss\x1b[0m\n0,1.0\n1,0.5\n2,0.4\n3,nan\n4,nan\n")

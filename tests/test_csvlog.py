@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
-from curvedoc.readers import Source, csvlog
+from curvedoc.readers import Source, csvlog, discover
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "csv"
 LIGHTNING = FIXTURES / "lightning" / "healthy" / "lightning_logs" / "version_0" / "metrics.csv"
@@ -126,6 +127,71 @@ def test_wandb_runs_table_is_not_a_curve():
     with pytest.raises(CurvedocError) as error:
         curvedoc.load(path)
     assert str(path) in str(error.value) and "runs table" in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("header, row", [
+    ("Name,Runtime,Created,lr,val_loss", "driven-sun-3,12,2023-11-14T22:13:20.000Z,0.003,0.11"),
+    ("ID,lr,batch_size,val_loss", "3kx9ab12,0.003,32,0.11"),
+    ("State,Runtime,Notes,lr,val_acc", "finished,12,-,0.003,0.96"),
+])
+def test_a_wandb_runs_table_is_told_by_its_shape(tmp_path, header, row):
+    path = write(tmp_path / "runs.csv", f"{header}\n{row}\n{row}\n")
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    message = str(error.value)
+    assert "W&B runs table (one row per run" in message and "no step column" in message and "\n" not in message
+
+
+@pytest.mark.parametrize("text", [
+    "step,Name,loss\n0,a,1.0\n1,a,0.9\n",  # a step column: a curve, whatever else it holds
+    "loss,Runtime\n1.0,3\n0.9,6\n",  # one bookkeeping-like column and no run identity: a curve by row number
+])
+def test_tables_that_only_share_a_column_name_with_a_runs_table_are_curves(tmp_path, text):
+    run = load_one(write(tmp_path / "log.csv", text))
+    assert run.series("loss")["value"].tolist() == [1.0, 0.9]
+
+
+def test_wandb_panel_exports_of_one_folder_are_one_run_per_run_name():
+    folder = FIXTURES / "wandb_panels"
+    files = sorted(folder.iterdir())
+    (source,) = discover(folder).sources
+    assert source.family == "wandb-export" and source.path == folder
+    assert [path for _, path in source.files] == files
+    healthy, shuffled = curvedoc.load(folder)
+    assert (healthy.name, shuffled.name) == ("driven-sun-3", "misty-lake-4")
+    assert (healthy.path, shuffled.path) == (f"{folder}#driven-sun-3", f"{folder}#misty-lake-4")
+    assert healthy.roles == {"train_loss": Role.TRAIN_LOSS, "val_loss": Role.VAL_LOSS, "val_acc": Role.VAL_ACC,
+                             "grad_norm": Role.GRAD_NORM}
+    assert healthy.meta.files == [str(path) for path in files]
+    assert set(shuffled.tags) == {"val_loss", "val_acc"} and len(shuffled.meta.files) == 2
+    assert healthy.point_counts()["train_loss"] == 172
+    assert healthy.series("val_loss")["step"].tolist() == [42, 85, 128, 171]
+    assert not healthy.warnings
+    # the same curves as the single-panel export of the same runs (regenerated apart: float32 noise differs)
+    single = {run.name: run for run in curvedoc.load(FIXTURES / "wandb" / "export_val_loss.csv")}
+    assert healthy.series("val_loss")["step"].tolist() == single["driven-sun-3"].series("val_loss")["step"].tolist()
+    assert healthy.series("val_loss")["value"].tolist() == pytest.approx(
+        single["driven-sun-3"].series("val_loss")["value"].tolist(), rel=1e-6)
+
+
+def test_wandb_exports_against_different_x_axes_are_not_merged():
+    runs = curvedoc.load(FIXTURES / "wandb")
+    exports = sorted((run.name, run.path.rsplit("#", 1)[1], tuple(run.tags)) for run in runs
+                     if run.format == "wandb-export")
+    assert exports == [
+        ("driven-sun-3", "driven-sun-3 (Step)", ("val_loss",)), ("driven-sun-3", "driven-sun-3 (epoch)", ("val_acc",)),
+        ("misty-lake-4", "misty-lake-4 (Step)", ("val_loss",)), ("misty-lake-4", "misty-lake-4 (epoch)", ("val_acc",)),
+    ]
+
+
+def test_a_broken_panel_export_beside_good_ones_is_named_on_the_runs(tmp_path):
+    for path in (FIXTURES / "wandb_panels").iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    broken = tmp_path / "wandb_export_2023-11-14T22_16_00.000+01_00.csv"
+    broken.write_text('"Step","driven-sun-3 - lr","driven-sun-3 - lr__MIN","driven-sun-3 - lr__MAX"\n')
+    healthy, _ = curvedoc.load(tmp_path)
+    assert "lr" not in healthy.tags
+    assert any(str(broken) in warning and "header only" in warning for warning in healthy.warnings)
 
 
 def test_wandb_history_csv_dump():

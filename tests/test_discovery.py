@@ -2,6 +2,7 @@ import os
 
 import pytest
 
+import curvedoc
 import curvedoc.readers as readers
 from curvedoc.errors import CurvedocError
 from curvedoc.readers import discover
@@ -177,7 +178,12 @@ def test_a_named_file_that_is_no_log_is_an_error(tmp_path):
 def test_keras_csvlogger_training_log_is_found_by_content(tmp_path):
     touch(tmp_path / "training.log", b"epoch,accuracy,loss\n0,0.5,1.2\n1,0.6,1.0\n")
     touch(tmp_path / "output.log", b"Epoch 1/10 starting\nloss went down\n")
-    assert [s.path.name for s in discover(tmp_path).sources] == ["training.log"]
+    assert sorted((s.family, s.path.name) for s in discover(tmp_path).sources) == [
+        ("csv", "training.log"), ("text", "output.log"),
+    ]
+    # the text file is read as captured output, holds no curve, and is passed over without a word
+    runs = curvedoc.load(tmp_path)
+    assert [run.format for run in runs] == ["keras-csv"] and runs.problems == []
 
 
 def test_hugging_face_checkpoints_are_one_run(tmp_path):

@@ -368,3 +368,20 @@ def test_a_database_with_overwritten_bytes_gives_runs_or_our_error(tmp_path_fact
         assert "\n" not in str(error)
     else:
         assert all(run.scalars["value"].dtype == "float64" for run in runs)
+
+
+def test_a_database_whose_runs_are_all_deleted_is_named_not_dropped(tmp_path):
+    db = tmp_path / "mlflow.db"
+    with sqlite3.connect(db) as connection:
+        connection.executescript("""
+            CREATE TABLE runs (run_uuid TEXT, name TEXT, lifecycle_stage TEXT, start_time BIGINT);
+            CREATE TABLE metrics (key TEXT, value FLOAT, timestamp BIGINT, step BIGINT, run_uuid TEXT);
+            INSERT INTO runs VALUES ('r1', 'thrown-away', 'deleted', 0);
+            INSERT INTO metrics VALUES ('loss', 2.0, 1000, 0, 'r1');
+        """)
+    connection.close()
+    with pytest.raises(CurvedocError, match=r"mlflow.db: no runs in it \(all 1 deleted in MLflow\)"):
+        curvedoc.load(db)
+    (tmp_path / "metrics.csv").write_text("step,loss\n0,1.0\n")
+    runs = curvedoc.load(tmp_path)
+    assert len(runs) == 1 and runs.problems == [f"{db}: no runs in it (all 1 deleted in MLflow)"]

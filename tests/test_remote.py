@@ -77,6 +77,8 @@ def staging(tmp_path_factory):
     (root / "tensorboard" / "lightning" / "model.pt").write_bytes(os.urandom(3 << 20))
     (root / "wandb" / "console").mkdir()
     (root / "wandb" / "console" / "output.log").write_text("Epoch 1: loss went down, all good\n" * 4000)
+    vocabulary = {f"token{number}": number for number in range(20000)}
+    (root / "wandb" / "console" / "tokenizer.json").write_text(json.dumps({"model": {"vocab": vocabulary}}))
     table = "epoch,loss,val_loss\n" + "".join(f"{i},{1 / (i + 1):.6f},{1.1 / (i + 1):.6f}\n" for i in range(6000))
     (root / "keras").mkdir()
     (root / "keras" / "training.log").write_text(table)  # Keras CSVLogger: a CSV under a .log name
@@ -181,8 +183,9 @@ def test_mirror_fetches_every_log_with_its_size_and_time_and_nothing_else(bucket
         info = listing[f"{BUCKET}/archive/{name}"]
         assert path.stat().st_mtime == pytest.approx(info["LastModified"].timestamp())
     assert "tensorboard/lightning/model.pt" not in fetched
-    assert "wandb/console/output.log" not in fetched  # console text, judged on its first bytes
-    assert "keras/training.log" in fetched  # a CSV under a .log name, judged the same way
+    assert "wandb/console/tokenizer.json" not in fetched  # no log, as its first bytes show
+    assert "wandb/console/output.log" in fetched  # captured output: whether it holds a log shows only in reading it
+    assert "keras/training.log" in fetched  # a CSV under a .log name
     assert (staging / "huggingface/many_labels/config.json").stat().st_size > remote.FETCHED_WHOLE_BELOW
     assert "huggingface/many_labels/config.json" in fetched
     assert not any(".ipynb_checkpoints" in name for name in fetched)
@@ -213,7 +216,7 @@ def test_second_sync_fetches_nothing_and_changes_fetch_only_themselves(bucket, c
     endpoint = bucket.endpoint_url
     into = tmp_path / "mirror"
     first = mirror(changing, into, options(endpoint))
-    assert requests["cat"]  # the big console log and the big .log table were peeked
+    assert requests["cat"]  # the big tokenizer.json was peeked
     before = snapshot(into)
 
     requests["get"].clear(), requests["cat"].clear()

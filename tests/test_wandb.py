@@ -297,3 +297,34 @@ def test_unreadable_log_in_a_folder_with_history_jsonl_falls_back_to_it(tmp_path
     run = load_one(folder)
     assert "not a W&B .wandb log" in run.warnings[0]
     assert_points_match(run, expected("legacy_2020"))
+
+
+def test_a_run_that_logged_no_metrics_is_read_from_its_printed_output(tmp_path):
+    folder = tmp_path / "wandb" / "run-20240101_000000-abc"
+    (folder / "files").mkdir(parents=True)
+    (folder / "run-abc.wandb").write_bytes(framed_log([]))
+    keras = Path(__file__).resolve().parent.parent / "fixtures" / "textlog" / "keras_verbose2" / "train.log"
+    shutil.copy(keras, folder / "files" / "output.log")
+    run = load_one(tmp_path)
+    assert run.format == "wandb" and run.path == str(folder)
+    assert run.roles["val_loss"] == Role.VAL_LOSS and run.series("val_loss")["step"].tolist() == [1, 2, 3, 4]
+    assert str(folder / "files" / "output.log") in run.meta.files
+    assert any("read from the printed output files/output.log" in warning for warning in run.warnings)
+
+
+def test_printed_output_is_not_read_when_the_history_holds_metrics(tmp_path):
+    folder = tmp_path / "run-20240101_000000-abc"
+    (folder / "files").mkdir(parents=True)
+    (folder / "run-abc.wandb").write_bytes(framed_log([history_record(0, {"loss": 1.0})]))
+    (folder / "files" / "output.log").write_text("epoch 1 loss 9\nepoch 2 loss 8\nepoch 3 loss 7\n")
+    run = load_one(folder)
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.0]]
+
+
+def test_printed_output_without_metrics_leaves_a_run_without_curves(tmp_path):
+    folder = tmp_path / "run-20240101_000000-abc"
+    (folder / "files").mkdir(parents=True)
+    (folder / "run-abc.wandb").write_bytes(framed_log([]))
+    (folder / "files" / "output.log").write_text("Using cpu device\nwarnings.warn(\n")
+    run = load_one(folder)
+    assert run.tags == [] and any("no history rows" in warning for warning in run.warnings)

@@ -21,7 +21,7 @@ from curvedoc.audit.engine import (
 from curvedoc.audit.summary import AuditResult, RunSummary, Unreadable
 from curvedoc.config import Config
 from curvedoc.errors import CurvedocError
-from curvedoc.readers import Source, discover
+from curvedoc.readers import LOOKED_FOR, Source, discover
 
 __all__ = ["AuditResult", "RunSummary", "audit", "default_cache_dir"]
 
@@ -93,6 +93,8 @@ def audit(
     finally:
         if scratch:
             scratch.cleanup()
+    if not result.runs and not result.unreadable:  # every file found was a text file that is no log
+        raise CurvedocError(None, f"no training logs found under {', '.join(map(str, roots))}; looked for {LOOKED_FOR}")
     result.runs.sort(key=lambda summary: summary.path)
     result.unreadable.sort(key=lambda item: item.path)
     from curvedoc.audit.crossrun import cross_run_findings

@@ -22,7 +22,7 @@ from pathlib import Path
 from curvedoc.audit.cache import FileStamps, source_files, stamp
 from curvedoc.audit.summary import RunSummary, summarize
 from curvedoc.config import Config
-from curvedoc.errors import CurvedocError
+from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.readers import Source, read_source
 
 # Per-run reports an audit writes under -o DIR, by format → file suffix.
@@ -68,6 +68,9 @@ def audit_source(task: Task) -> SourceResult:
                 fmt: render(fmt, [run], [], ReportOptions(cut_to_width=False)) for fmt in task.report_formats
             })
             result.files.update(stamp(path for path in run.meta.files if os.path.abspath(path) not in result.files))
+    except NotALog as exc:
+        if source.explicit:  # found in a folder, a text file that is no log is passed over like any other file
+            result.problem = str(exc)
     except CurvedocError as exc:
         result.problem = str(exc)
     except Exception as exc:  # noqa: BLE001 — a reader bug on one file must not cost the audit of the others

@@ -20,19 +20,22 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from curvedoc.errors import CurvedocError
-from curvedoc.readers import EVENT_FILE, SKIPPED_FOLDERS, classify_file
+from curvedoc.readers import EVENT_FILE, SKIPPED_FOLDERS, TEXT_LOG_SUFFIXES, classify_file
 from curvedoc.readers.companions import COMPANION_NAMES
 
 LOCAL_PROTOCOLS = {"file", "local"}
 # A scheme of two letters or more: "C:\\runs" is a Windows drive, not a protocol. "::" chains (simplecache::s3://).
 URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)(?:://|::)")
 
-# Files discovery or a reader may open, by name alone.
-FETCHED_SUFFIXES = {".wandb", ".jsonl", ".ndjson", ".csv", ".tsv", ".yaml", ".yml", ".db", ".sqlite", ".sqlite3"}
+# Files discovery or a reader may open, by name alone. Captured output (.log, .txt, .out) is among them: whether it
+# holds a training log shows only in reading it, often far past its first bytes (settings printed before training).
+FETCHED_SUFFIXES = {
+    ".wandb", ".jsonl", ".ndjson", ".csv", ".tsv", ".yaml", ".yml", ".db", ".sqlite", ".sqlite3", *TEXT_LOG_SUFFIXES,
+}
 SQLITE_SUFFIXES = {".db", ".sqlite", ".sqlite3"}
 SQLITE_COMPANIONS = ("-wal", "-shm")  # a WAL-mode store's pending changes live beside it
-# Files that are logs or not depending on what they hold (a CSV in training.log; output.log is console text).
-PEEKED_SUFFIXES = {".json", ".log", ".txt"}
+# Files that are logs or not depending on what their first bytes hold (trainer_state.json vs a tokenizer).
+PEEKED_SUFFIXES = {".json"}
 # Discovery decides on a file's first 4 KiB; bigger files of a peeked kind are fetched whole only if those say
 # it is a log. Files this small cost one request whole or peeked, so they are simply fetched.
 HEAD_BYTES = 4096
@@ -261,7 +264,7 @@ class _Sync:
         return [local.st_size, local.st_mtime_ns] == entry.get("local")
 
     def _not_logs(self, paths: list[str], wanted: dict[str, dict]) -> set[str]:
-        """The big .json/.log/.txt files whose first bytes show discovery would pass them over."""
+        """The big .json files whose first bytes show discovery would pass them over."""
         if not paths:
             return set()
         remote = [wanted[path]["name"] for path in paths]

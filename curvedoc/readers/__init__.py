@@ -9,6 +9,7 @@ in the source can be read; partial damage becomes warnings on the run.
 from __future__ import annotations
 
 import codecs
+import csv
 import importlib
 import os
 import re
@@ -32,11 +33,15 @@ READER_MODULES = {
     "hf": "curvedoc.readers.huggingface",
     "wandb": "curvedoc.readers.wandb",
     "mlflow": "curvedoc.readers.mlflow",
+    "text": "curvedoc.readers.textlog",
+    # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
+    "wandb-export": "curvedoc.readers.csvlog",
 }
 
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
-    "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db"
+    "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db, "
+    "captured training output (*.log, *.txt, *.out)"
 )
 
 # Folders holding one split of a run whose tags repeat the other splits' names (``loss``): the folder names the
@@ -52,8 +57,17 @@ ADD_HPARAMS_FOLDER = re.compile(r"^\d{9,}\.\d+$")
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 SQLITE_HEADER = b"SQLite format 3\x00"
-TEXT_TABLE_SUFFIXES = {".csv", ".tsv", ".log", ".txt"}
+TABLE_SUFFIXES = {".csv", ".tsv"}
+# Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
+TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
 EVENT_FILE = re.compile(r"tfevents")
+# The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
+WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
+
+
+def is_wandb_export(columns: list[str]) -> bool:
+    rest = columns[1:]
+    return bool(rest) and all(WANDB_EXPORT_COLUMN.match(column) for column in rest)
 
 
 @dataclass(frozen=True)
@@ -114,11 +128,14 @@ def file_run_name(path: Path) -> str:
 
 def read_source(source: Source) -> list[Run]:
     """The runs of ``source``, completed from their companion files (a model config, a label list beside the log:
-    see :mod:`curvedoc.readers.companions`) where their own files do not record the class count."""
+    see :mod:`curvedoc.readers.companions`) where their own files do not record the class count. Raises
+    :class:`CurvedocError` when it yields none, so no source vanishes unreported."""
     from curvedoc.readers import companions
 
     module = importlib.import_module(READER_MODULES[source.family])
     runs = module.read(source)
+    if not runs:
+        raise CurvedocError(source.path, "holds no run (nothing in it could be read as one)")
     companions.complete(runs, source.path)
     return runs
 
@@ -181,15 +198,27 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
                 return "empty file"
             return "JSON file that is neither a Hugging Face trainer_state.json (no log_history) nor JSON Lines"
         return None
-    if suffix in TEXT_TABLE_SUFFIXES:
-        if suffix in {".csv", ".tsv"} or explicit or _looks_like_table(head):
-            return Source("csv", path, ((None, path),), explicit)
-        return None
+    if suffix in TABLE_SUFFIXES or (suffix in TEXT_LOG_SUFFIXES and _looks_like_table(head)):
+        family = "wandb-export" if is_wandb_export(_header_cells(head)) else "csv"
+        return Source(family, path, ((None, path),), explicit)
+    if suffix in TEXT_LOG_SUFFIXES:
+        # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
+        return Source("text", path, ((None, path),), explicit)
     if explicit:
         if not head:
             return "empty file"
         return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
     return None
+
+
+def _header_cells(head: bytes) -> list[str]:
+    """The complete cells of a table's first line (a header longer than the peek loses its cut last cell)."""
+    first, newline, _ = head.partition(b"\n")
+    try:
+        cells = next(csv.reader([first.decode("utf-8", errors="replace").rstrip("\r")]), [])
+    except csv.Error:
+        return []
+    return cells if newline else cells[:-1]
 
 
 def _looks_like_json_lines(head: bytes) -> bool:
@@ -198,11 +227,12 @@ def _looks_like_json_lines(head: bytes) -> bool:
 
 
 def _looks_like_table(head: bytes) -> bool:
-    """A .log/.txt that is really a CSV (Keras CSVLogger's ``training.log``): a header of names, then numbers."""
+    """A .log/.txt that is really a table (Keras CSVLogger's ``training.log``, a ``step loss`` column dump): a header
+    of names, then numbers."""
     lines = head.splitlines()
     if len(lines) < 2:
         return False
-    for delimiter in (b",", b"\t", b";"):
+    for delimiter in (b",", b"\t", b";", None):
         header = lines[0].split(delimiter)
         first = lines[1].split(delimiter)
         if len(header) >= 2 and len(header) == len(first) and any(_is_number(cell) for cell in first):
@@ -304,6 +334,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
         ordered = sorted(files, key=lambda item: (item[0] or "", item[1].name))
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
     found.sources = _without_superseded_checkpoints(found.sources)
+    found.sources = _wandb_exports_by_folder(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
 
 
@@ -343,6 +374,22 @@ def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
         newest = max(checkpoints, key=lambda item: item[0])[1]
         superseded.update(s for _, s in checkpoints if final_state or s is not newest)
     return [source for source in sources if source not in superseded]
+
+
+def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:
+    """The W&B panel exports of one folder as one source: the UI exports a CSV per panel, so one run's curves are
+    spread over the folder's files, and the reader joins them by run name."""
+    by_folder: dict[Path, list[Source]] = {}
+    for source in sources:
+        if source.family == "wandb-export":
+            by_folder.setdefault(source.path.parent, []).append(source)
+    grouped = {id(source) for exports in by_folder.values() if len(exports) > 1 for source in exports}
+    kept = [source for source in sources if id(source) not in grouped]
+    for folder, exports in by_folder.items():
+        if len(exports) > 1:
+            files = tuple(sorted((file for source in exports for file in source.files), key=lambda item: item[1].name))
+            kept.append(Source("wandb-export", folder, files))
+    return kept
 
 
 def _run_folder_family(folder: Path, names: set[str]) -> str | None:

@@ -21,7 +21,7 @@ import yaml
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name
+from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, restart_drops, warn_restarts, whole_steps,
 )
@@ -34,8 +34,9 @@ WHITESPACE = r"\s+"
 NAN_WORDS = {"nan", "+nan", "-nan"}
 # What writers put in a cell that has no value: Keras CSVLogger writes NA for a metric not computed that epoch.
 MISSING_WORDS = {"na", "n/a", "none", "null"}
-WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
-WANDB_RUNS_TABLE = {"Name", "State"}
+# A W&B runs-table export has one row per run: an identity column, bookkeeping columns, then config and summary.
+WANDB_RUN_IDENTITY = ("Name", "ID")
+WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags", "Sweep")
 LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
 
 
@@ -54,13 +55,16 @@ class Table:
 
 
 def read(source: Source) -> list[Run]:
+    if len(source.files) > 1:
+        return read_wandb_exports(source)
     path = source.files[0][1] if source.files else source.path
     table = load_table(path)
-    if WANDB_RUNS_TABLE <= set(table.columns):
-        raise CurvedocError(path, "a W&B runs table (one row per run), not a training curve; "
-                                  "export a panel's CSV or the run history instead")
+    runs_table_columns = wandb_runs_table_columns(table.columns)
+    if runs_table_columns:
+        raise CurvedocError(path, f"a W&B runs table (one row per run: {', '.join(runs_table_columns)} columns, no "
+                                  "step column), not a training curve; export a panel's CSV or the run history instead")
     if is_wandb_export(table.columns):
-        return read_wandb_export(table)
+        return read_wandb_exports(source, [table])
     fmt = table_format(table)
     builder = RunBuilder(path, fmt, name=file_run_name(path))
     builder.add_file(path)
@@ -266,30 +270,62 @@ def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_col
             builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows])
 
 
-def is_wandb_export(columns: list[str]) -> bool:
-    rest = columns[1:]
-    return bool(rest) and all(WANDB_EXPORT_COLUMN.match(column) for column in rest)
+def wandb_runs_table_columns(columns: list[str]) -> list[str]:
+    """The columns that make a table a W&B runs-table export (by its shape: no step column, a run's identity or
+    W&B's bookkeeping), or none."""
+    if find_step_column(columns) is not None or is_wandb_export(columns):
+        return []
+    identity = [column for column in WANDB_RUN_IDENTITY if column in columns]
+    bookkeeping = [column for column in WANDB_RUN_BOOKKEEPING if column in columns]
+    return identity + bookkeeping if identity or len(bookkeeping) >= 2 else []
 
 
-def read_wandb_export(table: Table) -> list[Run]:
-    """A W&B panel export: the x-axis column, then ``<run> - <metric>`` per run (``__MIN``/``__MAX`` ignored)."""
-    by_run: dict[str, dict[str, str]] = {}
-    for column in table.columns[1:]:
-        match = WANDB_EXPORT_COLUMN.match(column)
-        if not match.group("companion"):
-            by_run.setdefault(match.group("run"), {})[column] = match.group("metric")
+def read_wandb_exports(source: Source, tables: list[Table] | None = None) -> list[Run]:
+    """W&B panel exports: the x-axis column, then ``<run> - <metric>`` per run (``__MIN``/``__MAX`` ignored).
+
+    One run per run name across every file of the source (one panel per file); files exported against
+    different x axes (``Step``, a custom ``epoch``) are never merged, each axis giving runs of its own.
+    """
+    problems = []
+    if tables is None:
+        tables = []
+        for _, path in source.files:
+            try:
+                tables.append(load_table(path))
+            except CurvedocError as error:
+                problems.append(str(error))
+        if not tables:
+            raise CurvedocError(source.path, f"no W&B export in it could be read ({problems[0]})")
+    by_axis: dict[str, dict[str, list[tuple[Table, dict[str, str]]]]] = {}
+    for table in tables:
+        if not is_wandb_export(table.columns):
+            problems.append(f"{table.path}: not a W&B panel export (its columns changed?); skipped")
+            continue
+        by_run = by_axis.setdefault(table.columns[0], {})
+        for column in table.columns[1:]:
+            match = WANDB_EXPORT_COLUMN.match(column)
+            if not match.group("companion"):
+                parts = by_run.setdefault(match.group("run"), [])
+                if not parts or parts[-1][0] is not table:
+                    parts.append((table, {}))
+                parts[-1][1][column] = match.group("metric")
     runs = []
-    for run_name, columns in by_run.items():
-        # One file holds several runs: the run name after "#" keeps each run's path distinct in reports.
-        builder = RunBuilder(f"{table.path}#{run_name}", "wandb-export", name=run_name)
-        builder.add_file(table.path)
-        for message in table.warnings:
-            builder.warn(message)
-        add_columns(builder, table, table.columns[0], columns=columns)
-        if builder.has_points:
-            runs.append(builder.build())
+    for axis, by_run in by_axis.items():
+        for run_name, parts in by_run.items():
+            # the run name after "#" keeps each run's path distinct in reports; the axis too when a folder has two
+            path = f"{source.path}#{run_name}" + (f" ({axis})" if len(by_axis) > 1 else "")
+            builder = RunBuilder(path, "wandb-export", name=run_name)
+            for message in problems:
+                builder.warn(message)
+            for table, columns in parts:
+                builder.add_file(table.path)
+                for message in table.warnings:
+                    builder.warn(message)
+                add_columns(builder, table, axis, columns=columns)
+            if builder.has_points:
+                runs.append(builder.build())
     if not runs:
-        raise CurvedocError(table.path, "W&B export with no numeric value")
+        raise CurvedocError(source.path, "W&B export with no numeric value")
     return runs
 
 

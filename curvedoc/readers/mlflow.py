@@ -265,6 +265,9 @@ def _read_tables(db: Path, connection: sqlite3.Connection, wal_note: str | None)
     if not {"metrics", "runs"} <= tables:
         raise CurvedocError(db, "SQLite database without MLflow's metrics/runs tables")
     runs = _run_rows(connection)
+    if not runs:
+        deleted = connection.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+        raise CurvedocError(db, f"no runs in it (all {deleted} deleted in MLflow)" if deleted else "no runs in it")
     params = _rows_by_run(connection, "params") if "params" in tables else {}
     run_name_tags = (
         dict(connection.execute("SELECT run_uuid, value FROM tags WHERE key = 'mlflow.runName'"))

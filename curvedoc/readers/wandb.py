@@ -24,9 +24,9 @@ from typing import Any
 
 import yaml
 
-from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import LFS_POINTER, Source
+from curvedoc.readers import LFS_POINTER, Source, textlog
 from curvedoc.readers.jsonl import add_history_file
 from curvedoc.readers.records import SKIPPED_COLUMNS, add_rows
 from curvedoc.readers.wandb_proto import (
@@ -83,9 +83,27 @@ def _read_folder(folder: Path) -> Run:
     metadata = _first_existing(folder, "wandb-metadata.json")
     if metadata:
         _read_metadata(builder, metadata)
-    if not logs and not history:
-        builder.warn(f"{folder}: W&B run folder without a run-*.wandb log or wandb-history.jsonl; no metrics")
+    if not builder.has_points:
+        _read_captured_output(builder, folder, found_logs=bool(logs or history))
     return builder.build()
+
+
+def _read_captured_output(builder: RunBuilder, folder: Path, found_logs: bool) -> None:
+    """A run that logged no metrics to W&B may still have printed them: W&B keeps its stdout in ``output.log``."""
+    output = _first_existing(folder, "output.log")
+    if output is not None:
+        try:
+            textlog.add_text_log(builder, output)
+        except NotALog:
+            pass  # it printed no metrics either
+        except CurvedocError as error:
+            builder.warn(str(error))
+        else:
+            builder.warn(f"{folder}: no metrics in the W&B history; the curves are read from the printed output "
+                         f"{output.relative_to(folder)}")
+            return
+    if not found_logs:
+        builder.warn(f"{folder}: W&B run folder without a run-*.wandb log or wandb-history.jsonl; no metrics")
 
 
 def _first_existing(folder: Path, name: str) -> Path | None:

@@ -1,0 +1,627 @@
+"""Free-text training logs: the captured stdout of a training script (``python train.py > train.log``, ``nohup.out``,
+a Slurm ``.out`` file, W&B's ``files/output.log``).
+
+Each line is cleaned first:
+- ANSI colour and cursor codes are dropped, and of a line redrawn in place with ``\\r`` or backspaces (Keras' and
+  tqdm's progress bars) only the last text drawn counts: what the terminal showed in the end;
+- a Keras progress line (``469/469 ━━━━ 5s 10ms/step - loss: 0.2345 - val_loss: …``; Keras 2's ``[=====]`` bars
+  and ``verbose=2`` lines alike) is an epoch's summary only when its batch count is complete; the per-batch lines
+  before it are skipped. A tqdm bar is skipped whole, its postfix too (``loss=0.23`` there is one batch's or a
+  running value, redrawn with stale ones, as Lightning's bar shows last epoch's val_loss); only its description
+  (``Epoch 3:``) may say which epoch the lines after it report;
+- a number counts only right after a name, and not when ``:`` or ``-`` and a digit follow it, so dates, clock times,
+  glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``) and logging's ``train.py:88`` never become values.
+
+Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.01`` (tag ``train_loss``),
+``'loss': 0.41`` and ``'loss': '0.41'`` in a printed dict, ``np.float64(0.9)`` or ``tensor(0.9)`` around a value,
+``Step 6470/6501`` (a step and its total), ``acc: 91.2%`` (kept as logged: 91.2), ``1,234`` (1234). ``nan``,
+``inf``, ``-inf``, ``NaN``, ``Inf`` and ``Infinity`` are values; an all-capitals ``INF`` (a class label) or a log
+level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9887/10000``) is the fraction.
+Tags keep the log's own names, so role inference sees ``val_loss``, ``eval_loss``, ``Loss``. A line that says it
+reports a validation or test split outside its pairs (``[eval]``, ``Test set:``, fairseq's ``valid on 'valid'
+subset``) prefixes its other names with that word (``test_Average_loss``); a bare split name (nanoGPT's
+``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise.
+
+The x axis, in this order:
+1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
+   ``batch``); a step that starts again with every epoch (``Epoch 1 | Step 0/6501``) is counted on across epochs;
+2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it, as Keras prints);
+   epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power of ten that
+   makes them whole, with a warning;
+3. else the order of the lines that hold values, with a warning; then only names logged at least ``MIN_POINTS``
+   times are curves (a value printed once is a setting).
+Values printed before the first step or epoch are the run's settings (``lr: 0.001``, ``num_classes: 10``) and go to
+``meta.hparams``. A line without a step or epoch of its own, printed during training (an evaluation block, another
+program's output), sits at the x of the line before it and gives only metrics that name their split
+(``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is an evaluation's, read as training's it would
+mislead), and never overrides a value logged there with a step of its own. The Trainer's closing
+``{'train_runtime': …}`` summary is not a point. A resumed run that logs steps again keeps what it logged last
+(TensorBoard's restart rule, as for every other format), with a warning.
+
+A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
+logged that often; anything else read because of its name raises :class:`~curvedoc.errors.NotALog`.
+
+Bounded cost: lines are read in chunks of ``CHUNK_BYTES``; a line longer than ``MAX_LINE_BYTES`` keeps only its
+last ``MAX_LINE_BYTES`` (where a redrawn progress line ends up); at most ``MAX_FILE_BYTES`` of a file are read, and
+reading stops after ``GIVE_UP_BYTES`` without a single value (a corpus or a dump, not a log). Every pattern is
+linear in the line's length (bounded repetitions, no nested quantifiers), so no line can make it backtrack.
+"""
+
+from __future__ import annotations
+
+import codecs
+import itertools
+import math
+import re
+from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from curvedoc.errors import CurvedocError, NotALog, describe_os_error
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import LFS_POINTER, Source, file_run_name
+from curvedoc.readers.huggingface import SUMMARY_KEYS
+from curvedoc.readers.records import STEP_LIMIT, restart_drops, warn_restarts
+from curvedoc.roles import Role, infer_role, tokens
+
+FORMAT = "text-log"
+MIN_POINTS = 3
+CHUNK_BYTES = 8 << 20
+# A progress line redrawn with \r for a whole epoch is one "line" of up to megabytes; its final text is at its end.
+MAX_LINE_BYTES = 64 << 10
+MAX_FILE_BYTES = 512 << 20  # ~1 minute of parsing; the rest of a longer log is left with a warning
+GIVE_UP_BYTES = 32 << 20
+
+EPOCH_KEYS = {"epoch", "ep"}
+# Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count.
+STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "it", "update", "batch")
+SPLIT_WORDS = {"train", "training", "val", "valid", "validation", "eval", "evaluation", "test", "testing", "dev"}
+# Words a line uses to say that what it reports is not the training split (outside its name/value pairs).
+EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
+# Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".
+X_QUALIFIERS = SPLIT_WORDS | {"global", "current", "cur"}
+# Names of what training logs measure beyond the roles (which cover loss, accuracy, lr, grad norm): a name
+# without a step of its own is only read when it says it is a measurement.
+METRIC_WORDS = {
+    "loss", "acc", "accuracy", "reward", "rewards", "return", "returns", "score", "ppl", "perplexity", "f1", "bleu",
+    "rouge", "map", "iou", "miou", "dice", "auc", "error", "err", "mse", "mae", "rmse", "precision", "recall",
+    "psnr", "ssim", "wer", "cer",
+}
+# A phrase before a number names it from its last function word on: "saving model at epoch 3" → epoch.
+FUNCTION_WORDS = {
+    "a", "an", "the", "at", "in", "of", "for", "with", "and", "or", "to", "on", "is", "was", "are", "by", "from",
+    "after", "as", "into", "than", "vs", "info", "warning", "warn", "debug", "critical", "fatal", "notice",
+}
+ACCURACY_WORDS = {"acc", "accuracy", "correct"}
+# ``train.py:88`` in a logging prefix is a source line, not a value named train.py
+SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)$", re.IGNORECASE)
+
+ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])")
+VALUE_HINT = re.compile(r"[0-9]|nan|NaN|inf|Inf")
+TQDM_BAR = re.compile(
+    r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}[\d.]{1,20}[kMGT]?/[\d.]{1,20}[kMGT]?\s{0,10}\[[^\]\n]{0,2000}\]"
+    r"|(?<![\d.])\d[\d.]{0,20}[kMGT]?it\s\[[^\]\n]{0,400}\]"
+)
+KERAS_BAR = re.compile(
+    r"^\s{0,40}(?P<n>\d{1,12})/(?P<total>\d{1,12}|Unknown)\s{1,10}(?:\[[=>.]{0,200}\]|━{1,200}|(?=-\s))"
+)
+WORD = r"[A-Za-z_][\w.\-/@]{0,63}"
+NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,4})?"
+NONFINITE = r"[-+]?(?:nan|NaN|Infinity|inf|Inf)"
+# A name, then a number: the pattern holds the name's last word only (the words before it are found by KEY_WORDS in
+# the text since the previous pair), so a line of words without numbers costs one short attempt per word.
+PAIR = re.compile(
+    rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
+    rf"['\"]?(?:\s{{0,10}}[:=]\s{{0,10}}|\s{{1,40}})[\[(]?['\"]?"
+    rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
+    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-]\d)"
+)
+KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
+KEY_WORDS_REACH = 3 * 65
+UNNAMED_FRACTION = re.compile(r"(?<![\w./])(?P<n>\d{1,15})\s?/\s?(?P<total>\d{1,15})(?![\w./])")
+EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
+    r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
+    re.IGNORECASE,
+)
+
+# Where a record's step or epoch came from: the line itself, a header line before it, neither (printed during
+# training), or neither and before training started (a setting, unless the log never names a step or epoch).
+OWN, HEADER, LOOSE, PREAMBLE = 0, 1, 2, 3
+MAX_SETTINGS = 1000
+MAX_CACHED = 10_000  # names remembered per process; a log of ever-new names must not grow memory
+# A line naming more values is a dump, not a log line: its first ones are read. A log naming more curves is
+# no longer read for new names. Both bound the time and memory a hostile or garbled file can cost.
+MAX_PAIRS_PER_LINE = 1000
+MAX_TAGS = 10_000
+
+
+@dataclass
+class Line:
+    """What one cleaned line says: its step and epoch (None when it names none) and its other values."""
+
+    epoch: float | None = None
+    step: float | None = None
+    step_total: float | None = None
+    step_rank: int = len(STEP_KEYS)  # the rank of the key the step came from; a finer one replaces it
+    values: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Parsed:
+    """A whole log: one record per line with values (columns), the values per tag, and what the reading noticed."""
+
+    path: Path
+    epoch: array = field(default_factory=lambda: array("d"))
+    step: array = field(default_factory=lambda: array("d"))
+    step_total: array = field(default_factory=lambda: array("d"))
+    placed: array = field(default_factory=lambda: array("b"))
+    tags: dict[str, tuple[array, array]] = field(default_factory=dict)  # tag → (record indexes, values)
+    settings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    evidence: bool = False  # a step, an epoch or a metric's name seen: worth reading on
+    superseded: int = 0  # values a restarted run logged again, dropped for the later ones
+    untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
+    per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(f"{self.path}: {message}")
+
+    def add(self, line: Line, placed: int) -> None:
+        index = len(self.placed)
+        self.epoch.append(math.nan if line.epoch is None else line.epoch)
+        self.step.append(math.nan if line.step is None else line.step)
+        self.step_total.append(math.nan if line.step_total is None else line.step_total)
+        self.placed.append(placed)
+        for tag, value in line.values.items():
+            column = self.tags.get(tag)
+            if column is None:
+                if len(self.tags) >= MAX_TAGS:
+                    self.untaken_names += 1
+                    continue
+                column = self.tags[tag] = (array("q"), array("d"))
+            column[0].append(index)
+            column[1].append(value)
+
+
+def read(source: Source) -> list[Run]:
+    path = source.files[0][1] if source.files else source.path
+    builder = RunBuilder(path, FORMAT, name=file_run_name(path))
+    add_text_log(builder, path)
+    return [builder.build()]
+
+
+def add_text_log(builder: RunBuilder, path: Path) -> None:
+    """Adds the curves of the text log at ``path`` to ``builder``.
+
+    Raises :class:`NotALog` (nothing added) when the file holds no training log and :class:`CurvedocError` when it
+    cannot be read at all. Settings printed before training become ``builder.meta.hparams`` unless the builder
+    already has some (a W&B run's config).
+    """
+    parsed = parse(path)
+    curves = log_curves(parsed)
+    if curves is None:
+        if parsed.per_batch_lines and not len(parsed.placed):
+            raise NotALog(path, "only the progress bar of an unfinished epoch, no epoch's summary: the run stopped "
+                                "before its first epoch ended?")
+        raise NotALog(path, "no training log in it: no line gives a step or epoch with values, and no metric "
+                            f"(loss, accuracy …) is printed {MIN_POINTS} times")
+    builder.add_file(path)
+    for message in parsed.warnings:
+        builder.warn(message)
+    warn_restarts(builder, path, parsed.superseded, "value(s)")
+    if not builder.meta.hparams:
+        builder.meta.hparams = dict(parsed.settings)
+    for tag, (steps, values) in curves.items():
+        builder.add(tag, steps, values)
+
+
+# ----------------------------------------------------------------------------------------------- reading lines
+
+def parse(path: Path) -> Parsed:
+    parsed = Parsed(path)
+    state = _Reading(parsed)
+    for text in _lines(path, parsed):
+        if VALUE_HINT.search(text):
+            line = read_line(text, state)
+            if line is not None:
+                state.take(line)
+    if parsed.untaken_names:
+        parsed.warn(f"more than {MAX_TAGS} names; {parsed.untaken_names} value(s) under further names not read")
+    return parsed
+
+
+class _Reading:
+    """What the lines read so far mean for the next one: the header it falls under, whether training started."""
+
+    def __init__(self, parsed: Parsed):
+        self.parsed = parsed
+        self.header: Line | None = None
+        self.header_tags: set[str] = set()
+        self.started = False  # a line has named a step or an epoch
+        self.metric_names: dict[str, bool] = {}
+
+    def take(self, line: Line) -> None:
+        if line.epoch is not None or line.step is not None:
+            self.started = self.parsed.evidence = True
+            if not line.values:
+                # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
+                # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
+                if self.header is None or (line.epoch, line.step) != (self.header.epoch, self.header.step):
+                    self.header_tags = set()
+                self.header = line
+                return
+            self.header = None
+            self.parsed.add(line, OWN)
+        elif self.header is not None and self.header_tags.isdisjoint(line.values):
+            self.header_tags.update(line.values)
+            line.epoch, line.step, line.step_total = self.header.epoch, self.header.step, self.header.step_total
+            self.parsed.add(line, HEADER)
+        elif self.started:
+            line.values = {tag: value for tag, value in line.values.items() if self.reads_as_evaluation(tag)}
+            if line.values:
+                self.parsed.add(line, LOOSE)
+        else:
+            self.parsed.evidence = self.parsed.evidence or any(map(self.names_a_metric, line.values))
+            self.parsed.add(line, PREAMBLE)
+
+    def names_a_metric(self, tag: str) -> bool:
+        known = self.metric_names.get(tag)
+        if known is None:
+            known = names_a_metric(tag)
+            if len(self.metric_names) < MAX_CACHED:
+                self.metric_names[tag] = known
+        return known
+
+    def reads_as_evaluation(self, tag: str) -> bool:
+        """Whether a value on a line without a step or epoch of its own is taken: such lines are mostly evaluation
+        blocks, so only a metric that names its split is (``test_Average_loss``); a bare ``accuracy`` there is an
+        evaluation's, and read as training's it would mislead."""
+        return self.names_a_metric(tag) and not SPLIT_WORDS.isdisjoint(tokens(tag))
+
+
+def names_a_metric(tag: str) -> bool:
+    """A name that says it is a measurement of the model (loss, accuracy, reward …), not a setting or a count."""
+    return infer_role(tag) != Role.OTHER or any(
+        word in METRIC_WORDS or word.endswith(("loss", "accuracy")) for word in tokens(tag)
+    )
+
+
+def _lines(path: Path, parsed: Parsed) -> Iterator[str]:
+    """The file's lines as text, read in chunks, each cut to its last ``MAX_LINE_BYTES``; see the module's caps."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise CurvedocError(path, describe_os_error(exc)) from None
+    with handle:
+        try:
+            yield from _split_lines(handle, parsed)
+        except OSError as exc:
+            raise CurvedocError(path, describe_os_error(exc)) from None
+
+
+def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
+    head = handle.read(CHUNK_BYTES)
+    if head.startswith(LFS_POINTER):
+        raise CurvedocError(parsed.path, "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch it)")
+    # PowerShell 5's `>` writes UTF-16: decode it as it comes and go on in UTF-8, so one line splitter serves all
+    utf16 = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace") if utf16 else None
+    chunk = head.removeprefix(codecs.BOM_UTF8)
+    if not (head[2:] if utf16 else chunk).strip(b" \t\r\n\x00"):
+        raise CurvedocError(parsed.path, "empty file")
+    carry, carry_cut = b"", False  # the unfinished line, and whether its start was already cut away
+    read_so_far = cut_lines = 0
+    while chunk:
+        read_so_far += len(chunk)
+        if decoder is not None:
+            chunk = decoder.decode(chunk).encode("utf-8")
+        lines = (carry + chunk).split(b"\n")
+        carry = lines.pop()
+        for index, line in enumerate(lines):
+            if len(line) > MAX_LINE_BYTES or (index == 0 and carry_cut):
+                line = line[-MAX_LINE_BYTES:]
+                cut_lines += 1
+            yield line.decode("utf-8", errors="replace")
+        carry_cut = (carry_cut and not lines) or len(carry) > MAX_LINE_BYTES
+        carry = carry[-MAX_LINE_BYTES:]
+        if read_so_far >= GIVE_UP_BYTES and not parsed.evidence:
+            return  # a corpus or a dump: nothing in it so far reads as training
+        if read_so_far >= MAX_FILE_BYTES:
+            parsed.warn(f"only its first {MAX_FILE_BYTES >> 20} MiB read (the cap on one text log)")
+            carry = b""
+            break
+        chunk = handle.read(min(CHUNK_BYTES, MAX_FILE_BYTES - read_so_far))
+    if cut_lines:
+        parsed.warn(f"{cut_lines} line(s) longer than {MAX_LINE_BYTES >> 10} KiB; only the end of each was read")
+    if carry.strip(b"\r\x00 \t") and VALUE_HINT.search(carry.decode("utf-8", errors="replace")):
+        # a writer killed mid-line leaves it cut, perhaps mid-number ("loss 0.4" of "loss 0.4512"): not trusted
+        parsed.warn("last line cut mid-write (no line end); dropped, earlier lines kept")
+
+
+def read_line(text: str, state: _Reading) -> Line | None:
+    """What one line of the log says, or None when it names no number."""
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    if "\r" in text or "\b" in text:
+        text = _last_drawn(text)
+    description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
+    if "%|" in text or "it [" in text:
+        text, description = _without_tqdm_bars(text)
+    keras = KERAS_BAR.match(text)
+    if keras:
+        if keras["n"] != keras["total"]:
+            state.parsed.per_batch_lines += 1
+            return None
+        text = text[keras.end():]
+    line = Line()
+    for match in itertools.islice(PAIR.finditer(description), MAX_PAIRS_PER_LINE):
+        name = _name(_key_phrase(description, match, 0))
+        if name is not None and name.x_kind:
+            _place(line, name.x_kind, match)
+    spans, names = [], []
+    previous_end = 0
+    for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
+        key = _key_phrase(text, match, previous_end)
+        previous_end = match.end()
+        name = _name(key)
+        if name is None:
+            continue
+        spans.append((match.start() - len(key) + len(match["key"]), match.end()))
+        if name.x_kind:
+            _place(line, name.x_kind, match)
+        elif name.tag not in line.values:
+            line.values[name.tag] = _value(match, name)
+            names.append(name)
+    if names:
+        if SUMMARY_KEYS & line.values.keys():
+            return None  # the Trainer's end-of-training summary: totals, not a point of any curve
+        _name_splits(line, names, text, spans)
+    if line.epoch is not None and line.step is None:
+        _step_within_epoch(line, text, spans)
+    if not line.values and line.epoch is None and line.step is None:
+        return None
+    return line
+
+
+def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
+    """The name of a pair: its last word with up to three words right before it (``train loss``, ``Test set`` …),
+    never reaching into the pair before."""
+    start = match.start()
+    if start < 2 or text[start - 1] != " " or not (text[start - 2].isalnum() or text[start - 2] in "_.-/@"):
+        return match["key"]  # no word right before it (", loss", ": loss"): the common case, decided without a search
+    words = KEY_WORDS.search(text, max(previous_end, start - KEY_WORDS_REACH), start)
+    return words.group() + match["key"] if words else match["key"]
+
+
+def _last_drawn(text: str) -> str:
+    """Of a line redrawn in place (``\\r``, backspaces), the last text drawn that is not blank."""
+    segments = text.replace("\b", "").split("\r")
+    return next((segment for segment in reversed(segments) if segment.strip()), "")
+
+
+def _without_tqdm_bars(text: str) -> tuple[str, str]:
+    """What follows the line's last tqdm bar, and the text before its first bar (the bar's description)."""
+    bars = list(TQDM_BAR.finditer(text))
+    if not bars:
+        return text, ""
+    return text[bars[-1].end():], text[:bars[0].start()]
+
+
+def _place(line: Line, kind: str, match: re.Match) -> None:
+    """Takes ``match`` as the line's epoch, or as its step unless a finer step key already gave one."""
+    if match["value"][-1:].isalpha():
+        return  # "epoch nan" places nothing
+    number = _number(match["value"])
+    if kind == "epoch":
+        # an epoch may be scaled by up to 10,000 to make it whole: beyond that it is garbage, not an epoch
+        if line.epoch is None and abs(number) * 10_000 < STEP_LIMIT:
+            line.epoch = number
+        return
+    rank = STEP_KEYS.index(kind)
+    if rank < line.step_rank and number == round(number) and abs(number) < STEP_LIMIT:
+        line.step, line.step_rank = number, rank
+        line.step_total = float(match["total"]) if match["total"] else None
+
+
+@dataclass(frozen=True)
+class Name:
+    """What a key phrase names, worked out once per phrase: the tag, or the x it places its line at."""
+
+    tag: str
+    x_kind: str | None  # "epoch" or the step key it stands for: ``Train Epoch`` → epoch, ``global step`` → global_step
+    split_word: bool  # a split's name alone: ``train``, ``val``
+    names_split: bool
+    names_loss: bool
+    accuracy: bool
+
+
+_NAMES: dict[str, Name | None] = {}
+
+
+def _name(key: str) -> Name | None:
+    """The name a key phrase gives: its words after its last function word (``saving model at epoch`` → epoch),
+    joined by ``_``; None when nothing is left or it names a source line (``train.py:88``)."""
+    try:
+        return _NAMES[key]
+    except KeyError:
+        pass
+    words = key.split(" ")
+    last_function_word = max((i for i, word in enumerate(words) if word.lower() in FUNCTION_WORDS), default=-1)
+    tag = "_".join(words[last_function_word + 1:]).rstrip(".-/")
+    name = None
+    if tag and not SOURCE_FILE.search(tag):
+        lowered = [word for word in re.split(r"[_\-/.]+", tag.lower()) if word]
+        core = [word for word in lowered if word not in X_QUALIFIERS]
+        x_kind = None
+        if "_".join(lowered) in STEP_KEYS:  # num_updates, global_step
+            x_kind = "_".join(lowered)
+        elif len(core) == 1 and core[0] in EPOCH_KEYS:
+            x_kind = "epoch"
+        elif len(core) == 1 and core[0] in STEP_KEYS:
+            x_kind = "global_step" if core[0] == "step" and "global" in lowered else core[0]
+        words = set(tokens(tag))
+        name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS, bool(words & SPLIT_WORDS), "loss" in words,
+                    bool(words & ACCURACY_WORDS))
+    if len(_NAMES) < MAX_CACHED:
+        _NAMES[key] = name
+    return name
+
+
+def _number(text: str) -> float:
+    if text[-1:].isalpha():
+        if "nan" in text.lower():
+            return math.nan
+        return -math.inf if text.startswith("-") else math.inf
+    return float(text.replace(",", ""))
+
+
+def _value(match: re.Match, name: Name) -> float:
+    value = _number(match["value"])
+    total = match["total"]
+    if total and name.accuracy and int(total) > 0:
+        return value / int(total)  # "Accuracy: 9887/10000": correct out of total
+    return value
+
+
+def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int, int]]) -> None:
+    """Names that do not say their split get it from the line (``[eval] … lr 0.1`` → ``eval_lr``); a bare split
+    name is that split's loss (nanoGPT's ``train 2.01 val 2.05``) when the line names no loss otherwise."""
+    context = None
+    if not all(name.names_split for name in names):
+        context = next(
+            (match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
+             if not any(start <= match.start() < end for start, end in spans)),
+            None,
+        )
+    names_a_loss = any(name.names_loss for name in names)
+    if context is None and (names_a_loss or not any(name.split_word for name in names)):
+        return
+    renamed = {}
+    for name in names:
+        tag = name.tag
+        if name.split_word and not names_a_loss:
+            tag = f"{tag}_loss"
+        elif context and not name.names_split:
+            tag = f"{context}_{tag}"
+        renamed.setdefault(tag, line.values[name.tag])
+    line.values = renamed
+
+
+def _step_within_epoch(line: Line, text: str, spans: list[tuple[int, int]]) -> None:
+    """An unnamed ``640/60000`` on a line with an epoch is how far into the epoch it is (PyTorch's MNIST example)."""
+    for match in UNNAMED_FRACTION.finditer(text):
+        if not any(start <= match.start() < end for start, end in spans):
+            line.step, line.step_total = float(match["n"]), float(match["total"])
+            return
+
+
+# ----------------------------------------------------------------------------------------------- the x axis
+
+def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
+    """Each tag's steps and values, or None when the file is no training log (see the module's definition)."""
+    if not len(parsed.placed):
+        return None
+    placed = np.frombuffer(parsed.placed, dtype=np.int8)
+    x, own = _x_axis(parsed)
+    line_order = own is None
+    curves = {}
+    superseded = clashing = placed_values = 0
+    for tag, (indexes, values) in parsed.tags.items():
+        indexes = np.frombuffer(indexes, dtype=np.int64)
+        values = np.frombuffer(values, dtype=np.float64)
+        if line_order:
+            if len(indexes) < MIN_POINTS:
+                continue  # printed once or twice with no step: a setting, not a curve
+        else:
+            preamble = placed[indexes] == PREAMBLE
+            if preamble.any() and len(parsed.settings) < MAX_SETTINGS:
+                parsed.settings.setdefault(tag, float(values[np.argmax(preamble)]))
+            indexes, values = indexes[~preamble], values[~preamble]
+            placed_values += int(np.count_nonzero(own[indexes]))
+            # A line without an x of its own (printed after another) never overrides a value logged at that x.
+            carried = ~own[indexes]
+            if carried.any():
+                clash = carried & np.isin(x[indexes], x[indexes[~carried]])
+                clashing += int(np.count_nonzero(clash))
+                indexes, values = indexes[~clash], values[~clash]
+            if not len(indexes):
+                continue
+        steps = x[indexes].astype(np.int64)
+        restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
+        superseded += int(np.count_nonzero(restarted))
+        curves[tag] = steps[~restarted], values[~restarted]
+    enough = (
+        any(names_a_metric(tag) for tag in curves) if line_order
+        else placed_values >= MIN_POINTS
+        or any(len(steps) >= MIN_POINTS and names_a_metric(tag) for tag, (steps, _) in curves.items())
+    )
+    if not curves or not enough:
+        return None
+    if clashing:
+        parsed.warn(f"{clashing} value(s) printed without a step of their own where the same name was already "
+                    "logged with one were not taken (an evaluation printed in a block of its own?)")
+    parsed.superseded = superseded
+    return curves
+
+
+def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
+    """Every record's x, and which records have it of their own (None: the order of the lines is the x)."""
+    epoch = np.frombuffer(parsed.epoch, dtype=np.float64)
+    step = np.frombuffer(parsed.step, dtype=np.float64)
+    has_step, has_epoch = ~np.isnan(step), ~np.isnan(epoch)
+    if has_step.any():
+        x = step.copy()
+        both = has_step & has_epoch
+        if _step_restarts_every_epoch(step[both], epoch[both]):
+            totals = np.frombuffer(parsed.step_total, dtype=np.float64)[both]
+            x[both] = _steps_across_epochs(step[both], epoch[both], totals)
+            parsed.warn("the step starts again with every epoch; steps are counted on across epochs")
+        own = has_step
+    elif has_epoch.any():
+        x = epoch.copy()
+        own = has_epoch
+        scale = _whole_number_scale(epoch[has_epoch])
+        if scale != 1:
+            x = np.round(x * scale)
+            parsed.warn(f"no step in the log and the epoch is fractional; the x axis is the epoch × {scale}")
+    else:
+        parsed.warn("no step or epoch in the log; the order of the lines holding values is the x axis")
+        return np.arange(len(step), dtype=np.float64), None
+    return _carried_forward(x, own), own
+
+
+def _step_restarts_every_epoch(step: np.ndarray, epoch: np.ndarray) -> bool:
+    """Whether the step goes back exactly where the epoch moves on (a step counted within each epoch)."""
+    return bool(np.any((np.diff(step) < 0) & (np.diff(epoch) > 0)))
+
+
+def _steps_across_epochs(step: np.ndarray, epoch: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Steps counted within epochs, made global: each epoch starts where the one before ended (its logged total,
+    else its last step)."""
+    offsets, start = {}, 0.0
+    for value in np.unique(epoch):
+        in_epoch = epoch == value
+        seen = step[in_epoch].max() + 1
+        logged_totals = totals[in_epoch][np.isfinite(totals[in_epoch])]
+        offsets[value] = start
+        start += logged_totals.max() if len(logged_totals) and logged_totals.max() >= seen else seen
+    return step + np.array([offsets[value] for value in epoch.tolist()])
+
+
+def _whole_number_scale(values: np.ndarray) -> int:
+    """The smallest power of ten up to 10,000 that makes every value whole (10,000 if none does)."""
+    for scale in (1, 10, 100, 1000, 10_000):
+        scaled = values * scale
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-6 * scale):
+            return scale
+    return 10_000
+
+
+def _carried_forward(x: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """``x`` where a record has its own, else that of the closest record before it with one (else the first's)."""
+    positions = np.where(own, np.arange(len(x)), -1)
+    np.maximum.accumulate(positions, out=positions)
+    return np.where(positions >= 0, x[np.maximum(positions, 0)], x[np.argmax(own)])

@@ -1,0 +1,450 @@
+"""Free-text training logs: captured stdout of Keras, the HF Trainer, nanoGPT, fairseq, PyTorch's MNIST example and a
+hand-written logging script (fixtures/textlog/), the traps of real output, and the reader's bounds."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc import CurvedocError, Role
+from curvedoc.errors import NotALog
+from curvedoc.model import RunBuilder
+from curvedoc.readers import Source, discover, textlog
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "textlog"
+WILD = Path(__file__).resolve().parent.parent.parent / "shared" / "wild"
+
+
+def load_one(path: Path):
+    runs = curvedoc.load(path)
+    assert len(runs) == 1
+    return runs[0]
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    if isinstance(text, str):
+        text = text.encode()
+    path.write_bytes(text)
+    return path
+
+
+def read(path: Path):
+    (run,) = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    return run
+
+
+def values(run, tag) -> list[float]:
+    return run.series(tag)["value"].tolist()
+
+
+def steps(run, tag) -> list[int]:
+    return run.series(tag)["step"].tolist()
+
+
+# ---------------------------------------------------------------------------------------------- real output
+
+def test_keras_3_progress_bars_give_one_point_per_epoch():
+    log = FIXTURES / "keras_verbose1" / "train.log"
+    raw = log.read_bytes()
+    assert b"\r" in raw and b"\x08" in raw and b"\x1b[" in raw and b" 1/43" in raw  # redrawn per-batch bars
+    run = load_one(log)
+    assert run.format == "text-log" and run.name == "train.log"
+    assert run.roles == {
+        "accuracy": Role.TRAIN_ACC, "loss": Role.TRAIN_LOSS, "val_accuracy": Role.VAL_ACC,
+        "val_loss": Role.VAL_LOSS, "learning_rate": Role.LR,
+    }
+    for tag in run.tags:
+        assert steps(run, tag) == [1, 2, 3, 4, 5, 6]  # the epochs, not the 43 batches of each
+    assert values(run, "val_loss")[0] == 0.4814 and values(run, "loss")[-1] == 0.0555
+    # the closing evaluate() bar (accuracy 0.9711, loss 0.0998 on 15/15) belongs to no epoch: no point
+    assert 0.0998 not in values(run, "loss")
+    assert not run.warnings
+
+
+def test_keras_verbose_2_lines_read_the_same_as_verbose_1():
+    one = load_one(FIXTURES / "keras_verbose1" / "train.log")
+    two = load_one(FIXTURES / "keras_verbose2" / "train.log")
+    for tag in ("loss", "val_loss", "accuracy"):
+        assert values(two, tag) == values(one, tag)[:4]
+
+
+def test_a_rerun_appended_to_the_log_keeps_the_last_run_in_step_order():
+    run = load_one(FIXTURES / "keras_restarted" / "train.log")
+    log = (FIXTURES / "keras_restarted" / "train.log").read_text()
+    lines = [line for line in log.splitlines() if "val_loss" in line]
+    second_run = [float(line.rsplit("val_loss: ", 1)[1]) for line in lines[3:]]
+    assert steps(run, "val_loss") == [1, 2, 3, 4, 5]
+    assert values(run, "val_loss") == second_run
+    assert any("restarted run" in warning for warning in run.warnings)
+    assert any("logged again" in warning for warning in run.warnings)
+
+
+@pytest.mark.parametrize("name", ["stdout.log", "train.out"])
+def test_hugging_face_trainer_printed_dicts(name):
+    run = load_one(FIXTURES / "hf_trainer" / name)
+    assert run.roles["loss"] == Role.TRAIN_LOSS and run.roles["eval_loss"] == Role.VAL_LOSS
+    assert run.roles["eval_accuracy"] == Role.VAL_ACC and run.roles["learning_rate"] == Role.LR
+    assert run.roles["grad_norm"] == Role.GRAD_NORM
+    assert "epoch" not in run.tags and "train_runtime" not in run.tags  # the closing summary is no point
+    assert "train_loss" not in run.tags
+    # printed epochs 0.25, 0.5 … 3: the x axis is the epoch × 100, said in a warning
+    assert steps(run, "loss") == list(range(25, 301, 25))
+    assert steps(run, "eval_loss") == [100, 200, 300]
+    assert any("epoch × 100" in warning for warning in run.warnings)
+
+
+def test_tqdm_bars_between_the_dicts_change_nothing():
+    quiet, noisy = load_one(FIXTURES / "hf_trainer" / "stdout.log"), load_one(FIXTURES / "hf_trainer" / "train.out")
+    assert b"it/s]" in (FIXTURES / "hf_trainer" / "train.out").read_bytes()
+    for tag in ("loss", "grad_norm", "learning_rate", "eval_loss", "eval_accuracy"):
+        assert values(noisy, tag) == values(quiet, tag)
+
+
+def test_nanogpt_lines():
+    run = load_one(FIXTURES / "nanogpt" / "train.log")
+    assert (FIXTURES / "nanogpt" / "train.log").read_text().startswith("The Zen of Python")  # other output first
+    assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.roles["val_loss"] == Role.VAL_LOSS
+    assert run.roles["loss"] == Role.TRAIN_LOSS
+    assert steps(run, "val_loss") == list(range(0, 301, 50))
+    assert steps(run, "loss") == list(range(0, 301, 10))
+    assert values(run, "mfu")[0] == -100.0  # nanoGPT prints -100.00% until it has measured
+    assert run.primary(Role.TRAIN_LOSS) == "loss"
+    assert not run.warnings
+
+
+def test_pytorch_mnist_example_counts_samples_on_across_epochs():
+    run = load_one(FIXTURES / "mnist_example" / "train.log")
+    assert run.roles == {"Loss": Role.TRAIN_LOSS, "test_Average_loss": Role.TEST_LOSS, "test_Accuracy": Role.TEST_ACC}
+    # "Train Epoch: 2 [640/1347 (47%)]": the sample count starts again each epoch; epoch 2 starts at 1347
+    assert steps(run, "Loss")[:4] == [0, 640, 1280, 1347]
+    # the test line after each epoch sits at that epoch's last step; "Accuracy: 385/450" is a fraction
+    assert steps(run, "test_Average_loss") == [1280, 2627, 3974, 5321]
+    assert values(run, "test_Accuracy")[0] == pytest.approx(385 / 450)
+    assert any("starts again with every epoch" in warning for warning in run.warnings)
+
+
+def test_fairseq_updates_and_the_valid_subset():
+    run = load_one(FIXTURES / "fairseq" / "train.log")
+    assert run.roles["loss"] == Role.TRAIN_LOSS and run.roles["valid_loss"] == Role.VAL_LOSS
+    assert run.roles["gnorm"] == Role.GRAD_NORM and run.roles["lr"] == Role.LR
+    assert steps(run, "valid_loss") == [43, 86, 129, 172]  # num_updates, not the epoch 001
+    assert "num_updates" not in run.tags and "epoch" not in run.tags
+    assert not any(tag.startswith("2021") or tag == "INFO" for tag in run.tags)
+
+
+def test_logging_script_with_colours_timestamps_tqdm_percent_and_a_class_named_inf():
+    run = load_one(FIXTURES / "python_logging" / "train.log")
+    raw = (FIXTURES / "python_logging" / "train.log").read_text()
+    assert "\x1b[32mINFO" in raw and " INF  " in raw and "UserWarning" in raw and "val_acc=88.9%" in raw
+    assert set(run.tags) == {"train_loss", "val_loss", "val_acc"}  # the report's rows and bars are no curves
+    assert values(run, "val_acc")[0] == 88.9  # a percent stays as logged
+    assert steps(run, "val_loss") == [1, 2, 3, 4, 5, 6]
+    assert np.isfinite(run.scalars["value"]).all()  # "INF" is a class, not infinity
+    # the settings printed before training are the run's hyperparameters, class count included
+    assert run.meta.hparams["lr"] == 0.003 and run.meta.n_classes == 3
+
+
+# ---------------------------------------------------------------------------------------------- line forms
+
+@pytest.mark.parametrize("text, expected", [
+    ("Epoch 3 | train_loss=0.51 | val_loss=0.48 | acc=91.2%\n", {"train_loss": 0.51, "val_loss": 0.48, "acc": 91.2}),
+    ("epoch: 3, loss: 0.51, val_loss: 0.48\n", {"loss": 0.51, "val_loss": 0.48}),
+    ("[epoch 3/10] loss 0.51 val_acc 0.91\n", {"loss": 0.51, "val_acc": 0.91}),
+    ("Epoch [3/10], Step [100/600], Loss: 0.2345\n", {"Loss": 0.2345}),
+    ("Epoch 3/10 - loss: 1.2e-04 - Accuracy: 91.2\n", {"loss": 1.2e-4, "Accuracy": 91.2}),
+    ("{'eval_loss': np.float64(0.41), 'eval_accuracy': np.float64(0.9), 'epoch': 3.0}\n",
+     {"eval_loss": 0.41, "eval_accuracy": 0.9}),
+    ('{"loss": 0.41, "step": 3}\n', {"loss": 0.41}),
+    ("step 3: loss tensor(0.4100, grad_fn=<NllLossBackward0>)\n", {"loss": 0.41}),
+    ("iter 3: loss 2.3100, time 45.21ms, mfu 3.10%\n", {"loss": 2.31, "mfu": 3.1}),
+    ("| epoch 003 | loss 9.1 | ppl 549.3 | wps 12,345 | num_updates 500\n",
+     {"loss": 9.1, "ppl": 549.3, "wps": 12345}),
+])
+def test_each_common_line_form(tmp_path, text, expected):
+    run = read(write(tmp_path / "train.log", text * 3))
+    got = {tag: values(run, tag)[-1] for tag in run.tags}
+    assert got == pytest.approx(expected)
+
+
+def test_nonfinite_values_count_and_log_levels_and_labels_do_not(tmp_path):
+    text = (
+        "INFO 4 workers started\n"
+        "epoch 1: loss nan, val_loss inf, label INF, pred NAN\n"
+        "epoch 2: loss NaN, val_loss -inf, grad_norm Infinity\n"
+        "epoch 3: loss 0.5, val_loss 0.4, grad_norm 2.0\n"
+        "INFO: epoch 4 done\n"
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "val_loss", "grad_norm"}
+    loss, val_loss = values(run, "loss"), values(run, "val_loss")
+    assert math.isnan(loss[0]) and math.isnan(loss[1]) and loss[2] == 0.5
+    assert val_loss[:2] == [math.inf, -math.inf]
+    assert values(run, "grad_norm")[0] == math.inf
+
+
+def test_timestamps_and_log_prefixes_make_no_values(tmp_path):
+    text = "".join(
+        f"[2023-05-01 12:00:0{i},123] INFO train.py:88] I0501 12:00:0{i}.000123 4242 trainer.cc:10] "
+        f"step {i * 10}: loss {1 / (i + 1):.3f}\n"
+        for i in range(4)
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["loss"] and steps(run, "loss") == [0, 10, 20, 30]
+
+
+def test_other_programs_lines_interleaved_add_nothing(tmp_path):
+    text = (
+        "Downloading: 100%|██████████| 3/3 [00:00<00:00, 12.1it/s]\n"
+        "epoch 1 loss 0.9 val_loss 0.95\n"
+        "CUDA Version 12.1 | Driver 535.104\n"
+        "saved checkpoint to ckpt_1.pt (size 42 MB)\n"
+        "epoch 2 loss 0.7 val_loss 0.8\n"
+        "Test accuracy 0.93\n"
+        "epoch 3 loss 0.6 val_loss 0.7\n"
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "val_loss", "Test_accuracy"}
+    assert steps(run, "Test_accuracy") == [2]  # printed after epoch 2: it sits there
+
+
+def test_a_resumed_run_keeps_what_was_logged_last_in_step_order(tmp_path):
+    first = "".join(f"Epoch {e}/5 - loss: {1.0 / e:.3f}\n" for e in range(1, 6))
+    again = "".join(f"Epoch {e}/5 - loss: {2.0 / e:.3f}\n" for e in range(1, 6))
+    run = read(write(tmp_path / "train.log", first + again))
+    assert steps(run, "loss") == [1, 2, 3, 4, 5]
+    assert values(run, "loss") == [round(2.0 / e, 3) for e in range(1, 6)]
+    assert any("restarted run" in warning for warning in run.warnings)
+
+
+def test_keras_2_bars_per_batch_lines_are_not_epochs(tmp_path):
+    batches = "".join(
+        f"\r {n:5d}/60000 [=====>........] - ETA: 3s - loss: {2 - n / 60000:.4f} - acc: 0.5" + "\b" * 60
+        for n in range(6000, 60000, 6000)
+    )
+    epoch = ("Epoch {e}/2\n" + batches + "\r60000/60000 [==============================] - 5s 83us/step - loss: {loss}"
+             " - acc: 0.9 - val_loss: {val} - val_acc: 0.91\n")
+    text = epoch.format(e=1, loss=0.3, val=0.25) + epoch.format(e=2, loss=0.2, val=0.21)
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "loss") == [1, 2] and values(run, "loss") == [0.3, 0.2]
+    assert values(run, "val_loss") == [0.25, 0.21]
+
+
+def test_keras_2_callback_lines_and_a_closing_evaluate_add_no_epoch(tmp_path):
+    summary = "1875/1875 [==============================] - 5s 3ms/step - loss: {} - val_loss: {}\n"
+    text = (
+        "Epoch 1/2\n" + summary.format(0.30, 0.15)
+        + "\nEpoch 00001: val_loss improved from inf to 0.15000, saving model to best.h5\n"
+        + "Epoch 2/2\n" + summary.format(0.14, 0.11)
+        + "\nEpoch 00002: ReduceLROnPlateau reducing learning rate to 0.0005000000237487257.\n"
+        + "313/313 [==============================] - 1s 2ms/step - loss: 0.1200\n"
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert values(run, "loss") == [0.30, 0.14] and values(run, "val_loss") == [0.15, 0.11]
+    assert run.tags == ["loss", "val_loss"] and not run.warnings
+
+
+def test_a_bare_split_name_is_its_loss_and_an_eval_line_names_its_split(tmp_path):
+    text = "".join(f"[eval] iter {i}: train {3 - i / 100:.2f} val {3.1 - i / 100:.2f} lr 1e-3\n"
+                   f"[train] iter {i}: loss {3 - i / 90:.2f}\n" for i in range(0, 300, 100))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "val_loss": Role.VAL_LOSS, "eval_lr": Role.LR,
+                         "loss": Role.TRAIN_LOSS}
+
+
+def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
+    text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
+    text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "loss") == [1, 2, 3]
+
+
+def test_no_step_nor_epoch_uses_the_line_order_and_drops_settings(tmp_path):
+    text = "lr: 0.001\nbatch_size: 32\n" + "".join(f"Cumulative Reward: {r}\n" for r in (12.0, 28.0, 31.0, 15.0))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["Cumulative_Reward"] and steps(run, "Cumulative_Reward") == [2, 3, 4, 5]
+    assert any("order of the lines" in warning for warning in run.warnings)
+
+
+def test_settings_before_training_become_hparams(tmp_path):
+    text = "num_classes: 10\nlearning_rate: 3e-4\n" + "".join(f"step {s} loss {1 / (s + 1)}\n" for s in range(3))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["loss"]
+    assert run.meta.hparams == {"num_classes": 10.0, "learning_rate": 3e-4} and run.meta.n_classes == 10
+
+
+# ---------------------------------------------------------------------------------------------- bytes and bounds
+
+def test_crlf_and_a_utf8_byte_order_mark(tmp_path):
+    text = "\ufeff" + "".join(f"epoch {e}: loss {1 / e}\r\n" for e in range(1, 4))
+    run = read(write(tmp_path / "train.log", text.encode("utf-8")))
+    assert steps(run, "loss") == [1, 2, 3] and not run.warnings
+
+
+def test_utf16_as_powershell_redirects_it(tmp_path):
+    text = "".join(f"epoch {e}: loss {1 / e}\r\n" for e in range(1, 4))
+    run = read(write(tmp_path / "train.log", text.encode("utf-16")))
+    assert values(run, "loss") == pytest.approx([1, 0.5, 1 / 3])
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"", "empty file"),
+    (b"\n \r\n\t", "empty file"),
+    (b"\xff\xfe", "empty file"),
+    (b"version https://git-lfs.github.com/spec/v1\noid sha256:ab\nsize 9\n", "Git LFS pointer"),
+])
+def test_unreadable_text_files_give_one_line_errors(tmp_path, content, problem):
+    path = write(tmp_path / "train.log", content)
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    assert str(error.value).startswith(f"{path}: ") and problem in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_last_line_cut_mid_write_is_dropped(tmp_path):
+    run = read(write(tmp_path / "train.log", "step 1 loss 0.9\nstep 2 loss 0.8\nstep 3 loss 0.7\nstep 4 loss 0.6"))
+    assert steps(run, "loss") == [1, 2, 3]
+    assert any("cut mid-write" in warning for warning in run.warnings)
+
+
+def test_a_100_mb_line_keeps_only_its_end(tmp_path):
+    path = tmp_path / "train.log"
+    with open(path, "wb") as handle:
+        handle.write(b"step 1 loss 0.9\nstep 2 loss 0.8\n")
+        handle.write(b"x" * (100 << 20))
+        handle.write(b" step 3 loss 0.7\n")
+    started = time.perf_counter()
+    run = read(path)
+    assert time.perf_counter() - started < 20
+    assert steps(run, "loss") == [1, 2, 3]
+    assert any("1 line(s) longer than 64 KiB" in warning for warning in run.warnings)
+
+
+def test_a_100_mb_file_of_hostile_lines_reads_in_linear_time(tmp_path):
+    """10 MB of lines built to make a backtracking pattern explode (words without values, endless digits,
+    brackets, quotes, bars, pairs by the thousand), each near the 64 KiB line cap, then one 90 MB line."""
+    hostile = [
+        "a b c d e f g h " * 4096, "9" * 65000, "epoch [" * 9000, "'a': '" * 10000, "5%|" * 20000,
+        "loss: " * 10000, "\x1b[" * 30000, "x nan " * 10000, "k1 1 " * 13000, "Epoch 3: 50%|" + "█" * 30000,
+        " ".join(f"name{i} {i}" for i in range(6000)), "ab ab ab ab 1 " * 4600,
+    ]
+    path = tmp_path / "train.log"
+    with open(path, "wb") as handle:
+        handle.write(b"".join(f"step {s} loss {1 / (s + 1):.3f}\n".encode() for s in range(5)))
+        for _ in range(14):
+            for line in hostile:
+                handle.write(line[:65000].encode() + b"\n")
+        handle.write(b"z" * (90 << 20) + b"\n")
+        handle.write(b"step 9 loss 0.1\n")
+        size = handle.tell()
+    assert size > 90 << 20
+    started = time.perf_counter()
+    run = read(path)
+    assert time.perf_counter() - started < 30  # linear: a few seconds here; a catastrophic pattern takes hours
+    assert steps(run, "loss")[-1] == 9
+
+
+def test_the_names_of_one_line_and_of_one_log_are_bounded(tmp_path):
+    line = " ".join(f"m{i} {i}" for i in range(textlog.MAX_PAIRS_PER_LINE + 500))
+    run = read(write(tmp_path / "train.log", "".join(f"step {s} {line}\n" for s in range(3))))
+    assert len(run.tags) == textlog.MAX_PAIRS_PER_LINE - 1  # the step is the first pair of each line
+
+
+# ---------------------------------------------------------------------------------------------- discovery
+
+def test_notes_in_a_folder_are_passed_over_and_named_ones_are_an_error(tmp_path):
+    write(tmp_path / "README.txt", "Trained on 4 GPUs for 3 days.\nSee the paper, table 2 and figure 3.\n")
+    write(tmp_path / "requirements.txt", "torch==2.1.0\nnumpy>=1.24\n")
+    write(tmp_path / "train.log", "".join(f"epoch {e} loss {1 / e}\n" for e in range(1, 4)))
+    runs = curvedoc.load(tmp_path)
+    assert [run.name for run in runs] == ["train.log"] and runs.problems == []
+    with pytest.raises(NotALog) as error:
+        curvedoc.load(tmp_path / "README.txt")
+    assert str(error.value).startswith(f"{tmp_path / 'README.txt'}: no training log in it")
+    assert "\n" not in str(error.value)
+
+
+def test_a_folder_of_notes_only_holds_no_training_log(tmp_path):
+    write(tmp_path / "notes.txt", "nothing to see\n")
+    with pytest.raises(CurvedocError, match="no training logs found"):
+        curvedoc.load(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["train.log", "nohup.out", "slurm-1234.out", "stdout.txt"])
+def test_captured_output_names(tmp_path, name):
+    write(tmp_path / name, "".join(f"epoch {e} loss {1 / e}\n" for e in range(1, 4)))
+    (source,) = discover(tmp_path).sources
+    assert source.family == "text"
+    assert load_one(tmp_path / name).tags == ["loss"]
+
+
+def test_tables_saved_as_log_or_txt_are_still_tables(tmp_path):
+    write(tmp_path / "training.log", "epoch,accuracy,loss\n0,0.5,1.2\n1,0.6,1.0\n")
+    write(tmp_path / "metrics.txt", "step loss acc\n0 1.0 0.1\n1 0.8 0.3\n")
+    assert sorted((s.family, s.path.name) for s in discover(tmp_path).sources) == [
+        ("csv", "metrics.txt"), ("csv", "training.log"),
+    ]
+
+
+def test_unreadable_text_log_is_a_problem_not_a_silent_skip(tmp_path, monkeypatch):
+    path = write(tmp_path / "train.log", "epoch 1 loss 0.5\n")
+    write(tmp_path / "other.log", "".join(f"epoch {e} loss {1 / e}\n" for e in range(1, 4)))
+    real_open = open
+
+    def deny(file, *args, **kwargs):
+        if str(file) == str(path) and args[:1] == ("rb",):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", deny)
+    runs = curvedoc.load(tmp_path)
+    assert [run.name for run in runs] == ["other.log"]
+    assert runs.problems == [f"{path}: permission denied"]
+
+
+def test_add_text_log_leaves_a_builder_alone_when_the_file_holds_no_log(tmp_path):
+    builder = RunBuilder(tmp_path, "wandb")
+    with pytest.raises(NotALog):
+        textlog.add_text_log(builder, write(tmp_path / "output.log", "Using cpu device\nDone.\n"))
+    assert not builder.has_points and builder.meta.files == [] and builder.warnings == []
+
+
+def test_a_run_killed_in_its_first_epoch_says_so(tmp_path):
+    bars = "".join(f"\r{n:2d}/43 ━━━━━━━━━━ 1s 2ms/step - accuracy: 0.5 - loss: 1.2" for n in range(1, 20))
+    with pytest.raises(NotALog, match="only the progress bar of an unfinished epoch"):
+        curvedoc.load(write(tmp_path / "train.log", f"Epoch 1/10\n{bars}\n"))
+
+
+# ---------------------------------------------------------------------------------------------- public logs
+
+WILD_TEXT_LOGS = {
+    "textlog/AnshDhalla1__PyTorch_finetune_GPT2/train.log": {"Loss", "PPL", "LR", "Grad", "Avg_Loss"},
+    "textlog/Barber0__LLM-pretrain/train.log": {"loss", "time", "ntokens"},
+    "textlog/arose26__napkin-100k/out/train.log": {"loss", "eps", "buf", "vs-random", "vs-greedy"},
+    "textlog/chandler-scott__proximal-policy-optimization/out/train.log": {"Cumulative_Reward"},
+    "textlog/ethellight565__nanogpt-seis/checkpoints/train.log": {"loss", "train_loss", "val_loss", "eval_lr"},
+}
+
+
+@pytest.mark.skipif(not WILD.is_dir(), reason="the public logs in ../shared/wild are not here")
+@pytest.mark.parametrize("relative, tags", sorted(WILD_TEXT_LOGS.items()))
+def test_public_text_logs(relative, tags):
+    run = load_one(WILD / relative)
+    assert set(run.tags) == tags
+    assert len(run.scalars) >= 10 or relative.startswith("textlog/arose26")
+
+
+@pytest.mark.skipif(not WILD.is_dir(), reason="the public logs in ../shared/wild are not here")
+def test_public_logs_with_a_step_restarting_each_epoch_and_an_evaluation_block():
+    run = load_one(WILD / "textlog/AnshDhalla1__PyTorch_finetune_GPT2/train.log")
+    assert steps(run, "Loss")[-1] == 13001 and run.series("Loss")["step"].is_monotonic_increasing
+    assert run.meta.n_classes == 50257 and "vocab_size" in run.meta.n_classes_source
+
+
+@pytest.mark.skipif(not WILD.is_dir(), reason="the public logs in ../shared/wild are not here")
+def test_a_public_file_that_is_no_training_log_is_refused_when_named():
+    with pytest.raises(NotALog):
+        curvedoc.load(WILD / "textlog/chandler-scott__proximal-policy-optimization/out/trained_walker.log")
