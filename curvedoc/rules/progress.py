@@ -15,10 +15,10 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, firs
                                trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import SWING_VS_LEVEL
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
 WANDER_POINTS = 10
+from curvedoc.rules.stability import SWING_VS_LEVEL
 from curvedoc.rules.start import chance_text
 
 
@@ -28,7 +28,9 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     """The curve makes no progress from its start: it ends within ``max_change`` of its start level; or it never
     gets below that level (its running median stays within ``max_change`` under it) and, over 10 points or more,
     only wanders: it ends no higher than its noise explains and shows no trend; or, on a long curve whose swings
-    are modest, it ends within its noise and shows no trend either."""
+    are modest, it ends within its noise and the medians of its tenths never move further than their own noise
+    carries them, with no trend or one too small to matter (a drift of 3% over 3,000 noisy episodes is
+    significant to a rank test, and still no progress)."""
     change, noise = curve.level_change()
     start = abs(curve.start_level)
     if abs(change) <= limits["max_change"] * start:
@@ -39,8 +41,18 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     if (curve.role != Role.SCORE and never_below and len(curve.finite_values) >= WANDER_POINTS
             and change <= allowance and abs(trend_z(curve)) <= limits["noise_z"]):
         return True
-    return (curve.window > 1 and curve.noise < SWING_VS_LEVEL * start and abs(change) <= allowance
-            and abs(trend_z(curve)) <= limits["noise_z"])
+    if curve.window <= 1 or curve.noise >= SWING_VS_LEVEL * abs(float(np.median(curve.finite_values))):
+        return False
+    # The medians of its tenths wander ±noise_z × 1.25 σ/√(points in a tenth) by chance: levels that stay within
+    # that never moved (however significant a drift of 3% over 3,000 noisy episodes is to a rank test).
+    tenths = np.array_split(curve.finite_values, 10)
+    levels = np.array([np.median(part) for part in tenths])
+    if np.any(np.abs(curve.start_points - float(np.median(levels))) > limits["noise_z"] * curve.noise):
+        return False  # it started beyond its noise from where it then stayed: an early drop, however noisy
+    chance_range = 2 * limits["noise_z"] * MEDIAN_SE * curve.noise / math.sqrt(min(len(part) for part in tenths))
+    drift = max(abs(float(levels[-1] - levels[0])), abs(curve.start_level - float(levels[0])))
+    return (abs(change) <= allowance and float(np.ptp(levels)) <= max(chance_range, limits["max_change"] * start)
+            and (abs(trend_z(curve)) <= limits["noise_z"] or drift <= limits["max_change"] * abs(np.mean(levels))))
 
 
 def judged_losses(run: RunCurves, min_points: float) -> list[Curve]:
@@ -66,13 +78,8 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     curves = judged_progress(run, limits["min_points"])
     if not curves:
         return []
-    for curve in curves:
-        if curve.role == Role.SCORE:
-            continue
-        begin = curve.start_level
-        chance = chance_loss_of(run, curve)
-        if begin <= 0 or (chance is not None and begin < limits["converged_share"] * chance):
-            return []  # a loss that starts far below chance (or at 0) is a model that was already trained
+    if any(curve.role != Role.SCORE and curve.start_level <= 0 for curve in curves):
+        return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
     if all(is_flat(curve, limits) for curve in curves):
         return curves
     # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
@@ -94,8 +101,9 @@ FLAT_THRESHOLDS = {
     "late_start_share": Threshold(0.5, "a curve whose first point lies later than this share of its run "
                                        "continues an earlier run (resumed): a session that gains nothing is "
                                        "reported as a warning, not an error (the run may have converged before)"),
-    "converged_share": Threshold(0.5, "a loss starting below this share of −log(1/n) was already trained: "
-                                      "flat because converged, not because nothing learns"),
+    "converged_share": Threshold(0.5, "a loss starting below this share of −log(1/n) was already trained (a "
+                                      "fine-tune, a restart): flat, it gained nothing, which is a warning, not "
+                                      "the error of a model that never learned"),
 }
 
 
@@ -115,16 +123,21 @@ FLAT_THRESHOLDS = {
 def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
-    that never moves). A resumed session that gains nothing is a warning; losses that start far below chance
-    (already trained) are left alone."""
+    that never moves). A model trained before — a resumed session, a loss that starts far below chance — that
+    gains nothing is a warning."""
     curves = is_flat_from_start(run, limits)
     if not curves:
         return None
     main = curves[0]
-    resumed = first_point_share(main) > limits["late_start_share"]
-    evidence = [f"the log starts at step {main.step_at(0)}, {first_point_share(main):.0%} of the way to its last "
-                "step: a resumed session that gained nothing (the run may have converged before it, or the resume "
-                "lost the optimizer's state)"] if resumed else []
+    evidence = []
+    if first_point_share(main) > limits["late_start_share"]:
+        evidence.append(f"the log starts at step {main.step_at(0)}, {first_point_share(main):.0%} of the way to its "
+                        "last step: a resumed session that gained nothing (the run may have converged before it, "
+                        "or the resume lost the optimizer's state)")
+    elif (chance := chance_loss_of(run, main)) is not None and main.start_level < limits["converged_share"] * chance:
+        evidence.append(f"it starts at {fmt(main.start_level)}, far below {chance_text(run, chance)}: a model "
+                        "trained before (a fine-tune, a restart) that gained nothing here")
+    already_trained = bool(evidence)
     for curve in curves:
         change, noise = curve.level_change()
         evidence.append(f"{curve.tag}: {fmt(curve.start_level)} at the start, {fmt(curve.end)} at the end "
@@ -135,7 +148,7 @@ def flat_from_start(run: RunCurves, limits: Limits):
     return Found(f"{main.tag} does not move: {fmt(main.start_level)} → {fmt(main.end)}",
                  [curve.tag for curve in curves], evidence,
                  step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)),
-                 severity=WARNING if resumed else None)
+                 severity=WARNING if already_trained else None)
 
 
 def near_chance_loss(curve: Curve, chance: float, tolerance: float, noise_z: float) -> bool:
