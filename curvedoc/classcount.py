@@ -7,7 +7,8 @@ often say it anyway, because a uniform guess has a signature:
   step 0 is ln k plus a little (a logit spread σ adds about σ²/2 nats);
 - a model that learned nothing about the input scores 1/k accuracy on balanced held-out data, at every
   evaluation before it learns something (all of them when it never does);
-- a loss that sits at ln k for a whole run is a uniform guess the run never left.
+- a loss that sits at ln k for a whole run (or its first evaluations) is a uniform guess the run never left (or
+  left late).
 
 Each is evidence of k only where the counts are far apart on that scale (``TELLABLE_COUNTS``). One piece of
 evidence makes an *uncertain* count (a finding built on it says so and drops one severity level); a loss and an
@@ -169,28 +170,37 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
                 continue
             values = values / 100 if values.max() > 1 + 1e-9 else values
             k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - values[0]))
-            # the evaluations before the model learned anything: all of them when it never does
-            leading = int(np.argmax(np.r_[np.abs(values - 1 / k) > ACCURACY_BAND / k, True]))
-            if leading < (MIN_EVALUATIONS if leading == len(values) else MIN_LEADING_EVALUATIONS):
-                continue
-            level = float(np.median(values[:leading]))
-            span = "every one" if leading == len(values) else f"the first {leading}"
-            found.append(Evidence(k, curve.tag, "accuracy",
-                                  f"{curve.tag} sits at {fmt(level)} ≈ 1/{k} at {span} of {len(values)} "
-                                  f"evaluations"))
+            leading = _sitting(values, 1 / k, ACCURACY_BAND / k)
+            if leading:
+                found.append(Evidence(k, curve.tag, "accuracy",
+                                      f"{curve.tag} sits at {fmt(float(np.median(values[:leading])))} ≈ 1/{k} at "
+                                      f"{_span(leading, len(values))} evaluations"))
     return found
 
 
 def _loss_levels(run: RunCurves) -> list[Evidence]:
-    """A loss that never leaves ln k: every point after the first within the evidence band of one small k."""
+    """A loss that sits at ln k: at every point, or at the first few before the model learns something."""
     found = []
     for curve in main_losses(run):
         values = curve.finite_values
         if len(values) < MIN_EVALUATIONS or not is_cross_entropy_like(curve):
             continue
-        middle = float(np.median(values))
-        k = tellable_count(middle, LEVEL_SHARE * middle)
-        if k is None or np.abs(values - math.log(k)).max() > LEVEL_SHARE * math.log(k):
-            continue
-        found.append(Evidence(k, curve.tag, "level", f"{curve.tag} stays at {fmt(middle)} ≈ ln {k}"))
+        k = tellable_count(float(values[0]), LEVEL_SHARE * float(values[0]))
+        leading = _sitting(values, math.log(k), LEVEL_SHARE * math.log(k)) if k is not None else 0
+        if leading:
+            found.append(Evidence(k, curve.tag, "level",
+                                  f"{curve.tag} sits at {fmt(float(np.median(values[:leading])))} ≈ ln {k} at "
+                                  f"{_span(leading, len(values))} points"))
     return found
+
+
+def _sitting(values: np.ndarray, level: float, band: float) -> int:
+    """How many leading values lie within ``band`` of ``level``, when that counts as sitting there: all of them
+    (at least ``MIN_EVALUATIONS``), or the first ``MIN_LEADING_EVALUATIONS`` or more before the curve leaves;
+    else 0."""
+    leading = int(np.argmax(np.r_[np.abs(values - level) > band, True]))
+    return leading if leading >= (MIN_EVALUATIONS if leading == len(values) else MIN_LEADING_EVALUATIONS) else 0
+
+
+def _span(leading: int, total: int) -> str:
+    return f"every one of {total}" if leading == total else f"the first {leading} of {total}"

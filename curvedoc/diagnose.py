@@ -86,13 +86,14 @@ def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
 
 
 def too_little_to_judge(curves: RunCurves) -> str | None:
-    """Why the run holds too little for a verdict of healthy (no loss curve, or none with a shape), else None."""
+    """Why the run holds too little for a verdict of healthy (no loss curve, or none with a shape), else None.
+    An agent's reward (a score) is judged like a loss: whether it moves, whether it collapses."""
     run = curves.run
-    losses = [curve for role in LOSS_ROLES for curve in curves.curves(role)]
-    if not losses:
+    judged = [curve for role in (*LOSS_ROLES, Role.SCORE) for curve in curves.curves(role)]
+    if not judged:
         logged = ", ".join(run.tags[:5]) + (" …" if len(run.tags) > 5 else "")
         return f"no loss curve (logged: {logged})" if run.tags else "no scalar curve at all"
-    longest = max(losses, key=lambda curve: len(curve.finite_values))
+    longest = max(judged, key=lambda curve: len(curve.finite_values))
     points = len(longest.finite_values)
     if points >= MIN_SHAPE_POINTS:
         return None
