@@ -18,7 +18,7 @@ from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
 WANDER_POINTS = 10
-from curvedoc.rules.stability import SWING_VS_LEVEL
+from curvedoc.rules.stability import SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
 from curvedoc.rules.start import chance_text
 
 
@@ -256,9 +256,11 @@ PLATEAU_THRESHOLDS = {
     "fast_share": Threshold(0.5, "a fast drop reaches the plateau within this share of the run"),
     "min_drop": Threshold(0.1, "the drop before the plateau is at least this share of the start level"),
     "lr_near_zero": Threshold(0.01, "an LR below this share of its peak has decayed to about 0"),
+    "lr_cut": Threshold(0.1, "an LR at or below this share of its peak where the plateau begins was cut by a step "
+                             "schedule before the loss had settled"),
     "high_share_lr_decayed": Threshold(0.2, "the lower bar for a high end when the LR had decayed to about 0 by "
-                                            "the middle of the run: the schedule, not the task, stopped the "
-                                            "loss"),
+                                            "the middle of the run, or was cut 10× where the plateau begins: the "
+                                            "schedule, not the task, stopped the loss"),
     "min_points": Threshold(5, "fewest finite points a curve needs before its shape is judged"),
     "rise_share": Threshold(0.05, "a loss ending more than this share above its lowest level (giving back over "
                                   "half its drop) is rising again: diverging or overfitting, not stuck"),
@@ -285,6 +287,13 @@ def rising(curve: Curve, limits: Limits) -> bool:
     return rise > limits["rise_share"] * abs(lowest) and rise > 0.5 * max(float(levels[0]) - lowest, 0.0)
 
 
+def swinging(curve: Curve, begin: float) -> bool:
+    """Whether the last third swings by as much as the loss ever fell: an oscillating curve has no plateau."""
+    values = curve.finite_values
+    drop = begin - curve.end
+    return drop > 0 and spread(values[int(len(values) * 2 / 3):]) >= SWING_VS_PROGRESS * drop
+
+
 def predictions_never_change(run: RunCurves) -> bool:
     """The held-out accuracy takes one value at every evaluation (at least 3): the model's predictions, and so
     what it learned about the input, never changed."""
@@ -292,11 +301,24 @@ def predictions_never_change(run: RunCurves) -> bool:
     return accuracy is not None and len(accuracy.finite_values) >= 3 and float(np.ptp(accuracy.finite_values)) == 0
 
 
-def lr_decayed_early(run: RunCurves, curve: Curve, near_zero: float) -> tuple[float, float, str] | None:
-    """The logged LR at the middle of ``curve``'s run, its peak and its tag, when it had decayed to about 0."""
+def lr_decayed_early(run: RunCurves, curve: Curve, plateau_index: int,
+                     limits: Limits) -> tuple[float, float, str, str] | None:
+    """The logged LR, its peak, its tag and when, when the schedule explains a plateau: decayed to about 0 by the
+    middle of ``curve``'s run, or already cut 10× (a step schedule cut too early) where the plateau begins."""
     middle = int(curve.finite_steps[0] + (curve.finite_steps[-1] - curve.finite_steps[0]) / 2)
     found = lr_at(run, middle)
-    return found if found is not None and found[0] <= near_zero * found[1] else None
+    if found is not None and found[0] <= limits["lr_near_zero"] * found[1]:
+        return (*found, "by the middle of the run")
+    # the plateau's start is read off a running median, which lags a cut by up to a tenth of the run
+    begins, span = curve.step_at(plateau_index), (curve.finite_steps[-1] - curve.finite_steps[0]) / 10
+    lr = run.curve(Role.LR)
+    if lr is None or not len(lr.finite_values) or lr.finite_values.max() <= 0:
+        return None
+    around = lr.finite_values[(lr.finite_steps >= begins) & (lr.finite_steps <= begins + span)]
+    peak = float(lr.finite_values.max())
+    if len(around) and float(around.min()) <= limits["lr_cut"] * peak:
+        return float(around.min()), peak, lr.tag, f"as the plateau begins (from step {begins})"
+    return None
 
 
 def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | None:
@@ -311,25 +333,23 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
     if (begin <= 0 or begin - train.end < limits["min_drop"] * begin
             or any(at_chance(run, curve, limits) or rising(curve, limits) for curve in curves)):
         return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's, rising overfitting's
-    decayed = lr_decayed_early(run, train, limits["lr_near_zero"])
+    index = plateau_start(train, limits["band"])
+    decayed = lr_decayed_early(run, train, index, limits)
     share = limits["high_share_lr_decayed" if decayed else "high_share"]
     highs = [high_level(run, curve, train, share) for curve in curves]
-    index = plateau_start(train, limits["band"])
-    if (None in highs or any(still_falling(curve, limits, begin) for curve in curves)
+    if (None in highs or any(still_falling(curve, limits, begin) or swinging(curve, begin) for curve in curves)
             or index > limits["fast_share"] * (len(train.finite_values) - 1)):
         return None
     if chance_loss_of(run, train) is None and not decayed:
         return None  # without a chance level, a high end is only suspicious when the LR explains it
-    if not decayed and predictions_never_change(run):
-        return None  # one class prior all run long: accuracy_majority's finding, not a second one here
     step = train.step_at(index)
     evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
                 f"({index / max(1, len(train.finite_values) - 1):.0%} of the run), then stays: end level "
                 f"{fmt(train.end)}", *(text for _, text in highs)]
     if decayed:
-        value, peak, tag = decayed
-        evidence.append(f"{tag} = {value:.3g} by the middle of the run, {value / peak:.2g}× its peak {peak:.3g}: "
-                        "the LR had decayed to about 0 while the loss was still high")
+        value, peak, tag, when = decayed
+        evidence.append(f"{tag} = {value:.3g} {when}, {value / peak:.2g}× its peak {peak:.3g}: the schedule had "
+                        "cut the LR while the loss was still high")
     return train, index, evidence
 
 

@@ -27,6 +27,8 @@ MAD_TO_SIGMA = 1.4826
 # A loss whose swings (σ) reach this share of its level swings wildly: it oscillates, and no other notion of its
 # level (flat, a plateau) applies to it.
 SWING_VS_LEVEL = 0.5
+# Swings that reach this share of the progress a loss made rival what was learned.
+SWING_VS_PROGRESS = 0.4
 LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
@@ -147,7 +149,7 @@ def event_window(run: RunCurves) -> float:
         "late_share": Threshold(1 / 3, "share of the run, at its end, that must still be swinging"),
         "swing_vs_level": Threshold(SWING_VS_LEVEL, "swing σ of the late part (10th–90th percentile range around its trend) "
                                          "as a share of its mean level, from which the loss counts as swinging"),
-        "swing_vs_progress": Threshold(0.4, "swing σ of the late part as a share of the drop from the first "
+        "swing_vs_progress": Threshold(SWING_VS_PROGRESS, "swing σ of the late part as a share of the drop from the first "
                                             "values to the late mean level, from which the swings rival what "
                                             "was learned"),
         "swing_vs_scale": Threshold(0.2, "swing σ of the late part as a share of the loss's natural scale (its "
