@@ -11,7 +11,7 @@ from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, findings,
 # Those that log a gradient norm are the evidence (PyTorch, tensorboardX, W&B, Detectron2, the batch-1 and batch-2
 # runs whose per-example norms are 100–1000× their median on hard examples); the rest must simply stay quiet.
 HEALTHY = HEALTHY_FIXTURES + ["jsonl/detectron2/metrics.json", "stability/healthy_batch1.jsonl",
-                               "stability/healthy_batch2_sgd.jsonl"]
+                               "stability/healthy_batch2_sgd.jsonl", "gradients/deep_relu_layers"]
 OURS = {"CD701", "CD702"}
 
 
@@ -110,3 +110,31 @@ def test_gradients_that_collapse_while_the_loss_stays_high_vanish():
 def test_a_few_epoch_points_are_judged_without_error():
     run = grad_run([2.3, 1.2, 0.8, 0.6, 0.5], [1.0, 0.8, 0.5, 0.4, 0.3])
     assert not alarms(run)
+
+
+def test_the_first_layers_vanish_first_and_the_finding_lists_them():
+    """Ten sigmoid layers at a tenth of the default init: the total norm is the last layer's, ordinary; the first
+    eight layers' norms are 1e-17 to 1e-4 while the loss sits at chance."""
+    (finding,) = findings(FIXTURES / "gradients" / "deep_sigmoid_layers", "CD702")
+    assert finding.severity == "warning" and "8 of 10 layer gradient norms" in finding.title
+    assert finding.tags[0] == "grad_norm/0.weight" and "grad_norm/total" not in finding.tags
+    assert "in logging order: grad_norm/0.weight, grad_norm/2.weight" in finding.evidence[0]
+
+
+def test_an_explosion_only_the_layers_show_is_found_once():
+    """No total norm is logged: the corrupt batch shows on every layer at step 120, reported once, on the first."""
+    (finding,) = findings(FIXTURES / "gradients" / "corrupt_batch_layers", "CD701")
+    assert finding.step == 120 and finding.tags[0] == "grad_norm/0.weight"
+    assert sum("shows it too" in line for line in finding.evidence) == 3
+
+
+def test_a_layer_exploding_under_a_quiet_total_is_reported():
+    rng = np.random.default_rng(4)
+    steps = 600
+    total = 1.0 + 0.05 * rng.standard_normal(steps)
+    layer = 1e-3 * np.exp(0.1 * rng.standard_normal(steps))
+    layer[400] = 5.0  # 5,000× its level, still small beside the total
+    run = synthetic({"train/loss": np.linspace(2.3, 0.3, steps) + 0.02 * rng.standard_normal(steps),
+                     "grad_norm/total": total, "grad_norm/encoder.embed.weight": layer})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD701"]
+    assert finding.tags[0] == "grad_norm/encoder.embed.weight" and finding.step == 400

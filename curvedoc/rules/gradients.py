@@ -1,7 +1,10 @@
 """Gradient norms out of their healthy range: exploding by orders of magnitude, or vanished while the loss is high.
 
-Both rules read the logged gradient norm (role grad_norm; a global norm or one layer's) on a log scale: gradient
-norms span many orders of magnitude, so "100× its typical level" is the scale-free question.
+Both rules read every logged gradient norm (role grad_norm): the total (global) norm and each layer's or
+parameter's (``grad_norm/<param>``, Lightning's ``grad_2.0_norm/<param>``), on a log scale: gradient norms span
+many orders of magnitude, so "100× its typical level" is the scale-free question. One layer can explode while
+the total is dominated by others, and a vanishing gradient shows in the first layers first; a layer's event that
+the total shows as well is reported once, on the total.
 """
 
 from __future__ import annotations
@@ -11,9 +14,9 @@ import math
 import numpy as np
 
 from curvedoc.features import Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
-from curvedoc.roles import Role
+from curvedoc.roles import Role, is_total_norm
 from curvedoc.rules import ERROR, INFO, WARNING, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import loss_curve
+from curvedoc.rules.stability import event_window, loss_curve, once_per_event
 
 
 
@@ -75,14 +78,24 @@ def _nonfinite_norms(grad: Curve) -> list[str]:
     },
 )
 def exploding_gradient(run: RunCurves, limits: Limits):
-    """The gradient norm jumps by orders of magnitude above the running median of the steps before it (and far
-    beyond the swings its own minibatch noise makes), or its running level grows by orders of magnitude over its
-    start while the loss diverges with it. Reports the step, the factor, and what the loss did there.
-    Inf/NaN norms on isolated steps (a mixed-precision GradScaler skipping a step) are left out and counted;
-    a norm that turns non-finite for good is CD101's NaN story unless its finite part already exploded."""
-    grad = run.curve(Role.GRAD_NORM)
-    if grad is None:
-        return None
+    """A gradient norm (the total, or one layer's) jumps by orders of magnitude above the running median of the
+    steps before it (and far beyond the swings its own minibatch noise makes), or its running level grows by
+    orders of magnitude over its start while the loss diverges with it. Reports the step, the factor, and what
+    the loss did there. Inf/NaN norms on isolated steps (a mixed-precision GradScaler skipping a step) are left
+    out and counted; a norm that turns non-finite for good is CD101's NaN story unless its finite part already
+    exploded."""
+    found = [(grad, item) for grad in norm_curves(run) if (item := _explosion(run, grad, limits)) is not None]
+    return once_per_event(found, event_window(run))
+
+
+def norm_curves(run: RunCurves) -> list[Curve]:
+    """Every gradient norm, total ones first (the main one before the rest), then the layers in logging order."""
+    primary = run.curve(Role.GRAD_NORM)
+    curves = run.curves(Role.GRAD_NORM)
+    return sorted(curves, key=lambda grad: (grad is not primary, not is_total_norm(grad.tag)))
+
+
+def _explosion(run: RunCurves, grad: Curve, limits: Limits) -> Found | None:
     positive = grad.finite_values > 0
     if positive.sum() < limits["min_points"]:
         return None
@@ -157,27 +170,57 @@ def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | Non
         "tiny_vs_loss": Threshold(1e-4, "a gradient norm below this share of the loss value is near zero (a "
                                         "learning network's norm is of the order of its loss)"),
         "collapse_factor": Threshold(1e-3, "a gradient norm that fell below this share of its own level at the "
-                                           "start has vanished"),
+                                           "start has vanished; so has a layer's below this share of the largest "
+                                           "layer's"),
         "max_progress": Threshold(0.5, "the loss still counts as high while it has lost less than this share of "
                                        "its start value (or sits above this share of the chance level)"),
         "min_share": Threshold(0.25, "share of the logged norms that must be near zero while the loss is high"),
     },
 )
 def vanishing_gradient(run: RunCurves, limits: Limits):
-    """The gradient norm sits near zero — below 1e-4 of the loss value, or 1000× below its own level at the start
-    — for a good share of the run while the loss is still high (less than halfway from its start to zero, or
-    near chance). A converged run also has small gradients, but a low loss, and does not fire."""
-    grad, loss = run.curve(Role.GRAD_NORM), loss_curve(run)
-    if grad is None or loss is None or len(grad.finite_values) < limits["min_points"] or len(loss.finite_values) < 2:
+    """A gradient norm sits near zero — below 1e-4 of the loss value, or 1000× below its own level at the start,
+    or (one layer's) 1000× below the largest layer's — for a good share of the run while the loss is still high
+    (less than halfway from its start to zero, or near chance). A converged run also has small gradients, but a
+    low loss, and does not fire. Every norm is judged, the total and each layer's: a vanishing gradient shows in
+    the first layers first, and the finding lists the layers that vanished in the order they were logged."""
+    loss = loss_curve(run)
+    grads = [grad for grad in norm_curves(run) if len(grad.finite_values) >= limits["min_points"]]
+    if loss is None or not grads or len(loss.finite_values) < 2:
         return None
-    if not grad.finite_values.any():
+    main = grads[0]
+    if not main.finite_values.any():
         # Not a gradient that shrank but one that never arrives: flat_from_start is the symptom; this is its clue.
-        return Found(f"{grad.tag} is exactly 0 at every logged step", [grad.tag],
-                     [f"{len(grad.finite_values)} logged norms, all 0; "
+        return Found(f"{main.tag} is exactly 0 at every logged step", [main.tag],
+                     [f"{len(main.finite_values)} logged norms, all 0; "
                       f"{loss.tag} {fmt(loss.start)} → {fmt(loss.end)}",
                       "no gradient reaches these parameters: detached graph, zero_grad() between backward() and "
                       "step(), or frozen parameters"],
-                     step_range=(int(grad.finite_steps[0]), int(grad.finite_steps[-1])), severity=INFO)
+                     step_range=(int(main.finite_steps[0]), int(main.finite_steps[-1])), severity=INFO)
+    layers = [grad for grad in grads if not is_total_norm(grad.tag)]
+    largest = max((float(np.median(grad.finite_values)) for grad in layers), default=0.0)
+    vanished = [found for grad in grads
+                if (found := _vanished(run, grad, loss, limits, largest if grad in layers else 0.0)) is not None]
+    if not vanished:
+        return None
+    total = next((found for found in vanished if is_total_norm(found.tags[0])), None)
+    lost_layers = [found.tags[0] for found in vanished if found is not total]
+    if total is not None:
+        if lost_layers:
+            total.evidence.append(f"layers near zero too: {_listed(lost_layers)}")
+        return total
+    first = vanished[0]
+    return Found(f"{len(lost_layers)} of {len(layers)} layer gradient norms near zero while the loss is still high "
+                 f"(first: {lost_layers[0]})", [*lost_layers, loss.tag],
+                 [f"layers near zero, in logging order: {_listed(lost_layers)}", *first.evidence],
+                 step=first.step, step_range=first.step_range)
+
+
+def _listed(tags: list[str], shown: int = 5) -> str:
+    return ", ".join(tags[:shown]) + (f" and {len(tags) - shown} more" if len(tags) > shown else "")
+
+
+def _vanished(run: RunCurves, grad: Curve, loss: Curve, limits: Limits, largest_layer: float) -> Found | None:
+    """Where ``grad`` sat near zero while the loss was high, when that was a good share of its points."""
     # Exact zeros among non-zero norms are steps without an update (gradient accumulation), not a vanished gradient.
     logged = grad.finite_values != 0
     values, steps = grad.finite_values[logged], grad.finite_steps[logged]
@@ -191,6 +234,8 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
         still_high |= loss_level >= limits["max_progress"] * run.chance_loss
     # Scaled by the loss at the start, not its current value: a diverging loss of 1e13 does not make 1e3 "tiny".
     near_zero = (norms <= limits["tiny_vs_loss"] * abs(loss.start)) | (norms <= limits["collapse_factor"] * start_norm)
+    if largest_layer > 0:
+        near_zero |= norms <= limits["collapse_factor"] * largest_layer
     vanished = near_zero & still_high
     share = vanished.mean()
     if share < limits["min_share"]:
@@ -203,7 +248,8 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
         f"{fmt(typical / abs(loss.start)) if loss.start else 'n/a'} × the starting loss",
         f"{loss.tag} there ≈ {fmt(typical_loss)}; it started at {fmt(loss.start)}"
         + (f"; chance −log(1/{run.n_classes}) = {run.chance_loss:.3f}" if run.chance_loss is not None else ""),
-        f"{grad.tag} at the start: median {fmt(start_norm)}",
+        f"{grad.tag} at the start: median {fmt(start_norm)}"
+        + (f"; the largest layer's median norm: {fmt(largest_layer)}" if largest_layer > 0 else ""),
     ]
     return Found(f"{grad.tag} near zero while the loss is still high", [grad.tag, loss.tag], evidence,
                  step=first, step_range=(first, last))
