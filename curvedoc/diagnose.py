@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from curvedoc.errors import CurvedocError
 from curvedoc.features import RunCurves
 from curvedoc.model import Run
-from curvedoc.roles import Role
+from curvedoc.roles import Role, is_perplexity
 from curvedoc.rules import INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -74,9 +74,15 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
 
 
 def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
-    """The finding, saying so when it rests on a class count read off the curves; one severity level lower when
-    that count is uncertain (one piece of evidence, see curvedoc.classcount)."""
+    """The finding, saying so when it rests on a class count read off the curves (one severity level lower when
+    that count is uncertain: one piece of evidence, see curvedoc.classcount) or shows a perplexity as the loss it
+    is the exponential of."""
     finding = rule.finding(found)
+    logged_as_perplexity = [tag for tag in finding.tags
+                            if is_perplexity(tag) and curves.run.roles.get(tag) in LOSS_ROLES]
+    if logged_as_perplexity:
+        finding.evidence.append(f"{', '.join(logged_as_perplexity)}: values above are ln(perplexity), the loss "
+                                "the perplexity is the exponential of")
     count = curves.class_count
     if count is not None and count.inferred and (rule.needs_n_classes or found.assumes_class_count):
         finding.evidence.append(count.assumption())

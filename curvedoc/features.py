@@ -14,9 +14,10 @@ from functools import cached_property
 import numpy as np
 
 from curvedoc.model import Run
-from curvedoc.roles import Role, names_a_term, names_a_total, tokens
+from curvedoc.roles import Role, is_perplexity, names_a_term, names_a_total, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
+LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 START_POINTS = 3  # a curve's start level is the median of at most this many first points
 MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
 
@@ -180,13 +181,21 @@ class RunCurves:
         return [curve for tag in self.run.tags_with(role) if (curve := self.curve_of(tag)) is not None]
 
     def curve_of(self, tag: str | None) -> Curve | None:
+        """The curve of ``tag``; a perplexity of a loss role is read as the loss it is the exponential of,
+        ln(ppl), so it is judged like the loss (and against ln(vocabulary size)) on its own scale."""
         if tag is None:
             return None
         if tag not in self._cache:
             rows = self._rows_of_tag().get(tag)
-            self._cache[tag] = (
-                Curve(tag, self.run.roles[tag], self._steps[rows], self._values[rows]) if rows is not None else None
-            )
+            curve = None
+            if rows is not None:
+                values = self._values[rows]
+                role = self.run.roles[tag]
+                if role in LOSS_ROLES and is_perplexity(tag):
+                    with np.errstate(divide="ignore", invalid="ignore"):  # a perplexity ≤ 0 is no value: NaN
+                        values = np.where(values > 0, np.log(np.where(values > 0, values, 1.0)), np.nan)
+                curve = Curve(tag, role, self._steps[rows], values)
+            self._cache[tag] = curve
         return self._cache[tag]
 
     def _rows_of_tag(self) -> dict[str, np.ndarray]:

@@ -1,0 +1,114 @@
+"""The class count a run's curves give away when its files do not record it, how sure that is, and what a finding
+built on it says; perplexities read as the loss they are the exponential of."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.classcount import class_count, infer_class_count
+from curvedoc.diagnose import diagnose_run
+from curvedoc.features import RunCurves, chance_loss_of
+from curvedoc.roles import Role
+from rule_cases import CORPUS, synthetic
+
+LABELS = json.loads((CORPUS / "labels.json").read_text())
+
+
+def inferred(curves: dict, steps=None):
+    return infer_class_count(RunCurves(synthetic(curves, steps=steps)))
+
+
+def falling(start: float, n: int = 300, end: float = 0.2) -> np.ndarray:
+    return end + (start - end) * np.exp(-np.arange(n) / 40)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 10, 100])
+def test_a_first_loss_at_ln_k_is_evidence_of_k(k):
+    count = inferred({"train/loss": falling(math.log(k) + 0.03)})
+    assert count.n == k and count.inferred and not count.certain
+    assert f"≈ ln {k}" in count.source
+
+
+@pytest.mark.parametrize("first", [1.25, 1.9, 2.6, 3.5])
+def test_a_first_loss_between_the_tellable_counts_says_nothing(first):
+    """ln k and ln(k+1) lie within a first loss's own spread from k = 6 on: 1.9 could be 6, 7 or 8 classes."""
+    assert inferred({"train/loss": falling(first)}) is None
+
+
+def test_an_epoch_average_is_not_the_untrained_loss():
+    """A train loss logged once per epoch (as often as validation) starts at the first epoch's mean."""
+    curves = {"train/loss": falling(2.31, n=10), "val/loss": falling(2.0, n=10)}
+    assert inferred(curves) is None
+
+
+def test_an_accuracy_at_one_over_k_and_a_loss_at_ln_k_make_a_certain_count():
+    rng = np.random.default_rng(0)
+    count = inferred({"train/loss": 2.303 + 0.01 * rng.standard_normal(200),
+                      "val/loss": np.full(10, 2.3026), "val/acc": 0.1 + 0.004 * rng.standard_normal(10)},
+                     steps={"val/loss": np.arange(10) * 20 + 19, "val/acc": np.arange(10) * 20 + 19})
+    assert count.n == 10 and count.certain
+
+
+def test_an_accuracy_that_sat_at_chance_before_it_learned_is_evidence():
+    acc = np.r_[np.full(5, 0.1), np.linspace(0.15, 0.38, 45)]
+    count = inferred({"val/acc": acc})
+    assert count.n == 10 and "at the first 5 of 50 evaluations" in count.source
+    assert inferred({"val/acc": np.r_[0.2044, 0.22, 0.2267, np.linspace(0.25, 0.3, 9)]}) is None
+
+
+def test_curves_that_disagree_give_no_count():
+    assert inferred({"train/loss": falling(0.69), "val/acc": np.full(10, 0.1)}) is None
+
+
+def test_a_count_read_off_a_start_does_not_judge_that_start():
+    run = RunCurves(synthetic({"train/loss": np.r_[0.72, falling(0.5)]}))
+    assert run.n_classes == 2 and chance_loss_of(run, run.curve(Role.TRAIN_LOSS)) is None
+
+
+def test_a_recorded_count_the_curves_contradict_with_certainty_gives_way():
+    """A CIFAR-10 run whose config records a 200-way head: loss at ln 10 and accuracy at 10% all run long."""
+    rng = np.random.default_rng(1)
+    run = synthetic({"train/loss": 2.3026 + 0.002 * rng.standard_normal(50), "val/loss": np.full(50, 2.3026),
+                     "val/acc": np.full(50, 10.0)}, n_classes=200)
+    count = class_count(RunCurves(run))
+    assert count.n == 10 and count.certain and "records 200" in count.source
+
+
+def test_a_finding_on_an_uncertain_count_says_so_and_drops_a_level():
+    rng = np.random.default_rng(2)
+    train = np.r_[0.6931, 0.45 * np.exp(-np.arange(299) / 30) + 0.24 + 0.01 * rng.standard_normal(299)]
+    run = synthetic({"train/loss": train, "val/loss": np.full(10, 0.6930)},
+                    steps={"val/loss": np.arange(10) * 30 + 29})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD302"]
+    assert finding.severity == "warning"  # flat-at-chance is an error on a recorded count
+    assert "assumed 2 classes because the first train/loss 0.6931 ≈ ln 2" in finding.evidence[-1]
+    assert "uncertain" in finding.evidence[-1]
+
+
+def test_inferred_counts_on_the_corpus_are_right_whenever_given():
+    """Measured where the truth is known: every classification run of the corpus, its recorded count hidden."""
+    right = wrong = 0
+    for key, label in LABELS.items():
+        if label["task"] != "classification":
+            continue
+        (run,) = curvedoc.load(CORPUS / key)
+        run.meta.n_classes = None
+        count = infer_class_count(RunCurves(run))
+        if count is not None:
+            right += count.n == label["n_classes"]
+            wrong += count.n != label["n_classes"]
+    assert wrong == 0 and right >= 40
+
+
+def test_a_perplexity_is_judged_as_the_loss_it_is_the_exponential_of():
+    ppl = np.exp(np.r_[np.linspace(5, 3, 20), np.linspace(3, 4.5, 10)])
+    run = synthetic({"train_loss": np.linspace(6, 2.5, 300), "val_ppl": ppl},
+                    steps={"val_ppl": np.arange(30) * 10 + 9})
+    curves = RunCurves(run)
+    assert curves.curve(Role.VAL_LOSS).finite_values[0] == pytest.approx(5.0)
+    (finding,) = [f for f in diagnose_run(run, curves=curves) if f.code == "CD501"]
+    assert "val_ppl best = 3 " in finding.evidence[0]
+    assert "ln(perplexity)" in finding.evidence[-1]
