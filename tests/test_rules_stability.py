@@ -135,3 +135,26 @@ def test_a_million_points_cost_linear_time():
     found = [f for f in diagnose_run(run) if f.code in OURS]
     assert time.perf_counter() - started < 20
     assert [f.step for f in found if f.code == "CD402"] == [700_000]
+
+
+def test_a_reward_that_collapses_after_improving_is_a_spike_of_its_shortfall():
+    rng = np.random.default_rng(5)
+    reward = np.r_[np.linspace(-500, 200, 300), np.full(200, 200.0), np.full(100, -450.0)] + rng.normal(0, 15, 600)
+    run = synthetic({"train/value_loss": 1 + rng.random(600), "rollout/ep_rew_mean": reward})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.tags == ["rollout/ep_rew_mean"] and 495 <= finding.step <= 505 and "collapses" in finding.title
+    assert finding.severity == "error"  # it never came back
+
+
+def test_a_noisy_reward_that_climbs_is_no_collapse():
+    rng = np.random.default_rng(6)
+    reward = np.linspace(-500, 200, 3000) + rng.normal(0, 120, 3000)  # per-episode returns: noisy by nature
+    run = synthetic({"train/value_loss": 1 + rng.random(3000), "episode_reward": reward})
+    assert "CD402" not in {f.code for f in diagnose_run(run)}
+
+
+def test_a_map_that_drops_and_recovers_is_a_warning():
+    m_ap = np.r_[np.linspace(0.05, 0.6, 40), [0.12, 0.15], np.linspace(0.58, 0.65, 18)]
+    run = synthetic({"train/box_loss": np.linspace(1.0, 0.3, 60), "metrics/mAP50(B)": m_ap})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.severity == "warning" and finding.tags == ["metrics/mAP50(B)"] and finding.step == 40

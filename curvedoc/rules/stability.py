@@ -299,15 +299,58 @@ def spike(run: RunCurves, limits: Limits):
     of the points before it: by many noise σ, well beyond the rare excursions the curve's own minibatch noise
     makes elsewhere, undoing a good part of the progress made: one logged point must jump 10× the level before it
     (2× on a short epoch-level curve, whose points are averages), a jump lasting two or more points 1.5×, and
-    either must stand out from the noise just before it. A loss that
-    fell, then climbed to end several times above its first value without turning NaN is a spike that never
-    recovered, from the step it last stood at its start — on a train loss however it climbs, on a validation or
-    test loss only when it broke away in a few evaluations (a steady climb there is overfitting's shape); for the
-    main loss only when no gradient norm is logged (then CD701 reports the climb with the norm's growth). Reports the step, the size (×), whether and when the loss came back to its
-    pre-spike level, and further spikes."""
+    either must stand out from the noise just before it. A loss that fell, then climbed to end several times
+    above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
+    start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
+    evaluations (a steady climb there is overfitting's shape); for the main loss only when no gradient norm is
+    logged (then CD701 reports the climb with the norm's growth). Reports the step, the size (×), whether and
+    when the loss came back to its pre-spike level, and further spikes. A higher-is-better score (a reward, mAP)
+    is read the other way up: a sudden collapse after it had improved, measured on its shortfall (1 − score for
+    a score out of 1 or 100, the reward itself negated otherwise)."""
     found = [(curve, item) for curve in judged_curves(run, limits["min_points"])
              if (item := _spike_of(run, curve, limits)) is not None]
+    found += [(score, item) for score in run.curves(Role.SCORE)
+              if len(score.finite_values) >= limits["min_points"] and (item := _collapse_of(score, limits))]
     return once_per_event(found, event_window(run))
+
+
+def shortfall(score: Curve) -> Curve:
+    """A higher-is-better curve as a lower-is-better one: what a score out of 1 (or 100) misses of perfect, or the
+    negated value of an unbounded one (a reward)."""
+    values = score.values
+    finite = score.finite_values
+    if finite.min() >= 0 and finite.max() <= 1:
+        measured = 1 - values
+    elif finite.min() >= 0 and finite.max() <= 100:
+        measured = (100 - values) / 100
+    else:
+        measured = -values
+    return Curve(score.tag, score.role, score.steps, measured)
+
+
+def _collapse_of(score: Curve, limits: Limits) -> Found | None:
+    """A sudden drop of a score that had improved: a spike of its shortfall that stands out from its noise."""
+    missing = shortfall(score)
+    values = finite_prefix(missing)
+    window = baseline_window(missing)
+    noise = local_noise(values, window)
+    lasting = median_filter(values, size=3, mode="nearest")
+    jump = _highest_jump(lasting, window, noise, limits, limits["lasting_size"])
+    if jump is None:
+        return None
+    scores = finite_prefix(score)
+    step = int(score.steps[jump.index])
+    before = float(np.median(scores[max(0, jump.index - window):jump.index]))
+    recovered = (f"back to its level by step {int(score.steps[jump.recovered])}" if jump.recovered is not None
+                 else f"it ends at {fmt(float(np.median(scores[-max(1, len(scores) // 10):])))}")
+    return Found(
+        f"{score.tag} collapses at step {step}: {fmt(before)} → {fmt(float(scores[jump.index]))}",
+        [score.tag],
+        [f"{score.tag} = {fmt(float(scores[jump.index]))} at step {step}; median of the {window} points before = "
+         f"{fmt(before)}", f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out "
+         f"from the points before it, beyond the score's rare dips elsewhere", recovered],
+        step=step, severity=WARNING if jump.recovered is not None else ERROR,
+    )
 
 
 def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
