@@ -394,3 +394,13 @@ def test_a_file_named_by_its_writer_is_named_by_its_folder_like_a_tensorboard_ru
     assert load_one(LIGHTNING).name == "version_0"
     assert load_one(FIXTURES / "ultralytics" / "results.csv").name == "ultralytics"
     assert load_one(write(tmp_path / "my_run.csv", "step,loss\n0,1\n")).name == "my_run.csv"
+
+
+def test_a_stable_baselines_monitor_log_is_an_episode_reward_curve(tmp_path):
+    """Monitor writes a JSON comment line above its header, then one row per episode: return, length, time."""
+    path = tmp_path / "monitor.csv"
+    path.write_text('#{"t_start": 1699895683.208566, "env_id": "CartPole-v1"}\nr,l,t\n'
+                    + "".join(f"{10.0 + i},{10 + i},{0.5 * i:.3f}\n" for i in range(30)))
+    (run,) = curvedoc.load(path)
+    assert run.format == "sb3-monitor"
+    assert run.roles["episode_reward"].value == "score" and len(run.series("episode_reward")) == 30

@@ -66,6 +66,8 @@ def read(source: Source) -> list[Run]:
     if is_wandb_export(table.columns):
         return read_wandb_exports(source, [table])
     fmt = table_format(table)
+    if fmt == "sb3-monitor":
+        table.frame.columns = [SB3_MONITOR_COLUMNS[column] for column in table.frame.columns]
     builder = RunBuilder(path, fmt, name=file_run_name(path))
     builder.add_file(path)
     for message in table.warnings:
@@ -94,6 +96,9 @@ def load_table(path: Path) -> Table:
     if encoding == "utf-16":  # the line checks below and the C parser work on bytes with one-byte line ends
         data, encoding = data.decode(encoding, errors="replace").encode(), "utf-8"
     found = [decoding_problem] if decoding_problem else []
+    data = data.lstrip(b"\r\n")
+    while data.startswith(b"#"):  # comment lines above the header (Stable-Baselines' Monitor: #{"t_start": …})
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     header = data.split(b"\n", 1)[0].decode(encoding)
     delimiter = sniff_delimiter(header)
     data = drop_cut_last_line(data, delimiter, path, found)
@@ -145,9 +150,15 @@ def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]
     return data[:body_start]
 
 
+# Stable-Baselines' Monitor writes one row per episode: its return, its length and the time since the start.
+SB3_MONITOR_COLUMNS = {"r": "episode_reward", "l": "episode_length", "t": "time"}
+
+
 def table_format(table: Table) -> str:
     columns = table.columns
     lowered = {column.lower() for column in columns}
+    if set(columns) == set(SB3_MONITOR_COLUMNS):
+        return "sb3-monitor"
     if lowered == TENSORBOARD_DOWNLOAD:
         return "tensorboard-csv"
     if {"step", "value"} <= lowered and lowered & set(LONG_FORMAT_TAG_COLUMNS):
