@@ -143,7 +143,8 @@ class Scores:
             if not o.n_true:
                 continue
             counts["known"] += 1
-            counts[f"used {o.n_how}: {'none' if o.n_used is None else 'right' if o.n_used == o.n_true else 'wrong'}"] += 1
+            verdict = "none" if o.n_used is None else "right" if o.n_used == o.n_true else "wrong"
+            counts[f"used {o.n_how}: {verdict}"] += 1
             if o.n_inferred_alone is None:
                 counts["curves alone: none"] += 1
             else:

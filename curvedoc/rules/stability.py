@@ -44,8 +44,9 @@ def loss_curve(run: RunCurves) -> Curve | None:
 
 
 def judged_curves(run: RunCurves, min_points: float) -> list[Curve]:
-    """Every loss curve with at least ``min_points`` finite points before its first NaN/Inf, main curves first.
-    None of an agent's run: a policy's and a value function's losses jump whenever the returns do."""
+    """Every non-negative loss curve with at least ``min_points`` finite points before its first NaN/Inf, main
+    curves first. None of an agent's run: a policy's and a value function's losses jump whenever the returns
+    do."""
     if run.reinforcement_learning:
         return []
     found = []
@@ -53,7 +54,9 @@ def judged_curves(run: RunCurves, min_points: float) -> list[Curve]:
         primary = run.curve(role)
         curves = run.curves(role)
         curves.sort(key=lambda curve: curve is not primary)
-        found += [curve for curve in curves if len(finite_prefix(curve)) >= min_points]
+        # a loss that goes below zero (signed by design, or CD102's finding) has no level to measure jumps and
+        # swings against as a ratio
+        found += [curve for curve in curves if len(values := finite_prefix(curve)) >= min_points and values.min() >= 0]
     return found
 
 
@@ -147,11 +150,12 @@ def event_window(run: RunCurves) -> float:
         "min_short_points": Threshold(6, "fewest points of a short (epoch-level) curve before its swings are "
                                          "judged: over its last half, or all of it when the half is shorter"),
         "late_share": Threshold(1 / 3, "share of the run, at its end, that must still be swinging"),
-        "swing_vs_level": Threshold(SWING_VS_LEVEL, "swing σ of the late part (10th–90th percentile range around its trend) "
-                                         "as a share of its mean level, from which the loss counts as swinging"),
-        "swing_vs_progress": Threshold(SWING_VS_PROGRESS, "swing σ of the late part as a share of the drop from the first "
-                                            "values to the late mean level, from which the swings rival what "
-                                            "was learned"),
+        "swing_vs_level": Threshold(SWING_VS_LEVEL, "swing σ of the late part (10th–90th percentile range around "
+                                                    "its trend) as a share of its mean level, from which the loss "
+                                                    "counts as swinging"),
+        "swing_vs_progress": Threshold(SWING_VS_PROGRESS, "swing σ of the late part as a share of the drop from the "
+                                                          "first values to the late mean level, from which the swings "
+                                                          "rival what was learned"),
         "swing_vs_scale": Threshold(0.2, "swing σ of the late part as a share of the loss's natural scale (its "
                                          "first values, or chance −log(1/n) when larger), from which the swings "
                                          "are wild rather than small wobbles of a low loss"),
@@ -393,8 +397,8 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     elif peak == len(values) - 1:
         evidence.append("the log ends at the spike: whether it recovered is unknown")
     else:
-        evidence.append(f"did not recover: the loss ends at {fmt(float(np.median(values[-max(1, len(values) // 10):])))} "
-                        f"(pre-spike level {fmt(jump.baseline)})")
+        ending = float(np.median(values[-max(1, len(values) // 10):]))
+        evidence.append(f"did not recover: the loss ends at {fmt(ending)} (pre-spike level {fmt(jump.baseline)})")
     if len(jump.others):
         listed = ", ".join(str(int(curve.steps[i])) for i in jump.others[:5])
         evidence.append(f"{len(jump.others)} more spike(s) at step(s) {listed}{' …' if len(jump.others) > 5 else ''}")

@@ -13,7 +13,7 @@ import math
 
 from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share, fmt
 from curvedoc.roles import Role
-from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import INFO, WARNING, Found, Limits, Threshold, rule
 
 
 # A start that a uniform guess over up to this many times n classes explains may be a wrong class count; beyond
@@ -49,7 +49,9 @@ def chance_text(run: RunCurves, chance: float) -> str:
 )
 def start_high(run: RunCurves, limits: Limits):
     """The first logged loss of a cross-entropy is far above −log(1/n_classes): the model starts out confidently
-    wrong. Reports the ratio to chance and the class count a uniform guess would need to start that high."""
+    wrong. Reports the ratio to chance and the class count a uniform guess would need to start that high. A loss
+    that never comes near chance afterwards (and never turns NaN) may not be a mean cross-entropy at all (summed
+    over the batch, carrying a regulariser): then it is a note, not a warning."""
     curve = first_logged(run, Role.TRAIN_LOSS, Role.VAL_LOSS)  # whose first value is the step-0 loss
     if curve is None or len(curve.finite_values) < MIN_POINTS or (chance := chance_loss_of(run, curve)) is None:
         return None
@@ -67,8 +69,15 @@ def start_high(run: RunCurves, limits: Limits):
     if first < math.log(PLAUSIBLE_CLASS_FACTOR * run.n_classes):
         evidence.append(f"a uniform guess starts this high with about {math.exp(first):,.0f} classes "
                         "(does the output layer have that many units?)")
+    lowest = float(curve.smooth.min())
+    never_near = curve.first_nonfinite is None and lowest >= limits["ratio"] * chance
+    if never_near:
+        # A mean cross-entropy that starts high comes down past chance once the model learns anything; one that
+        # never gets near it is more likely summed over a batch or carrying a regulariser than started badly.
+        evidence.append(f"it never comes near chance (lowest running median {fmt(lowest)}): if the loss is "
+                        "summed over the batch or carries a regulariser, −log(1/n) is not its yardstick")
     return Found(f"{curve.tag} starts at {fmt(first)}, {first / chance:.1f}× the chance level {fmt(chance)}",
-                 [curve.tag], evidence, step=curve.step_at(0))
+                 [curve.tag], evidence, step=curve.step_at(0), severity=INFO if never_near else None)
 
 
 @rule(

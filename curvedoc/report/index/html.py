@@ -22,7 +22,8 @@ td.number { text-align: right; white-space: nowrap; }
 td:last-child { white-space: nowrap; }
 table.symptoms { width: auto; }
 """
-VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", INSUFFICIENT: "not enough to judge", HEALTHY: "healthy"}
+VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", INSUFFICIENT: "not enough to judge",
+                  HEALTHY: "healthy"}
 
 
 def render(index: Index) -> str:
