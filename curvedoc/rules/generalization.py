@@ -14,6 +14,7 @@ import numpy as np
 from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules.stability import share_of_terms
 
 NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
 
@@ -215,9 +216,13 @@ def val_below_train(run: RunCurves, limits: Limits):
     """The validation loss sits below the smoothed train loss at the same steps for most of the run, and the
     typical (median) gap is beyond the noise and a meaningful share of the train loss. Train values logged as
     interval averages are moved back half an interval first, so the ordinary lag of an epoch average is not
-    reported; a model whose train loss does not fall is left alone (its two losses differ only by sampling)."""
+    reported; a model whose train loss does not fall is left alone (its two losses differ only by sampling), and
+    so is one term of a multi-term loss (a detector's box loss: how terms trade off under training-time
+    augmentation says nothing of the whole)."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(train.finite_values) < 2:
+        return None
+    if share_of_terms(run, train) or share_of_terms(run, val):
         return None
     change, noise_of_change = train.level_change()
     if -change < max(limits["train_fall_share"] * abs(train.start_level), limits["gap_noise"] * noise_of_change):

@@ -394,17 +394,18 @@ def plateau_high(run: RunCurves, limits: Limits):
 )
 def underfitting(run: RunCurves, limits: Limits):
     """Train and validation loss both end high (a large share of −log(1/n_classes)) although the loss did move:
-    not flat from the start, not at chance, not rising again (diverging, overfitting), not a model whose
+    not flat from the start, not at chance, not a train loss rising again (diverging), not a model whose
     held-out accuracy never changes (the class prior: accuracy-majority), and not the fast drop onto a plateau
-    that plateau-high reports. Without validation, the train loss alone decides."""
+    that plateau-high reports. A validation loss that rises again while both stay high is overfitting and
+    underfitting at once, and both are reported. Without validation, the train loss alone decides."""
     curves = judged_losses(run, limits["min_points"])
     if not curves or curves[0].role != Role.TRAIN_LOSS:
         return None
     train = curves[0]
     if any(chance_loss_of(run, curve) is None for curve in curves):
         return None  # without a chance level, "high" has no yardstick (MSE, hard tasks)
-    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) or rising(c, limits) for c in curves)
-            or predictions_never_change(run) or plateau(run, limits)):
+    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) for c in curves)
+            or rising(curves[0], limits) or predictions_never_change(run) or plateau(run, limits)):
         return None
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
     if None in highs:

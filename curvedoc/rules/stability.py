@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from curvedoc.features import Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
-from curvedoc.roles import Role
+from curvedoc.roles import Role, names_a_term
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
@@ -195,7 +195,7 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     level = float(np.mean(late))
     swing = spread(late)
     progress = start - level
-    if not math.isfinite(swing) or level > limits["diverged_factor"] * abs(start):
+    if not math.isfinite(swing) or swing <= 0 or level > limits["diverged_factor"] * abs(start):
         return None  # values near the float limit, or a loss that diverged: not a swing
     scale = max(abs(start), run.chance_loss or 0.0)
     if (swing < limits["swing_vs_level"] * abs(level) or swing < limits["swing_vs_progress"] * max(progress, 0.0)
@@ -215,6 +215,17 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
                         + " → ".join(fmt(value) for value in late[:8]) + (" …" if len(late) > 8 else ""))
     return Found(f"{curve.tag} keeps swinging through the last {part}", [curve.tag],
                  evidence + _lr_note(run, first_step), step_range=(first_step, last_step))
+
+
+def share_of_terms(run: RunCurves, curve: Curve) -> float:
+    """For one term of a multi-term loss, the level of the loss it is part of (the sum of the terms' medians), so
+    that its jumps are weighed against what they add to it; 0 for any other curve."""
+    if not names_a_term(curve.tag):
+        return 0.0
+    terms = [other for other in run.curves(curve.role) if names_a_term(other.tag) and len(other.finite_values)]
+    if len(terms) < 2:
+        return 0.0
+    return float(sum(np.median(term.finite_values) for term in terms))
 
 
 def _jumped_for_good(curve: Curve) -> bool:
@@ -372,8 +383,8 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     single = limits["single_average_size" if len(values) < SHORT_CURVE else "single_point_size"]
     jump = (_highest_jump(values, window, noise, limits, single)
             or _highest_jump(lasting, window, noise, limits, limits["lasting_size"]))
-    if jump is None:
-        return None
+    if jump is None or jump.rise < (limits["lasting_size"] - 1) * share_of_terms(run, curve):
+        return None  # a term too small to move the loss it is part of (a YOLO cls_loss of 0.004 beside 0.1)
     if jump.recovered is None and curve.first_nonfinite is not None:
         return None  # the run is climbing into NaN: CD101 reports it
     event_end = jump.recovered if jump.recovered is not None else len(values)
