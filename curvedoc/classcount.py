@@ -36,9 +36,10 @@ TELLABLE_COUNTS = (2, 3, 4, 5, 10, 100, 1000)
 # A step-0 loss lies within this many nats of ln k: a healthy init adds a few hundredths (σ²/2 for logits of
 # spread σ ≲ 0.3), the first minibatch and a class prior the init happens to favour as much either way.
 START_BAND = 0.1
-# Held-out accuracy is confined to 1/k when every evaluation lies within this share of 1/k of it (a 1,000-example
-# binary evaluation wanders ±0.016 around 0.5; a 100-example one ±0.05).
-ACCURACY_BAND = 0.2
+# Held-out accuracy is confined to 1/k when every evaluation lies within this share of 1/k of it: a constant
+# prediction scores exactly its class's share of a stratified split, and a 1,000-example binary evaluation of a
+# guessing model wanders ±0.016 around 0.5; a class share of 42% or 37% is a prior, not 1/2 or 1/3.
+ACCURACY_BAND = 0.1
 MIN_EVALUATIONS = 3
 # Before a model that learns leaves 1/k, it must have sat there this long: three points of a slow learner's
 # climb can pass near 1/k by coincidence.
@@ -98,7 +99,7 @@ def class_count(run: RunCurves) -> ClassCount | None:
 def infer_class_count(run: RunCurves) -> ClassCount | None:
     """The class count the curves give away (see the module docstring), or None when they say nothing or
     disagree."""
-    evidence = [*_loss_starts(run), *_accuracy_levels(run), *_loss_levels(run)]
+    evidence = evidence_of(run)
     by_count: dict[int, list[Evidence]] = defaultdict(list)
     for item in evidence:
         by_count[item.n].append(item)
@@ -114,6 +115,11 @@ def infer_class_count(run: RunCurves) -> ClassCount | None:
     certain = "accuracy" in kinds and len(kinds) >= 2
     return ClassCount(n, told, inferred=True, certain=certain,
                       evidence=frozenset((item.tag, item.kind) for item in items))
+
+
+def evidence_of(run: RunCurves) -> list[Evidence]:
+    """Every piece of evidence the curves hold of a class count (they may disagree)."""
+    return [*_loss_starts(run), *_accuracy_levels(run), *_loss_levels(run)]
 
 
 def tellable_count(level: float, band: float) -> int | None:

@@ -91,6 +91,7 @@ class Outcome:
     n_used: int | None = None  # the count the diagnosis used
     n_how: str = "none"  # "recorded", "inferred (certain)", "inferred (uncertain)" or "none"
     n_inferred_alone: tuple[int, bool] | None = None  # (count, certain) read off the curves with the record hidden
+    n_evidence: list[tuple[str, int]] = field(default_factory=list)  # (kind, count) of each piece of that evidence
 
 
 @dataclass
@@ -151,6 +152,8 @@ class Scores:
                 n, certain = o.n_inferred_alone
                 counts[f"curves alone ({'certain' if certain else 'uncertain'}): "
                        f"{'right' if n == o.n_true else 'wrong'}"] += 1
+            for kind, n in o.n_evidence:
+                counts[f"evidence '{kind}': {'right' if n == o.n_true else 'wrong'}"] += 1
         return dict(sorted(counts.items()))
 
 
@@ -182,7 +185,7 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
                 outcome.n_used = count.n
                 outcome.n_how = ("recorded" if not count.inferred
                                  else f"inferred ({'certain' if count.certain else 'uncertain'})")
-            outcome.n_inferred_alone = _inferred_alone(run)
+            outcome.n_inferred_alone, outcome.n_evidence = _inferred_alone(run)
     return scores
 
 
@@ -194,11 +197,20 @@ def _runs_of(path: Path) -> list:
     return own or list(runs)
 
 
-def _inferred_alone(run) -> tuple[int, bool] | None:
-    from curvedoc.classcount import infer_class_count
+def _inferred_alone(run) -> tuple[tuple[int, bool] | None, list[tuple[str, int]]]:
+    """What the curves alone tell of the class count, the recorded count hidden: the count (and whether it is
+    certain), and each piece of evidence (kind and count) on its own."""
+    from curvedoc.classcount import evidence_of, infer_class_count
 
-    count = infer_class_count(RunCurves(run))
-    return None if count is None else (count.n, count.certain)
+    recorded = run.meta.n_classes
+    run.meta.n_classes = None
+    try:
+        curves = RunCurves(run)
+        count = infer_class_count(curves)
+        pieces = [(item.kind, item.n) for item in evidence_of(curves)]
+    finally:
+        run.meta.n_classes = recorded
+    return (None if count is None else (count.n, count.certain)), pieces
 
 
 def render(scores: Scores, verbose: bool) -> str:
