@@ -1,0 +1,72 @@
+"""python -m curvedoc.evaluate: precision and recall per symptom and part, false alarms on healthy runs, verdicts of
+runs too thin to judge, and how often the class count was right; the public logs only where they are on disk."""
+
+import json
+
+import pytest
+
+from curvedoc.evaluate import HELD_OUT, PUBLIC, TUNING, LabelledSet, Scores, chosen_sets, evaluate, main, read_labels
+from rule_cases import CORPUS, FIXTURES
+
+REPOSITORY = FIXTURES.parent
+PUBLIC_DATA = REPOSITORY.parent / "shared"
+PUBLIC_LABELS = FIXTURES / "public" / "labels.json"
+needs_public_logs = pytest.mark.skipif(not (PUBLIC_DATA / "wild").is_dir(),
+                                       reason="the public logs (../shared/wild beside the checkout) are not here")
+
+
+@pytest.fixture(scope="module")
+def corpus_scores() -> Scores:
+    return evaluate(LabelledSet("corpus", TUNING, CORPUS / "labels.json", CORPUS))
+
+
+def test_the_corpus_is_the_tuning_part_and_meets_its_bar(corpus_scores):
+    assert corpus_scores.parts() == [TUNING]
+    precision, recall = corpus_scores.macro()
+    assert precision >= 0.95 and recall >= 0.9
+    alarms, healthy = corpus_scores.false_alarm_rate()
+    assert healthy == 50 and alarms <= 1
+
+
+def test_class_counts_read_off_the_curves_are_never_wrong_on_the_corpus(corpus_scores):
+    counts = corpus_scores.class_counts()
+    assert not any(name.endswith("wrong") for name in counts), counts
+    assert counts["evidence 'start': right"] >= 40
+
+
+def test_the_json_report_has_every_part(corpus_scores, capsys):
+    assert main([str(CORPUS), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert set(document) == {TUNING}
+    assert document[TUNING]["healthy_runs"] == 50 and "class_counts" in document[TUNING]
+
+
+def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps({"runs": {}}))
+    assert main([str(labels)]) == 2
+    assert "needs --data" in capsys.readouterr().err
+    assert main([str(tmp_path / "nothing")]) == 2
+
+
+def test_labels_files_name_their_parts_by_first_folder():
+    labels, parts = read_labels(PUBLIC_LABELS)
+    assert parts == {"wild": "public", "wild-extra": "public-held-out"}
+    assert labels and all(not key.startswith("_") for key in labels)
+    assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
+
+
+def test_the_default_sets_are_the_parts_the_checkout_has():
+    sets = chosen_sets(None, None)
+    assert [item.part for item in sets][:1] == [TUNING]
+    assert {item.part for item in sets} <= {TUNING, HELD_OUT, PUBLIC}
+
+
+@needs_public_logs
+def test_public_logs_read_during_development_raise_no_false_alarm():
+    scores = evaluate(LabelledSet("public", PUBLIC, PUBLIC_LABELS, PUBLIC_DATA)).of_part("public")
+    alarms, healthy = scores.false_alarm_rate()
+    assert healthy >= 30 and alarms <= 0.05 * healthy
+    precision, _ = scores.macro()
+    assert precision >= 0.9
+    assert not [o.path for o in scores.outcomes if o.problem]
