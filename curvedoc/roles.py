@@ -57,6 +57,9 @@ _TOPK = re.compile(r"^(top|acc)_?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
 _LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group
 _PERPLEXITY_WORDS = {"ppl", "perplexity"}
+# Terms of a loss logged without the word "loss" (a VAE's train_kl and val_recon): losses all the same (an ELBO is
+# not: it is logged either way up)
+_LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}
 # One word of a tag naming a higher-is-better metric; digits and @k after a stem are its variants (mAP50, AP75,
 # recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl).
 _SCORE_WORD = re.compile(
@@ -114,7 +117,8 @@ def infer_role(tag: str, split: str | None = None) -> Role:
         return Role.LR
     if any(w in _NOT_A_METRIC for w in words) and not (_OVERLAP_METRICS & set(words)):
         return Role.OTHER
-    if any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in words):
+    if any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in words) or (
+            _LOSS_TERM_WORDS & set(words) and not _ACC_WORDS & set(words)):
         kind = "loss"
     elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in words):
         if any(_TOPK.match(w) for w in words):
@@ -166,7 +170,8 @@ _LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity"}
 _PARTIAL_SCORE = re.compile(r"^(precision|recall)(\d+|@\d+)?$")
 # A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)
 _TOTAL_WORDS = {"total", "overall", "sum", "combined", "full"}
-_NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg"}
+# Words that say when or how a loss was logged, not which loss it is (nanoGPT's Loss/iter beside Loss/train)
+_NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg", "iter", "iteration", "it"}
 
 
 def names_a_total(tag: str) -> bool:

@@ -1,8 +1,8 @@
 """The held-out corpus (fixtures/generate/holdout.py): other people's training code, labelled by its curves.
 
 Thresholds are chosen on fixtures/corpus and reported here, so this corpus must be well-formed, varied enough to
-mean something, and read by curvedoc as the runs it is. Runs curvedoc reads wrongly today are strict xfails that
-say how: when a reader learns the layout, the xfail fails and is removed.
+mean something, and read by curvedoc as the runs it is: every run (captured stdout included) reads as one run
+with its curves' roles, and every class count its files hold reads back.
 """
 
 import json
@@ -17,49 +17,9 @@ from curvedoc.rules import SYMPTOMS
 
 HOLDOUT = Path(__file__).resolve().parent.parent / "fixtures" / "holdout"
 LABELS = json.loads((HOLDOUT / "labels.json").read_text())
-FREE_TEXT = "free-text stdout log: curvedoc has no reader for captured training output yet (issue 9, item 8)"
 CLASSIFICATION = {"classification", "binary"}
 # A failing run's symptoms: the registry's ids less its note that a check lacked the class count.
 FAILURES = set(SYMPTOMS) - {"needs_n_classes"}
-
-
-def misgrouped(entry: dict) -> str | None:
-    """Why curvedoc does not read a run as one run today, or None."""
-    recipe = entry["recipe"]
-    if recipe["framework"] == "hf" and {"state", "runs"} <= set(recipe["keep"]):
-        return "one Trainer output folder is read as two runs: trainer_state.json and the runs/ TensorBoard log"
-    return None
-
-
-def misread(entry: dict) -> str | None:
-    """How curvedoc misreads a run's layout or roles today (issue 9), or None."""
-    if entry["writer"] == "tensorboardX" and entry["has_grad_norm"]:
-        return "tensorboardX's `gradients/<param>.norm` tags are not read as gradient norms (role other)"
-    return misgrouped(entry)
-
-
-def unread_class_count(entry: dict) -> str | None:
-    """Why curvedoc does not read back a class count the run's files hold, or None."""
-    recipe = entry["recipe"]
-    if not entry["n_classes_recorded"]:
-        return None
-    if recipe["framework"] == "keras":
-        return "num_classes sits in the config.json saved beside the Keras CSVLogger file, which is not read"
-    if recipe["framework"] == "lightning" and entry["writer"] == "tensorboard":
-        return "Lightning's TensorBoardLogger keeps num_classes in hparams.yaml beside the event file, which is not read"
-    if entry["family"] == "bert":
-        return "config.json holds id2label (the classes) and vocab_size: the count is read from vocab_size"
-    if recipe.get("config_as") == "text" or recipe.get("keep") == ["runs"]:
-        return "the count is only in a TensorBoard text summary (the script's config, HF's model_config)"
-    return None
-
-
-def _marked(keys, why_wrong):
-    params = []
-    for key in sorted(keys):
-        reason = why_wrong(LABELS[key])
-        params.append(pytest.param(key, marks=pytest.mark.xfail(strict=True, reason=reason)) if reason else key)
-    return params
 
 
 def test_labels_are_well_formed():
@@ -95,25 +55,17 @@ def test_writers_families_and_recorded_class_counts_are_mixed():
     assert 0.4 * len(classification) <= unrecorded <= 0.6 * len(classification)
 
 
-READABLE = [key for key, entry in LABELS.items() if entry["writer"] != "stdout"]
-
-
-@pytest.mark.parametrize("key", sorted(key for key, entry in LABELS.items() if entry["writer"] == "stdout"))
-def test_free_text_runs_wait_for_their_reader(key):
-    pytest.skip(FREE_TEXT)
-
-
-@pytest.mark.parametrize("key", _marked(READABLE, misread))
+@pytest.mark.parametrize("key", sorted(LABELS))
 def test_every_labelled_run_reads_as_one_run(key):
     runs = curvedoc.load(HOLDOUT / key)
     assert len(runs) == 1 and not runs.problems
     run, entry = runs[0], LABELS[key]
     assert run.primary(Role.TRAIN_LOSS) is not None
     assert (run.primary(Role.VAL_LOSS) is not None) == entry["has_validation"]
-    assert (run.primary(Role.GRAD_NORM) is not None) == entry["has_grad_norm"]
+    assert bool(run.tags_with(Role.GRAD_NORM)) == entry["has_grad_norm"]
 
 
-@pytest.mark.parametrize("key", _marked(READABLE, lambda entry: misgrouped(entry) or unread_class_count(entry)))
+@pytest.mark.parametrize("key", sorted(LABELS))
 def test_recorded_class_counts_read_back(key):
     entry = LABELS[key]
     found = [run.meta.n_classes for run in curvedoc.load(HOLDOUT / key)]

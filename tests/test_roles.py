@@ -169,3 +169,13 @@ def test_the_primary_gradient_norm_is_the_total_never_one_layer():
     only_layers = build({"grad_norm/conv1.weight": 100, "grad_norm/fc.weight": 100})
     assert only_layers.primary(Role.GRAD_NORM) is None
     assert set(only_layers.tags_with(Role.GRAD_NORM)) == {"grad_norm/conv1.weight", "grad_norm/fc.weight"}
+
+
+@pytest.mark.parametrize("tag, role", [("train_kl", "train_loss"), ("val_kl", "val_loss"), ("val_recon", "val_loss"),
+                                       ("nll", "train_loss"), ("kl_coef", "other"), ("elbo", "other")])
+def test_loss_terms_logged_without_the_word_loss(tag, role):
+    assert infer_role(tag).value == role
+
+
+def test_a_loss_logged_per_iteration_is_the_loss_not_a_term():
+    assert primary_tag(["Loss/train", "Loss/iter"], {"Loss/train": 11, "Loss/iter": 5000}) == "Loss/iter"

@@ -355,11 +355,12 @@ CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")
 
 
 def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
-    """One Hugging Face run, not one per checkpoint.
+    """One Hugging Face run, not one per checkpoint, nor a second one from its TensorBoard log.
 
     The Trainer saves ``checkpoint-N/trainer_state.json`` holding the whole history up to step N, and the final
     ``trainer_state.json`` in the output folder; each is a prefix of the next. Keep the output folder's state, or
-    failing that (a crashed run) the latest checkpoint's.
+    failing that (a crashed run) the latest checkpoint's. Its ``runs/`` TensorBoard log beside them holds the
+    same history again.
     """
     by_output: dict[Path, list[tuple[int, Source]]] = {}
     for source in sources:
@@ -373,6 +374,11 @@ def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
         final_state = any(s.family == "hf" and s.path.parent == output for s in sources)
         newest = max(checkpoints, key=lambda item: item[0])[1]
         superseded.update(s for _, s in checkpoints if final_state or s is not newest)
+    # The Trainer's TensorBoard callback logs the same history under <output>/runs/<date>_<host>/: one training,
+    # already read from its state (the runs/ log adds only a one-point summary of train_loss)
+    outputs = {s.path.parent for s in sources if s.family == "hf"} | set(by_output)
+    superseded.update(s for s in sources if s.family == "tensorboard" and s.path.parent.name == "runs"
+                      and s.path.parent.parent in outputs)
     return [source for source in sources if source not in superseded]
 
 
