@@ -18,7 +18,9 @@ that only fits its own fixtures shows as a drop between the columns:
   from logs gathered afterwards.
 
 A labels file maps a run (its path relative to the data folder) to ``{"symptoms": [...], "healthy": bool,
-"insufficient": bool, "n_classes": int | null, ...}``; a file with a ``runs`` key holds that map there. A symptom
+"insufficient": bool, "n_classes": int | null, "part": ..., ...}``; a file with a ``runs`` key holds that map
+there. A run's ``part`` (else its file's ``_parts`` entry for the run's first folder, else the set's part) names
+the column it is reported in: the held-out corpus keeps a part that was only ever read as numbers. A symptom
 counts as detected when a finding with that symptom has severity error or warning (info findings are notes,
 not alarms).
 
@@ -48,6 +50,7 @@ from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
 TUNING, HELD_OUT, PUBLIC = "tuning", "held-out", "public"
+PART_ORDER = (TUNING, HELD_OUT, "held-out-final", PUBLIC, "public-held-out")
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -102,7 +105,9 @@ class Scores:
         return Scores([o for o in self.outcomes if o.part == part])
 
     def parts(self) -> list[str]:
-        return list(dict.fromkeys(o.part for o in self.outcomes))
+        """The parts of these outcomes, tuning first, then the parts held out, then the public logs."""
+        found = list(dict.fromkeys(o.part for o in self.outcomes))
+        return sorted(found, key=lambda part: (PART_ORDER.index(part) if part in PART_ORDER else len(PART_ORDER), part))
 
     def per_symptom(self, symptoms=SYMPTOMS) -> dict[str, dict[str, float | int]]:
         table = {}
@@ -167,7 +172,8 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
         expected = set(label.get("symptoms", []))
         insufficient = bool(label.get("insufficient"))
         outcome = Outcome(relative, expected, set(), bool(label.get("healthy", not expected)) and not insufficient,
-                          part=parts.get(relative.split("/")[0], labelled.part), insufficient_expected=insufficient,
+                          part=label.get("part") or parts.get(relative.split("/")[0], labelled.part),
+                          insufficient_expected=insufficient,
                           n_true=label.get("n_classes"))
         scores.outcomes.append(outcome)
         try:

@@ -107,8 +107,8 @@ FLAT_LIMITS = {
     "min_points": Threshold(5, "fewest accuracy points before the accuracy is called flat"),
     "flat_tolerance": Threshold(0.01, "an accuracy whose values span at most this (absolute) never changed"),
     "loss_drop_share": Threshold(0.1, "the loss fell by at least this share of its level over the flat span"),
-    "still_falling_share": Threshold(0.1, "the last quarter of the span holds at least this share of the fall "
-                                          "(the loss keeps falling, it did not just settle)"),
+    "still_falling_share": Threshold(0.05, "the last quarter of the span holds at least this share of the fall, "
+                                           "beyond its noise (the loss keeps falling, it did not just settle)"),
     "lr_stopped_share": Threshold(1e-3, "a learning rate at most this share of its peak for most of the flat span "
                                         "means nothing trains: the accuracy is flat for that reason"),
     "entropy_margin": Threshold(0.02, "a loss more than this share below the least cross-entropy any constant "
@@ -306,6 +306,8 @@ def predictions_frozen(run: RunCurves, limits: Limits):
     flat = _flat_accuracy(run, limits)
     if flat is None or flat.loss is None or not flat.loss_falls:
         return None
+    if not limits["flat_tolerance"] < flat.level < 1 - limits["flat_tolerance"]:
+        return None  # an accuracy at 1 (or 0) has nowhere to go: the loss can only sharpen the same answers
     if not (flat.still_falling or not flat.constant_prediction_possible):
         return None
     loss = flat.loss
