@@ -158,3 +158,15 @@ def test_a_map_that_drops_and_recovers_is_a_warning():
     run = synthetic({"train/box_loss": np.linspace(1.0, 0.3, 60), "metrics/mAP50(B)": m_ap})
     (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
     assert finding.severity == "warning" and finding.tags == ["metrics/mAP50(B)"] and finding.step == 40
+
+
+def test_a_blow_up_before_any_progress_is_a_spike_from_the_start():
+    """LR warmup to 1.0 without clipping: the loss leaves its start of 4.6 for 19 at once, then settles."""
+    run = synthetic({"train/loss": [4.59, 19.05, 3.11, 3.80, 4.51, 3.07, 3.02, 2.94, 2.83]})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.step == 1 and finding.severity == "warning"
+
+
+def test_a_loss_diverging_from_its_start_is_not_a_run_of_spikes():
+    run = synthetic({"train/loss": 2.3 * np.exp(np.linspace(0, 30, 200))})
+    assert [f.severity for f in diagnose_run(run) if f.code == "CD402"] in ([], ["error"])

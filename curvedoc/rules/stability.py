@@ -33,6 +33,7 @@ LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
 MIN_BASELINE = 3
+NO_PROGRESS = 0.95  # a loss that never got below this share of its first value had made no progress yet
 SHORT_CURVE = 50  # fewer points than this are not smoothed (an epoch log): their noise comes from their bends
 # The noise at a point is read off at least this many points before it: enough for a median absolute deviation.
 LOCAL_NOISE_POINTS = 20
@@ -253,8 +254,10 @@ class Jump:
     others: np.ndarray  # first index of every other jump event that passes the same tests
 
 
-def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Limits,
-                  min_size: float) -> Jump | None:
+def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Limits, min_size: float,
+                  from_the_start: bool = False) -> Jump | None:
+    """The highest jump of ``values`` when it passes the tests (see ``spike``); ``from_the_start``: a curve
+    logged from its first step, whose blow-up before any progress counts too."""
     baseline = trailing_median(values, window)
     rise = values - baseline
     rise[0] = 0.0  # the first point has nothing before it to jump from
@@ -265,9 +268,15 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     event = slice(max(0, peak - window), max(peak + window + 1, recovered or len(values)))
     reach = noise_reach(rise, event)
     progress_before = values[0] - baseline
+    # A jump undoes a good share of the progress made, or, before the loss ever got below its start and from a
+    # level still about it, leaves the start itself far behind (a warmup that blows the loss up from 4.6 to 20
+    # right away; an oscillating loss has dipped below its start by then, a diverging one left it long before)
+    lowest_before = np.minimum.accumulate(np.r_[values[0], values[:-1]])
+    undoes = ((progress_before > 0) & (rise >= limits["min_undone"] * progress_before)) | (
+        from_the_start & (values >= min_size * values[0]) & (lowest_before >= NO_PROGRESS * values[0])
+        & (baseline <= limits["lasting_size"] * values[0]))
     is_jump = ((rise > 0) & (rise >= (min_size - 1) * np.abs(baseline)) & (rise >= limits["min_sigmas"] * sigma)
-               & (rise >= limits["beyond_noise"] * reach) & (progress_before > 0)
-               & (rise >= limits["min_undone"] * progress_before))
+               & (rise >= limits["beyond_noise"] * reach) & undoes)
     if not is_jump[peak]:
         return None
     indices = np.flatnonzero(is_jump)
@@ -381,8 +390,11 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     # A median of three neighbours erases one-point outliers, so whatever jumps in it lasted two points or more.
     lasting = median_filter(values, size=3, mode="nearest")
     single = limits["single_average_size" if len(values) < SHORT_CURVE else "single_point_size"]
-    jump = (_highest_jump(values, window, noise, limits, single)
-            or _highest_jump(lasting, window, noise, limits, limits["lasting_size"]))
+    # a train loss is logged from its first step, so a blow-up before any progress is a jump from its start; a
+    # held-out loss is first logged after training began, and one that only climbs from there is diverging
+    from_the_start = curve.role == Role.TRAIN_LOSS
+    jump = (_highest_jump(values, window, noise, limits, single, from_the_start)
+            or _highest_jump(lasting, window, noise, limits, limits["lasting_size"], from_the_start))
     if jump is None or jump.rise < (limits["lasting_size"] - 1) * share_of_terms(run, curve):
         return None  # a term too small to move the loss it is part of (a YOLO cls_loss of 0.004 beside 0.1)
     if jump.recovered is None and curve.first_nonfinite is not None:
