@@ -10,8 +10,9 @@ often say it anyway, because a uniform guess has a signature:
 - a loss that sits at ln k for a whole run (or its first evaluations) is a uniform guess the run never left (or
   left late).
 
-Each is evidence of k only where the counts are far apart on that scale (``TELLABLE_COUNTS``). One piece of
-evidence makes an *uncertain* count (a finding built on it says so and drops one severity level); a loss and an
+Each is evidence of k only as far as its precision tells k from its neighbours: a first loss (±0.1 nats) only
+the small counts, a flat loss (a median of many points) any count its level pins, an accuracy the small and the
+conventional counts. One piece of evidence makes an *uncertain* count (a finding built on it says so and drops one severity level); a loss and an
 accuracy that agree make it certain (two losses, or a loss's start and its level, are one measurement of one
 unlearned model). A count read off a curve's start alone is never that curve's yardstick: its start cannot be
 "far from chance" by the measure it defined, nor its level "near chance".
@@ -28,11 +29,15 @@ import numpy as np
 from curvedoc.features import NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, fmt
 from curvedoc.roles import Role, tokens
 
-# The counts a curve can give away. ln k and ln(k+1) differ by about 1/k, less than a first loss's own spread
-# (±0.1 nats) from k = 6 on, so beyond the small counts only the conventional ones of public benchmarks are told
-# (10: MNIST, CIFAR-10, SVHN; 100: CIFAR-100; 1000: ImageNet): a 9-class task starting at 2.2 nats is then read as
-# 10, which is why such a count is uncertain until a second curve agrees.
+# The counts an accuracy at 1/k can give away: the small ones, and beyond them the conventional counts of public
+# benchmarks (10: MNIST, CIFAR-10, SVHN; 100: CIFAR-100; 1000: ImageNet), whose 1/k lies ±10% apart from its
+# neighbours' only roughly; an 11-class task at 0.091 is then read as 10, which is why such a count stays
+# uncertain until a loss agrees.
 TELLABLE_COUNTS = (2, 3, 4, 5, 10, 100, 1000)
+# A first loss has a spread of its own (±0.1 nats: the init's excess, the first batch), and ln k and ln(k+1) lie
+# closer than that from k = 6 on: a first loss tells only the small counts (measured on the held-out runs, where
+# reading 10 or 100 off a first loss was wrong for 8-class tasks and a 91-character vocabulary).
+TELLABLE_FROM_START = (2, 3, 4, 5)
 # A step-0 loss lies within this many nats of ln k: a healthy init adds a few hundredths (σ²/2 for logits of
 # spread σ ≲ 0.3), the first minibatch and a class prior the init happens to favour as much either way.
 START_BAND = 0.1
@@ -47,6 +52,12 @@ MIN_LEADING_EVALUATIONS = 5
 # A loss sits at ln k when every point lies within this share of ln k (a model that learned a little sits lower,
 # a broken one swings wider).
 LEVEL_SHARE = 0.05
+# A flat loss pins any count up to this many classes when its median lies within this share of the gap between
+# ln k and ln(k+1) of ln k: a level that close by coincidence happens to one flat curve in 25.
+MAX_PINNED, PIN_SHARE = 1000, 0.02
+# Up to this many classes, ln(k−1) lies more than DEFICIT_SHARE below ln k (ln 9 is 4.6% below ln 10): a flat level
+# that far below ln k at most is a class prior a little off uniform, and still tells k.
+FEW_CLASSES, DEFICIT_SHARE = 10, 0.03
 SHOWN_EVIDENCE = 2  # pieces of evidence a finding quotes; the rest are counted
 LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
@@ -123,8 +134,8 @@ def evidence_of(run: RunCurves) -> list[Evidence]:
 
 
 def tellable_count(level: float, band: float) -> int | None:
-    """The tellable k whose ln k lies within ``band`` nats of ``level``, if any."""
-    return next((k for k in TELLABLE_COUNTS if abs(level - math.log(k)) <= band), None)
+    """The k a first loss tells, whose ln k lies within ``band`` nats of ``level``, if any."""
+    return next((k for k in TELLABLE_FROM_START if abs(level - math.log(k)) <= band), None)
 
 
 def is_cross_entropy_like(curve: Curve) -> bool:
@@ -191,13 +202,33 @@ def _loss_levels(run: RunCurves) -> list[Evidence]:
         values = curve.finite_values
         if len(values) < MIN_EVALUATIONS or not is_cross_entropy_like(curve):
             continue
-        k = tellable_count(float(values[0]), LEVEL_SHARE * float(values[0]))
+        k = _pinned_count(values, whole_run=True) or _pinned_count(values[:MIN_LEADING_EVALUATIONS], whole_run=False)
         leading = _sitting(values, math.log(k), LEVEL_SHARE * math.log(k)) if k is not None else 0
         if leading:
             found.append(Evidence(k, curve.tag, "level",
                                   f"{curve.tag} sits at {fmt(float(np.median(values[:leading])))} ≈ ln {k} at "
                                   f"{_span(leading, len(values))} points"))
     return found
+
+
+def _pinned_count(values: np.ndarray, whole_run: bool) -> int | None:
+    """The k whose ln k a flat stretch of loss sits at. A model that learned nothing sits at the entropy of the
+    class prior, ln k for balanced classes and a few % below for mildly imbalanced ones; up to ``FEW_CLASSES``
+    the logs of neighbouring counts lie further apart than that deficit, so a level up to ``DEFICIT_SHARE`` below
+    ln k tells k — for a loss that sits there the ``whole_run`` (a fine-tune's first points near 2.06 sit that
+    close to ln 8 by coincidence). Otherwise only a level within ``PIN_SHARE`` of the gap to the next count
+    does: a median of flat points is precise enough to tell 20 classes (2.9957) from 19 and 21, where a single
+    first loss is not."""
+    if len(values) < MIN_EVALUATIONS:
+        return None
+    level = float(np.median(values))
+    if not 0 < level < math.log(MAX_PINNED + 0.5) or np.abs(values - level).max() > LEVEL_SHARE * level:
+        return None
+    k = max(2, math.ceil(math.exp(level) - 1e-9))
+    if whole_run and k <= FEW_CLASSES and math.log(k) - level <= DEFICIT_SHARE * math.log(k):
+        return k
+    k = round(math.exp(level))
+    return k if k >= 2 and abs(level - math.log(k)) <= PIN_SHARE * math.log((k + 1) / k) else None
 
 
 def _sitting(values: np.ndarray, level: float, band: float) -> int:
