@@ -12,10 +12,10 @@ often say it anyway, because a uniform guess has a signature:
 
 Each is evidence of k only as far as its precision tells k from its neighbours: a first loss (±0.1 nats) only
 the small counts, a flat loss (a median of many points) any count its level pins, an accuracy the small and the
-conventional counts. One piece of evidence makes an *uncertain* count (a finding built on it says so and drops one severity level); a loss and an
-accuracy that agree make it certain (two losses, or a loss's start and its level, are one measurement of one
-unlearned model). A count read off a curve's start alone is never that curve's yardstick: its start cannot be
-"far from chance" by the measure it defined, nor its level "near chance".
+conventional counts. One piece of evidence makes an *uncertain* count (a finding built on it says so and drops
+one severity level); a loss and an accuracy that agree make it certain (two losses, or a loss's start and its
+level, are one measurement of one unlearned model). A count read off a curve's start alone is never that curve's
+yardstick: its start cannot be "far from chance" by the measure it defined, nor its level "near chance".
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
-from curvedoc.model import Run
+from curvedoc.model import VOCABULARY, Run
 from curvedoc.roles import Role, is_perplexity, names_a_term, names_a_total, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
@@ -276,6 +276,15 @@ def is_sum_of_terms(run: RunCurves, curve: Curve) -> bool:
         return True
     terms = [tag for tag in run.run.tags_with(curve.role) if tag != curve.tag and names_a_term(tag)]
     return not names_a_term(curve.tag) and len(terms) >= 2
+
+
+def chance_as_yardstick_of_height(run: RunCurves, curve: Curve) -> float | None:
+    """−log(1/n) as the level a loss is judged high against ("ends at 40% of chance"): a class count's chance,
+    never a vocabulary's. Text keeps most of a language model's uncertainty (a word model ends near half of
+    ln(vocabulary) and is fine), so only classes say how low a loss should get."""
+    if run.run.meta.n_classes_kind == VOCABULARY and not (run.class_count and run.class_count.inferred):
+        return None
+    return chance_loss_of(run, curve)
 
 
 def chance_accuracy_of(run: RunCurves, curve: Curve) -> float | None:

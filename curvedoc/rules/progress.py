@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, first_logged, first_point_share, fmt,
-                               trend_z)
+from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_of_height, chance_loss_of,
+                               first_logged, first_point_share, fmt, trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
@@ -239,7 +239,7 @@ def lr_at(run: RunCurves, step: int) -> tuple[float, float, str] | None:
 def high_level(run: RunCurves, curve: Curve, reference_curve: Curve, share: float) -> tuple[float, str] | None:
     """The reference ``curve``'s end level is judged high against (−log(1/n), else the start of
     ``reference_curve``) and a sentence saying so, when it ends at or above ``share`` of it; None otherwise."""
-    chance = chance_loss_of(run, curve)
+    chance = chance_as_yardstick_of_height(run, curve)
     reference = chance if chance is not None else reference_curve.start_level
     if reference <= 0 or curve.end < share * reference:
         return None
@@ -340,7 +340,7 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
     if (None in highs or any(still_falling(curve, limits, begin) or swinging(curve, begin) for curve in curves)
             or index > limits["fast_share"] * (len(train.finite_values) - 1)):
         return None
-    if chance_loss_of(run, train) is None and not decayed:
+    if chance_as_yardstick_of_height(run, train) is None and not decayed:
         return None  # without a chance level, a high end is only suspicious when the LR explains it
     step = train.step_at(index)
     evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
@@ -377,7 +377,7 @@ def plateau_high(run: RunCurves, limits: Limits):
     curve, index, evidence = found
     return Found(f"{curve.tag} plateaus at {fmt(curve.end)} from step {curve.step_at(index)}", [curve.tag],
                  evidence, step_range=(curve.step_at(index), curve.step_at(len(curve.finite_values) - 1)),
-                 assumes_class_count=chance_loss_of(run, curve) is not None)
+                 assumes_class_count=chance_as_yardstick_of_height(run, curve) is not None)
 
 
 @rule(
@@ -402,7 +402,7 @@ def underfitting(run: RunCurves, limits: Limits):
     if not curves or curves[0].role != Role.TRAIN_LOSS:
         return None
     train = curves[0]
-    if any(chance_loss_of(run, curve) is None for curve in curves):
+    if any(chance_as_yardstick_of_height(run, curve) is None for curve in curves):
         return None  # without a chance level, "high" has no yardstick (MSE, hard tasks)
     if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) for c in curves)
             or rising(curves[0], limits) or predictions_never_change(run) or plateau(run, limits)):
