@@ -170,3 +170,12 @@ def test_a_blow_up_before_any_progress_is_a_spike_from_the_start():
 def test_a_loss_diverging_from_its_start_is_not_a_run_of_spikes():
     run = synthetic({"train/loss": 2.3 * np.exp(np.linspace(0, 30, 200))})
     assert [f.severity for f in diagnose_run(run) if f.code == "CD402"] in ([], ["error"])
+
+
+def test_a_train_loss_that_climbs_from_its_very_start_diverges():
+    """A vanilla RNN at LR 1: the loss never gets below its start of 2.35 and ends near 8, swinging."""
+    rng = np.random.default_rng(8)
+    loss = 2.35 * np.exp(np.linspace(0, 1.3, 108)) * np.exp(0.2 * rng.standard_normal(108))
+    run = synthetic({"train/loss": loss})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.severity == "error" and "climbs away from its start" in finding.title

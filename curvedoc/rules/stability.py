@@ -442,8 +442,10 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
     start = float(np.median(values[:min(3, max(1, len(values) // 10))]))
     smooth = curve.smooth[:len(values)]
     end = float(np.median(values[-max(1, len(values) // 10):]))
-    if start <= 0 or end < limits["diverged_factor"] * start or smooth.min() >= start:
+    if start <= 0 or end < limits["diverged_factor"] * start:
         return None
+    if smooth.min() >= start:
+        return _diverged_from_the_start(curve, values, start, end, limits)
     onset = int(np.flatnonzero(smooth <= start)[-1]) + 1
     if onset >= len(values) or onset < MIN_BASELINE:
         return None  # it never fell for a few points first: a term that starts at ~0 and takes its share
@@ -456,6 +458,28 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
         [curve.tag],
         [f"{curve.tag} fell from {fmt(start)} to {fmt(float(smooth[lowest]))} (running median, step "
          f"{int(curve.steps[lowest])}), then rose above its start at step {step}",
+         f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its start, at step {end_step}"],
+        step=step, step_range=(step, end_step), severity=ERROR,
+    )
+
+
+def _diverged_from_the_start(curve: Curve, values: np.ndarray, start: float, end: float,
+                             limits: Limits) -> Found | None:
+    """A train loss that never got below its start and climbs to end far above it: training diverged from its
+    first steps (a learning rate far too high), with no fall before the climb. A held-out loss is first logged
+    after training began, and a term may start at ~0 and take its share: neither is judged so."""
+    if curve.role != Role.TRAIN_LOSS or names_a_term(curve.tag):
+        return None
+    above = np.flatnonzero(curve.smooth[:len(values)] >= limits["lasting_size"] * start)
+    if not len(above):
+        return None
+    onset = int(above[0])
+    step, end_step = int(curve.steps[onset]), int(curve.steps[len(values) - 1])
+    return Found(
+        f"{curve.tag} climbs away from its start at step {step} and never recovers",
+        [curve.tag],
+        [f"{curve.tag} never gets below its start {fmt(start)}; its running median passes "
+         f"{fmt(limits['lasting_size'] * start)} at step {step}",
          f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its start, at step {end_step}"],
         step=step, step_range=(step, end_step), severity=ERROR,
     )
