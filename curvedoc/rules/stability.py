@@ -444,7 +444,7 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
     end = float(np.median(values[-max(1, len(values) // 10):]))
     if start <= 0 or end < limits["diverged_factor"] * start:
         return None
-    if smooth.min() >= start:
+    if smooth.min() >= NO_PROGRESS * start:
         return _diverged_from_the_start(curve, values, start, end, limits)
     onset = int(np.flatnonzero(smooth <= start)[-1]) + 1
     if onset >= len(values) or onset < MIN_BASELINE:
