@@ -445,42 +445,36 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
     if start <= 0 or end < limits["diverged_factor"] * start:
         return None
     if smooth.min() >= NO_PROGRESS * start:
-        return _diverged_from_the_start(curve, values, start, end, limits)
+        # it never got below its start: a train loss diverging from its first steps (a learning rate far too
+        # high); a held-out loss is first logged after training began, and a term may start at ~0 and take its
+        # share, so neither is judged so
+        if curve.role != Role.TRAIN_LOSS or names_a_term(curve.tag):
+            return None
+        above = np.flatnonzero(smooth >= limits["lasting_size"] * start)
+        if not len(above):
+            return None
+        onset = int(above[0])
+        how = (f"{curve.tag} never gets below its start {fmt(start)}; its running median passes "
+               f"{fmt(limits['lasting_size'] * start)} at step {curve.step_at(onset)}")
+        return _climbed_away(curve, values, onset, end / start, f"from its start at step {curve.step_at(onset)}",
+                             how, end)
     onset = int(np.flatnonzero(smooth <= start)[-1]) + 1
     if onset >= len(values) or onset < MIN_BASELINE:
         return None  # it never fell for a few points first: a term that starts at ~0 and takes its share
     lowest = int(np.argmin(smooth[:onset]))
     if curve.role != Role.TRAIN_LOSS and not _broke_away(values[lowest:], limits["break_share"]):
         return None
-    step, end_step = int(curve.steps[onset]), int(curve.steps[len(values) - 1])
-    return Found(
-        f"{curve.tag} climbs away from step {step} and never recovers",
-        [curve.tag],
-        [f"{curve.tag} fell from {fmt(start)} to {fmt(float(smooth[lowest]))} (running median, step "
-         f"{int(curve.steps[lowest])}), then rose above its start at step {step}",
-         f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its start, at step {end_step}"],
-        step=step, step_range=(step, end_step), severity=ERROR,
-    )
+    how = (f"{curve.tag} fell from {fmt(start)} to {fmt(float(smooth[lowest]))} (running median, step "
+           f"{int(curve.steps[lowest])}), then rose above its start at step {int(curve.steps[onset])}")
+    return _climbed_away(curve, values, onset, end / start, f"from step {int(curve.steps[onset])}", how, end)
 
 
-def _diverged_from_the_start(curve: Curve, values: np.ndarray, start: float, end: float,
-                             limits: Limits) -> Found | None:
-    """A train loss that never got below its start and climbs to end far above it: training diverged from its
-    first steps (a learning rate far too high), with no fall before the climb. A held-out loss is first logged
-    after training began, and a term may start at ~0 and take its share: neither is judged so."""
-    if curve.role != Role.TRAIN_LOSS or names_a_term(curve.tag):
-        return None
-    above = np.flatnonzero(curve.smooth[:len(values)] >= limits["lasting_size"] * start)
-    if not len(above):
-        return None
-    onset = int(above[0])
+def _climbed_away(curve: Curve, values: np.ndarray, onset: int, factor: float, since: str, how: str,
+                  end: float) -> Found:
     step, end_step = int(curve.steps[onset]), int(curve.steps[len(values) - 1])
     return Found(
-        f"{curve.tag} climbs away from its start at step {step} and never recovers",
-        [curve.tag],
-        [f"{curve.tag} never gets below its start {fmt(start)}; its running median passes "
-         f"{fmt(limits['lasting_size'] * start)} at step {step}",
-         f"it ends at {fmt(end)} (median of the last tenth) = {fmt(end / start)}× its start, at step {end_step}"],
+        f"{curve.tag} climbs away {since} and never recovers", [curve.tag],
+        [how, f"it ends at {fmt(end)} (median of the last tenth) = {fmt(factor)}× its start, at step {end_step}"],
         step=step, step_range=(step, end_step), severity=ERROR,
     )
 
