@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from curvedoc.features import NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, fmt
+from curvedoc.features import LOSS_ROLES, NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, fmt
 from curvedoc.roles import Role, tokens
 
 # The counts an accuracy at 1/k can give away: the small ones, and beyond them the conventional counts of public
@@ -60,7 +60,6 @@ MAX_PINNED, PIN_SHARE = 1000, 0.02
 # that far below ln k at most is a class prior a little off uniform, and still tells k.
 FEW_CLASSES, DEFICIT_SHARE = 10, 0.03
 SHOWN_EVIDENCE = 2  # pieces of evidence a finding quotes; the rest are counted
-LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 
 

@@ -7,14 +7,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from curvedoc.errors import CurvedocError
-from curvedoc.features import RunCurves
+from curvedoc.features import LOSS_ROLES, RunCurves
 from curvedoc.model import Run
 from curvedoc.roles import Role, is_perplexity
 from curvedoc.rules import INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 NEEDS_N_CLASSES_CODE = "CD000"
-LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 # A loss with fewer finite points than this has no shape (no trend, no noise, no "after"): nothing but its NaNs
 # and its first value can be judged, which is too little to call the run healthy.
 MIN_SHAPE_POINTS = 3

@@ -60,7 +60,7 @@ def test_a_finding_over_a_step_range_is_underlined_from_its_step_on(runs):
 
 def test_each_finding_has_severity_code_step_evidence_and_check(runs):
     report = text(runs["nan"])
-    assert "ERROR   CD101 nan_inf  step 68" in report and "Loss becomes NaN at step 68" in report
+    assert "ERROR   CD101 nan_inf  step 68" in report and "becomes NaN at step 68" in report
     assert "· train/loss = nan at step 68 (first non-finite value)" in report
     assert "check: print the loss every step" in report
     assert "tags: train/loss=train_loss" in report

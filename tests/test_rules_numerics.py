@@ -64,3 +64,16 @@ def test_negative_cross_entropy_fires_and_rounding_does_not():
 @pytest.mark.parametrize("tag", ["train/policy_loss", "loss/entropy", "critic_loss", "train/elbo_loss"])
 def test_losses_signed_by_design_are_left_alone(tag):
     assert "CD102" not in codes(synthetic(tag, np.linspace(1.0, -5.0, 30)))
+
+
+def test_a_score_that_turns_nan_is_named_and_one_never_computed_is_not():
+    import numpy as np
+
+    from curvedoc.diagnose import diagnose_run
+    from rule_cases import synthetic
+
+    loss = np.linspace(2.0, 0.5, 40)
+    run = synthetic({"total_loss": loss, "bbox/APs": np.full(4, np.nan), "bbox/AP": [20.0, 40.0, np.nan, np.nan]})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD101"]
+    assert finding.severity == "warning" and finding.title == "bbox/AP becomes NaN at step 2"
+    assert finding.tags == ["bbox/AP"]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from curvedoc.features import RunCurves, fmt
+from curvedoc.features import LOSS_ROLES, RunCurves, fmt
 from curvedoc.roles import Role, tokens
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
-LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
-METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
+METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC, Role.SCORE)
 # Losses that are negative by design (policy gradients, entropy bonuses, WGAN critics, continuous NLL/ELBO).
 SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wgan", "elbo", "reward", "value",
                      "advantage", "gen", "generator", "disc", "discriminator", "d", "g", "nll", "logprob", "kl"}
@@ -28,10 +27,15 @@ SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wga
           "drop the learning rate 10× and rerun to that step",
 )
 def nonfinite_values(run: RunCurves, limits: Limits):
-    """A loss (error) or accuracy (warning) that takes a NaN or ±Inf value; reports the first step where it does,
-    the last finite value before it, and whether the curve ever came back."""
+    """A loss (error) or an accuracy or score (warning) that takes a NaN or ±Inf value, on any curve of those roles
+    (train, validation, test, each term); names the first curve to do so and the step, the last finite value
+    before it, and for every such curve whether it ever came back. A metric that never had a value at all is
+    undefined (no example of its kind), not broken."""
     for roles, severity in ((LOSS_ROLES, ERROR), (METRIC_ROLES, WARNING)):
-        broken = [curve for role in roles for curve in run.curves(role) if curve.first_nonfinite is not None]
+        # A metric never computed at all (Detectron2's APs when the set has no small objects: NaN at every
+        # evaluation) is undefined, not broken; a loss that is NaN from its first value is broken.
+        broken = [curve for role in roles for curve in run.curves(role) if curve.first_nonfinite is not None
+                  and (severity == ERROR or len(curve.finite_values))]
         if not broken:
             continue
         first = min(broken, key=lambda curve: curve.steps[curve.first_nonfinite])
@@ -48,9 +52,8 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             after = curve.finite_mask[curve.first_nonfinite:]
             came_back = "finite again later" if after.any() else "never finite again"
             evidence.append(f"{curve.tag}: {share} of {len(curve)} points non-finite; {came_back}")
-        kind = "Loss" if severity == ERROR else "Metric"
         yield Found(
-            f"{kind} becomes {'NaN' if np.isnan(bad_value) else 'Inf'} at step {step}",
+            f"{first.tag} becomes {'NaN' if np.isnan(bad_value) else 'Inf'} at step {step}",
             [curve.tag for curve in broken], evidence, step=step, severity=severity,
         )
         return

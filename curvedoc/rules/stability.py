@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
+from curvedoc.features import LOSS_ROLES, Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
 from curvedoc.roles import Role, names_a_term
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
@@ -29,7 +29,6 @@ MAD_TO_SIGMA = 1.4826
 SWING_VS_LEVEL = 0.5
 # Swings that reach this share of the progress a loss made rival what was learned.
 SWING_VS_PROGRESS = 0.4
-LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
 MIN_BASELINE = 3
