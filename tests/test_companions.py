@@ -15,6 +15,7 @@ from curvedoc.audit import audit
 from curvedoc.config import Config
 from curvedoc.model import CLASSES, VOCABULARY, RunBuilder, n_classes_from
 from curvedoc.readers import companions
+from event_files import EventWriter
 
 METRICS = "step,train_loss,val_loss\n0,2.3,2.2\n1,1.9,1.8\n2,1.5,1.6\n"
 
@@ -238,13 +239,11 @@ def test_the_audit_cache_sees_a_companion_change(tmp_path):
 
 
 def write_text_summaries(folder: Path, texts: dict[str, str]) -> None:
-    from torch.utils.tensorboard import SummaryWriter
-
-    with SummaryWriter(str(folder)) as writer:
+    with EventWriter(folder) as writer:
         for tag, text in texts.items():
-            writer.add_text(tag, text, 0)
+            writer.text(tag, text, 0)
         for step, loss in enumerate([2.3, 1.7, 1.2]):
-            writer.add_scalar("train/loss", loss, step)
+            writer.scalar("train/loss", loss, step)
 
 
 CLEANRL_TABLE = "|param|value|\n|-|-|\n" + "\n".join(f"|{k}|{v}|" for k, v in
@@ -264,57 +263,44 @@ def test_a_config_logged_as_text_gives_the_class_count(tmp_path, text, key):
 
 
 def test_only_each_text_tags_first_value_is_read(tmp_path):
-    from torch.utils.tensorboard import SummaryWriter
-
-    with SummaryWriter(str(tmp_path / "run")) as writer:
-        writer.add_text("samples", "the model says hello", 0)
-        writer.add_text("samples", "num_classes: 4", 1)  # a generated sample, not the run's config
-        writer.add_scalar("loss", 1.0, 0)
+    with EventWriter(tmp_path / "run") as writer:
+        writer.text("samples", "the model says hello", 0)
+        writer.text("samples", "num_classes: 4", 1)  # a generated sample, not the run's config
+        writer.scalar("loss", 1.0, 0)
     assert meta_of(tmp_path / "run")[0] is None
 
 
 def test_hyperparameters_come_before_text_summaries(tmp_path):
-    from torch.utils.tensorboard import SummaryWriter
-
-    with SummaryWriter(str(tmp_path / "run")) as writer:
-        writer.add_text("config", json.dumps({"num_classes": 4}), 0)
-        writer.add_hparams({"num_classes": 10, "lr": 0.1}, {"hparam/accuracy": 0.5})
-        writer.add_scalar("loss", 1.0, 0)
+    with EventWriter(tmp_path / "run") as writer:
+        writer.text("config", json.dumps({"num_classes": 4}), 0)
+        writer.hparams({"num_classes": 10, "lr": 0.1})
+        writer.scalar("loss", 1.0, 0)
     assert meta_of(tmp_path / "run")[:2] == (10, "config: num_classes")
 
 
-@pytest.fixture(scope="module")
-def hf_tensorboard_runs(tmp_path_factory):
-    """Two tiny models trained a few steps by the HF Trainer with its TensorBoard callback (nothing downloaded)."""
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    root = tmp_path_factory.mktemp("hf")
-    tiny = dict(hidden_size=8, num_hidden_layers=1, num_attention_heads=1, intermediate_size=8)
-    models = {
-        "classifier": transformers.BertForSequenceClassification(transformers.BertConfig(
-            vocab_size=40, max_position_embeddings=16, num_labels=3, **tiny)),
-        "lm": transformers.GPT2LMHeadModel(transformers.GPT2Config(
-            vocab_size=50, n_positions=16, n_embd=8, n_layer=1, n_head=1)),
-    }
-    for name, model in models.items():
-        data = [{"input_ids": torch.randint(0, 40, (6,)),
-                 "labels": torch.tensor(i % 3) if name == "classifier" else torch.randint(0, 40, (6,))}
-                for i in range(8)]
-        args = transformers.TrainingArguments(
-            output_dir=str(root / name), report_to=["tensorboard"], max_steps=3, logging_steps=1,
-            per_device_train_batch_size=4, use_cpu=True, save_strategy="no", disable_tqdm=True)
-        transformers.Trainer(model=model, args=args, train_dataset=data).train()
-    return root
+# What the HF Trainer's TensorBoard callback logs as model_config/text_summary: the model config as JSON
+HF_CLASSIFIER_CONFIG = {"architectures": ["BertForSequenceClassification"], "model_type": "bert", "vocab_size": 40,
+                        "id2label": {"0": "LABEL_0", "1": "LABEL_1", "2": "LABEL_2"},
+                        "label2id": {"LABEL_0": 0, "LABEL_1": 1, "LABEL_2": 2}, "hidden_size": 8}
+HF_LM_CONFIG = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": 50, "n_embd": 8}
 
 
-def test_the_hf_trainers_tensorboard_run_gives_its_model_configs_count(hf_tensorboard_runs):
-    (classifier,) = curvedoc.load(hf_tensorboard_runs / "classifier")
-    assert classifier.format == "tensorboard"
-    assert (classifier.meta.n_classes, classifier.meta.n_classes_kind) == (3, CLASSES)
-    assert classifier.meta.n_classes_source == "TensorBoard text model_config/text_summary: id2label"
-    (lm,) = curvedoc.load(hf_tensorboard_runs / "lm")
-    assert (lm.meta.n_classes, lm.meta.n_classes_kind) == (50, VOCABULARY)
-    assert lm.meta.n_classes_source == "TensorBoard text model_config/text_summary: vocab_size"
+@pytest.mark.parametrize("config, expected", [
+    (HF_CLASSIFIER_CONFIG, (3, CLASSES, "TensorBoard text model_config/text_summary: id2label")),
+    (HF_LM_CONFIG, (50, VOCABULARY, "TensorBoard text model_config/text_summary: vocab_size")),
+])
+def test_the_hf_trainers_tensorboard_run_gives_its_model_configs_count(tmp_path, config, expected):
+    write_text_summaries(tmp_path / "runs" / "Dec04_16-00-00_host", {"args": json.dumps({"output_dir": "out"}),
+                                                                      "model_config": json.dumps(config, indent=2)})
+    (run,) = curvedoc.load(tmp_path / "runs" / "Dec04_16-00-00_host")
+    assert (run.meta.n_classes, run.meta.n_classes_kind, run.meta.n_classes_source) == expected
+
+
+def test_a_real_trainer_run_logged_to_tensorboard_only_gives_its_vocabulary():
+    """fixtures/holdout: a tiny GPT-2 trained by the Trainer whose output folder kept only its runs/ log."""
+    (run,) = curvedoc.load(Path(__file__).resolve().parent.parent / "fixtures" / "holdout" / "healthy"
+                           / "hf_gpt2_chars_runs_only")
+    assert (run.meta.n_classes, run.meta.n_classes_kind) == (91, VOCABULARY)
 
 
 def test_the_option_sets_a_class_count_of_kind_classes(tmp_path):

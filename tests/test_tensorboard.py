@@ -12,6 +12,7 @@ from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, types_p
 from tensorboard.plugins.scalar import metadata as scalar_metadata
 from tensorboard.summary.writer.record_writer import RecordWriter
 from tensorboard.util import tensor_util
+from event_files import write_scalars
 
 import curvedoc
 from curvedoc.cli import main
@@ -142,15 +143,6 @@ def test_keras_train_and_validation_folders_merge_into_one_run():
     assert run.primary(Role.VAL_LOSS) == "validation/epoch_loss"
     assert run.primary(Role.VAL_ACC) == "validation/epoch_accuracy"
     assert list(run.series("validation/epoch_loss")["step"]) == list(range(8))
-
-
-def write_scalars(folder: Path, scalars: dict[str, list[float]]) -> None:
-    from torch.utils.tensorboard import SummaryWriter
-
-    with SummaryWriter(str(folder)) as writer:
-        for tag, values in scalars.items():
-            for step, value in enumerate(values):
-                writer.add_scalar(tag, value, step)
 
 
 def test_a_tf_estimator_run_reads_its_eval_folder_as_validation(tmp_path):
