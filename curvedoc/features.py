@@ -8,6 +8,7 @@ and on a million steps. Cost is linear in the number of points.
 
 from __future__ import annotations
 
+import heapq
 import math
 from functools import cached_property
 
@@ -151,7 +152,24 @@ def trailing_median(values: np.ndarray, window: int) -> np.ndarray:
     if window <= 1:
         return np.r_[values[0], values[:-1]]
     inclusive = median_filter(values, size=window, origin=(window - 1) // 2, mode="nearest")
-    return np.r_[values[0], inclusive[:-1]]
+    before = np.r_[values[0], inclusive[:-1]]
+    # the first points have fewer than ``window`` before them: their median is of those, not padded with the first
+    head = min(window, len(values))
+    before[1:head] = expanding_median(values[:head - 1])
+    return before
+
+
+def expanding_median(values: np.ndarray) -> np.ndarray:
+    """The median of the first 1, 2, … n values, in O(n log n): a lower max-heap and an upper min-heap."""
+    lower: list[float] = []  # negated
+    upper: list[float] = []
+    medians = np.empty(len(values))
+    for index, value in enumerate(values.tolist()):
+        heapq.heappush(lower, -heapq.heappushpop(upper, value))
+        if len(lower) > len(upper):
+            heapq.heappush(upper, -heapq.heappop(lower))
+        medians[index] = upper[0] if len(upper) > len(lower) else (upper[0] - lower[0]) / 2
+    return medians
 
 
 def noise_reach(excursions: np.ndarray, around: slice, share: float = 0.005) -> float:

@@ -182,3 +182,26 @@ def test_a_train_loss_that_climbs_from_its_very_start_diverges():
     smooth_climb = synthetic({"train/loss": 2.35 * np.exp(np.linspace(0, 1.3, 108))})
     (finding,) = [f for f in diagnose_run(smooth_climb) if f.code == "CD402"]
     assert "climbs away from its start" in finding.title
+
+
+def test_a_jump_in_a_seven_point_eval_curve_stands_out_from_the_noise_of_the_other_points():
+    """nanoGPT's eval every 100 iterations: 4.60, 3.29, then 11.3 (the LR blew the model up), then back. The jump
+    must not make most of its own noise estimate, nor be measured from a baseline padded with the first value."""
+    run = synthetic({"val/loss": [4.60, 3.29, 11.27, 3.13, 3.07, 2.98, 2.78]},
+                    steps={"val/loss": np.arange(7) * 100})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.step == 200 and "recovered" in finding.evidence[2]
+    assert not alarms(synthetic({"val/loss": [4.60, 3.29, 3.6, 3.13, 3.07, 2.98, 2.78]}))
+
+
+def test_the_baseline_of_the_first_points_is_the_median_of_the_points_before_them():
+    from curvedoc.features import expanding_median, trailing_median
+
+    assert trailing_median(np.array([4.0, 2.0, 10.0, 3.0, 1.0]), 3).tolist() == [4.0, 4.0, 3.0, 4.0, 3.0]
+    values = np.random.default_rng(5).standard_normal(101)
+    assert expanding_median(values) == pytest.approx([np.median(values[:i + 1]) for i in range(101)])
+
+
+def test_the_nanogpt_run_whose_learning_rate_blew_it_up_twice_has_a_spike():
+    found = findings(FIXTURES / "holdout" / "spike" / "stdout_nanogpt_lr_too_high", "CD402")
+    assert found and all(finding.severity == "warning" for finding in found)

@@ -69,12 +69,19 @@ def local_noise(values: np.ndarray, window: int) -> np.ndarray:
     """Robust σ of the point-to-point noise at each point, read off the points before it: minibatch noise scales
     with the loss, so a loss that fell 100× is far less noisy at its end than at its start, and a jump is judged
     against the noise where it happens. Around a running median on a long curve; on a short one (an epoch log)
-    from its second differences over the whole curve, which a steady trend or a gentle bend leaves near 0."""
+    from its second differences over the whole curve, which a steady trend or a gentle bend leaves near 0, less
+    the three that involve the point itself: on 7 epochs a jump would otherwise make most of its own noise."""
     if len(values) < 4:
         return np.zeros(len(values))
     if len(values) < SHORT_CURVE:
         second = np.diff(values, 2) / math.sqrt(6)
-        return np.full(len(values), MAD_TO_SIGMA * float(np.median(np.abs(second - np.median(second)))))
+        sigmas = np.empty(len(values))
+        for index in range(len(values)):
+            # second difference k spans points k, k+1 and k+2
+            apart = np.r_[second[:max(0, index - 2)], second[index + 1:]]
+            apart = apart if len(apart) >= 2 else second
+            sigmas[index] = MAD_TO_SIGMA * float(np.median(np.abs(apart - np.median(apart))))
+        return sigmas
     residual = np.abs(values - median_filter(values, size=window | 1, mode="nearest"))
     local = MAD_TO_SIGMA * trailing_median(residual, max(LOCAL_NOISE_POINTS, 5 * window))
     local[:LOCAL_NOISE_POINTS] = MAD_TO_SIGMA * float(np.median(residual[:2 * LOCAL_NOISE_POINTS]))
