@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,15 @@ SUFFIXES = {".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "ma
 FAILING, WARNINGS, INSUFFICIENT, HEALTHY = "failing", "warnings", "insufficient", "healthy"
 VERDICTS = (FAILING, WARNINGS, INSUFFICIENT, HEALTHY)  # worst first
 WITHOUT_FINDINGS = (INSUFFICIENT, HEALTHY)  # verdicts of runs with nothing to show but their name and why
+VERDICT_PHRASES = {FAILING: "failing", WARNINGS: "with warnings", INSUFFICIENT: "not enough to judge",
+                   HEALTHY: "healthy"}
+
+
+def verdict_tally(counts: Mapping[str, int]) -> str:
+    """``3 failing, 1 with warnings, 5 healthy``, as every report states it; runs with not enough to judge are
+    counted only when there are some."""
+    return ", ".join(f"{counts[name]:,} {VERDICT_PHRASES[name]}" for name in VERDICTS
+                     if name != INSUFFICIENT or counts[name])
 
 
 @dataclass

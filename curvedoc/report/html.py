@@ -18,13 +18,14 @@ from PIL import Image  # installed with matplotlib, which depends on it
 
 from curvedoc import __version__
 from curvedoc.diagnose import first_response
-from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS, ReportOptions,
-                             printable, series_summary, verdict)
+from curvedoc.report import (HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WITHOUT_FINDINGS, ReportOptions,
+                             printable, series_summary, verdict, verdict_tally)
 from curvedoc.report.plots import figure_for_finding, figure_for_run
 
 PLOT_DPI = 90
 PALETTE_COLOURS = 64
-VERDICT_LABELS = {INSUFFICIENT: "not enough to judge"}  # the other verdicts are shown by their own name
+# a badge shows its verdict by name, but for the one whose name is no phrase
+VERDICT_LABELS = {INSUFFICIENT: VERDICT_PHRASES[INSUFFICIENT]}
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0 auto; max-width: 1100px;
@@ -105,9 +106,7 @@ def text(value) -> str:
 
 def _counts(runs) -> str:
     count = {name: sum(verdict(run) == name for run in runs) for name in VERDICTS}
-    too_little = f"{count[INSUFFICIENT]} not enough to judge, " if count[INSUFFICIENT] else ""
-    return (f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {count[FAILING]} failing, "
-            f"{count[WARNINGS]} with warnings, {too_little}{count[HEALTHY]} healthy")
+    return f"{len(runs)} run{'s' if len(runs) != 1 else ''}: {verdict_tally(count)}"
 
 
 def _badge(state: str) -> str:

@@ -21,8 +21,8 @@ import numpy as np
 
 from curvedoc.diagnose import SEVERITY_ORDER, first_response
 from curvedoc.errors import CurvedocError
-from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS, ReportOptions,
-                             downsample, printable, verdict)
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, WITHOUT_FINDINGS,
+                             ReportOptions, downsample, printable, verdict, verdict_tally)
 
 COMMENT_LIMIT = 65_536
 # Room for the CLI's final newline and for a workflow that prepends a line of its own.
@@ -36,7 +36,8 @@ LISTED_AT_MOST = 20  # hparams, reader warnings, unreadable sources
 # log10 axis when the largest magnitude dwarfs the typical one: an exploded loss would flatten everything else.
 LOG_AXIS_RATIO = 1e4
 
-VERDICT_WORDS = {FAILING: "**FAILING**", WARNINGS: "warnings", INSUFFICIENT: "not enough to judge", HEALTHY: "healthy"}
+VERDICT_WORDS = {FAILING: "**FAILING**", WARNINGS: "warnings", INSUFFICIENT: VERDICT_PHRASES[INSUFFICIENT],
+                 HEALTHY: "healthy"}
 VERDICT_RANK = {name: rank for rank, name in enumerate(VERDICTS)}
 
 _MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_{}\[\]()#|~@!])")
@@ -264,9 +265,7 @@ class _Report:
 
     def title(self) -> str:
         counts = {name: sum(verdict(run) == name for run in self.runs) for name in VERDICTS}
-        too_little = f"{counts[INSUFFICIENT]} not enough to judge, " if counts[INSUFFICIENT] else ""
-        return (f"## curvedoc: {counts[FAILING]} failing, {counts[WARNINGS]} with warnings, {too_little}"
-                f"{counts[HEALTHY]} healthy ({len(self.runs)} run{'s' if len(self.runs) != 1 else ''})\n")
+        return f"## curvedoc: {verdict_tally(counts)} ({len(self.runs)} run{'s' if len(self.runs) != 1 else ''})\n"
 
     def table(self, cuts: Cuts) -> str:
         if not self.runs:

@@ -17,8 +17,8 @@ import numpy as np
 
 from curvedoc.diagnose import first_response
 from curvedoc.features import Curve, RunCurves, fmt
-from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS, ReportOptions,
-                             downsample, printable, verdict)
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, WITHOUT_FINDINGS,
+                             ReportOptions, downsample, printable, verdict)
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
@@ -135,7 +135,7 @@ def cut(text: str, room: int) -> str:
 def _verdict_line(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
     codes = ", ".join(f"{f.code} {f.symptom}" for f in run.findings if f.severity != "info")
     if run_verdict == INSUFFICIENT:
-        codes = f"not enough to judge: {printable(run.insufficient)}"
+        codes = f"{VERDICT_PHRASES[INSUFFICIENT]}: {printable(run.insufficient)}"
     return ((f"{run_verdict.upper():<{VERDICT_WIDTH}}", VERDICT_STYLE[run_verdict]), (_name(run), None),
             (f"  {codes}" if codes else "", "dim"))
 
@@ -149,7 +149,7 @@ def _header(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
     counts = [f"{count} {severity}{'s' if count > 1 else ''}"
               for severity in ("error", "warning", "info")
               if (count := sum(f.severity == severity for f in run.findings))]
-    label = {HEALTHY: HEALTHY, INSUFFICIENT: "not enough to judge"}.get(run_verdict, run_verdict.upper())
+    label = VERDICT_PHRASES[run_verdict] if run_verdict in WITHOUT_FINDINGS else run_verdict.upper()
     if run.warnings:
         counts.append(f"{len(run.warnings)} read warning{'s' if len(run.warnings) > 1 else ''}")
     detail = f" ({', '.join(counts)})" if counts else ""

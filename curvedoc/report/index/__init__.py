@@ -21,7 +21,8 @@ from pathlib import Path, PurePosixPath
 from curvedoc.audit.summary import COMPARED_ROLES, AuditResult, CrossRunFinding, MetricEnd, RunSummary
 from curvedoc.diagnose import SEVERITY_ORDER
 from curvedoc.features import fmt as number
-from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, printable, verdict
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, printable, verdict,
+                             verdict_tally)
 from curvedoc.report.markdown import VERDICT_RANK
 
 INDEX_RENDERERS = {
@@ -75,7 +76,7 @@ class Row:
         """``CODE symptom`` of each failure, as one line (a rule firing on several curves is named once); for a
         run too thin to judge, why."""
         if self.verdict == INSUFFICIENT:
-            return f"not enough to judge: {self.summary.insufficient}"
+            return f"{VERDICT_PHRASES[INSUFFICIENT]}: {self.summary.insufficient}"
         return ", ".join(dict.fromkeys(f"{f.code} {f.symptom}" for f in self.failures))
 
     @property
@@ -101,11 +102,10 @@ class Totals:
 
     def line(self) -> str:
         """The one-line total every format states the same way."""
-        return (f"{self.runs:,} run{'s' if self.runs != 1 else ''}: {self.failing:,} failing, "
-                f"{self.warnings:,} with warnings, "
-                + (f"{self.insufficient:,} not enough to judge, " if self.insufficient else "")
-                + f"{self.healthy:,} healthy, {self.unreadable:,} unreadable; "
-                f"{self.cached:,} from cache")
+        counts = {FAILING: self.failing, WARNINGS: self.warnings, INSUFFICIENT: self.insufficient,
+                  HEALTHY: self.healthy}
+        return (f"{self.runs:,} run{'s' if self.runs != 1 else ''}: {verdict_tally(counts)}, "
+                f"{self.unreadable:,} unreadable; {self.cached:,} from cache")
 
 
 @dataclass

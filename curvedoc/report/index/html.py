@@ -11,7 +11,7 @@ few hundred bytes a run and renders at once.
 from __future__ import annotations
 
 from curvedoc import __version__
-from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICTS, WARNINGS, WITHOUT_FINDINGS
+from curvedoc.report import HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WITHOUT_FINDINGS
 from curvedoc.report.html import STYLE, finding_article, html_list, severity_class, text
 from curvedoc.report.index import Index, Row
 
@@ -22,15 +22,13 @@ td.number { text-align: right; white-space: nowrap; }
 td:last-child { white-space: nowrap; }
 table.symptoms { width: auto; }
 """
-VERDICT_LABELS = {FAILING: "failing", WARNINGS: "with warnings", INSUFFICIENT: "not enough to judge",
-                  HEALTHY: "healthy"}
 
 
 def render(index: Index) -> str:
     totals = index.totals
     unhealthy = [row for row in index.rows if row.verdict not in WITHOUT_FINDINGS]
     quiet = [row for row in index.rows if row.verdict in WITHOUT_FINDINGS]
-    counts = "".join(f'<span class="badge {name}">{getattr(totals, name):,} {VERDICT_LABELS[name]}</span>'
+    counts = "".join(f'<span class="badge {name}">{getattr(totals, name):,} {VERDICT_PHRASES[name]}</span>'
                      for name in VERDICTS if name != INSUFFICIENT or totals.insufficient)
     if totals.unreadable:
         counts += f'<span class="badge info">{totals.unreadable:,} unreadable</span>'

@@ -11,7 +11,7 @@ the rest of the rows; a note at the top says what was left out.
 
 from __future__ import annotations
 
-from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, WARNINGS
+from curvedoc.report import VERDICT_PHRASES, VERDICTS
 from curvedoc.report.index import Index, Row, listed
 from curvedoc.report.markdown import BUDGET, COMMENT_LIMIT, LISTED_AT_MOST, VERDICT_WORDS, comment_length, longest_fitting, md
 
@@ -58,8 +58,7 @@ class _IndexMarkdown:
         left_out = []
         if rows < len(self.rows):
             dropped = self.index.rows[rows:]
-            words = {WARNINGS: "with warnings", INSUFFICIENT: "not enough to judge"}
-            counts = [f"{count:,} {words.get(name, name)}" for name in (HEALTHY, INSUFFICIENT, WARNINGS, FAILING)
+            counts = [f"{count:,} {VERDICT_PHRASES[name]}" for name in reversed(VERDICTS)
                       if (count := sum(row.verdict == name for row in dropped))]
             left_out.append(f"the table rows of {len(dropped):,} runs ({', '.join(counts)})")
         if crossed < len(self.cross_run):

@@ -10,7 +10,7 @@ say which run it is) and loses its middle.
 from __future__ import annotations
 
 from curvedoc.diagnose import SEVERITY_ORDER
-from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, WITHOUT_FINDINGS
+from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, WITHOUT_FINDINGS
 from curvedoc.report.index import Index, Row, listed, plain
 from curvedoc.report.terminal import VERDICT_MARK, VERDICT_STYLE, Output, cells, cut
 
@@ -61,7 +61,7 @@ def _listed_rows(index: Index) -> tuple[list[Row], str]:
     if healthy:
         rest.append(f"{healthy:,} healthy run{'s' if healthy != 1 else ''}")
     if too_little:
-        rest.append(f"{too_little:,} with not enough to judge")
+        rest.append(f"{too_little:,} with {VERDICT_PHRASES[INSUFFICIENT]}")
     return shown, f"… and {' and '.join(rest)}" if rest else ""
 
 
