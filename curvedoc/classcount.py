@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from curvedoc.features import LOSS_ROLES, NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, fmt
+from curvedoc.features import LOSS_ROLES, NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, as_fraction, fmt
 from curvedoc.roles import Role, tokens
 
 # The counts an accuracy at 1/k can give away: the small ones, and beyond them the conventional counts of public
@@ -182,10 +182,9 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
     found = []
     for role in HELD_OUT_ACC:
         for curve in run.curves(role):
-            values = curve.finite_values
-            if len(values) < MIN_EVALUATIONS or values.min() < 0 or values.max() > 100:
+            values = as_fraction(curve)
+            if values is None or len(values) < MIN_EVALUATIONS:
                 continue
-            values = values / 100 if values.max() > 1 + 1e-9 else values
             k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - values[0]))
             leading = _sitting(values, 1 / k, ACCURACY_BAND / k)
             if leading:

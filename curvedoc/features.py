@@ -139,6 +139,15 @@ class Curve:
         return int(self.finite_steps[finite_index])
 
 
+def as_fraction(curve: Curve) -> np.ndarray | None:
+    """An accuracy's finite values as fractions of 1 (a percentage divided by 100); None when the curve is not an
+    accuracy at all (below 0 or above 100)."""
+    values = curve.finite_values
+    if not len(values) or values.min() < 0 or values.max() > 100:
+        return None
+    return values / 100 if values.max() > 1 + 1e-9 else values
+
+
 def robust_sigma(residual: np.ndarray) -> float:
     """The standard deviation of Gaussian noise with the residuals' median absolute deviation."""
     return float(MAD_TO_SIGMA * np.median(np.abs(residual - np.median(residual))))
@@ -294,6 +303,15 @@ def is_sum_of_terms(run: RunCurves, curve: Curve) -> bool:
         return True
     terms = [tag for tag in run.run.tags_with(curve.role) if tag != curve.tag and names_a_term(tag)]
     return not names_a_term(curve.tag) and len(terms) >= 2
+
+
+def terms_beside(run: RunCurves, curve: Curve) -> list[Curve]:
+    """The logged terms of the multi-term loss ``curve`` is one term of (itself among them), or [] when it is no
+    term of one (a loss of its own, or a total)."""
+    if not names_a_term(curve.tag):
+        return []
+    terms = [other for other in run.curves(curve.role) if names_a_term(other.tag) and len(other.finite_values)]
+    return terms if len(terms) >= 2 else []
 
 
 def chance_as_yardstick_of_height(run: RunCurves, curve: Curve) -> float | None:

@@ -43,9 +43,9 @@ PLACEHOLDER_LABEL = re.compile(r"^LABEL_\d+$")
 HF_DEFAULT_NUM_LABELS = 2
 LM_ARCHITECTURE = re.compile(r"(ForCausalLM|LMHeadModel|ForConditionalGeneration|ForSeq2SeqLM|ForSpeechSeq2Seq)$")
 CLASSIFIER_ARCHITECTURE = re.compile(r"For\w*Classification$")
-# Blocks that describe the model itself: its output count wins over a dataset's or a pretraining stage's
 # Detectron2's COCO evaluator logs one AP per category: bbox/AP-<class>, segm/AP-<class>
 PER_CLASS_AP_TAG = re.compile(r"^(?:bbox|segm)/AP-(.+)$")
+# Blocks that describe the model itself: its output count wins over a dataset's or a pretraining stage's
 MODEL_BLOCKS = frozenset({"model", "net", "network", "arch", "architecture", "head", "classifier", "module"})
 BASE_MODEL_KEYS = ("base_model_name_or_path", "model_name_or_path", "pretrained_model_name_or_path", "_name_or_path")
 

@@ -179,11 +179,16 @@ def names_a_total(tag: str) -> bool:
     return bool(_TOTAL_WORDS & set(tokens(tag)))
 
 
+def _naming_words(tag: str) -> list[str]:
+    """The words of ``tag`` that say which curve it is: not its split, bookkeeping, or "total"."""
+    return [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in _NOT_NAMING_THE_CURVE
+            and w not in _TOTAL_WORDS]
+
+
 def names_a_term(tag: str) -> bool:
     """True when the tag names one term of a multi-term loss (``loss_cls``, ``val/box_loss``, ``kl_loss``):
     words beyond its split, the loss itself and bookkeeping (``train_loss_epoch`` is the loss, not a term)."""
-    words = [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in _NOT_NAMING_THE_CURVE
-             and w not in _TOTAL_WORDS]
+    words = _naming_words(tag)
     return bool(words) and not set(words) <= _LOSS_ALONE
 
 
@@ -195,10 +200,8 @@ def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
         return None
 
     def rank(tag: str) -> tuple[int, int, int, int, int]:
-        words = [w for w in tokens(tag) if w not in _SPLIT_WORDS and w not in _NOT_NAMING_THE_CURVE]
-        named_total = bool(_TOTAL_WORDS & set(words))
-        words = [w for w in words if w not in _TOTAL_WORDS]
-        total = (2 if named_total else 1) if words and set(words) <= _LOSS_ALONE else 0
+        words = _naming_words(tag)
+        total = (2 if names_a_total(tag) else 1) if words and set(words) <= _LOSS_ALONE else 0
         headline = not any(_PARTIAL_SCORE.match(w) for w in words)
         return (not is_perplexity(tag), total, headline, n_points.get(tag, 0), -len(tag))
 

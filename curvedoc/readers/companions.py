@@ -172,13 +172,29 @@ def parse_json(text: str) -> dict | None:
     return loaded if isinstance(loaded, dict) else None
 
 
+class TolerantLoader(yaml.SafeLoader):
+    """SafeLoader that reads Python-object tags Lightning may write (``!!python/tuple`` ...) as plain data."""
+
+
+def _plain_data(loader: yaml.SafeLoader, node: yaml.Node):
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node, deep=True)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node, deep=True)
+    return loader.construct_scalar(node)
+
+
+TolerantLoader.add_constructor(None, _plain_data)  # any tag SafeLoader does not know
+TolerantLoader.add_multi_constructor(
+    "tag:yaml.org,2002:python/", lambda loader, _suffix, node: _plain_data(loader, node)
+)
+
+
 def parse_yaml(text: str) -> dict | None:
     """A YAML mapping; Python tags that Lightning writes (``!!python/tuple``) are read as plain data."""
     try:
         loaded = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.constructor.ConstructorError:
-        from curvedoc.readers.csvlog import TolerantLoader
-
         try:
             loaded = yaml.load(text, Loader=TolerantLoader)
         except (yaml.YAMLError, ValueError):

@@ -22,6 +22,7 @@ import yaml
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export
+from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, restart_drops, warn_restarts, whole_steps,
 )
@@ -338,24 +339,6 @@ def read_wandb_exports(source: Source, tables: list[Table] | None = None) -> lis
     if not runs:
         raise CurvedocError(source.path, "W&B export with no numeric value")
     return runs
-
-
-class TolerantLoader(yaml.SafeLoader):
-    """SafeLoader that reads Python-object tags Lightning may write (``!!python/tuple`` ...) as plain data."""
-
-
-def _plain_data(loader: yaml.SafeLoader, node: yaml.Node):
-    if isinstance(node, yaml.MappingNode):
-        return loader.construct_mapping(node, deep=True)
-    if isinstance(node, yaml.SequenceNode):
-        return loader.construct_sequence(node, deep=True)
-    return loader.construct_scalar(node)
-
-
-TolerantLoader.add_constructor(None, _plain_data)  # any tag SafeLoader does not know
-TolerantLoader.add_multi_constructor(
-    "tag:yaml.org,2002:python/", lambda loader, _suffix, node: _plain_data(loader, node)
-)
 
 
 def load_hparams(path: Path, builder: RunBuilder) -> dict:

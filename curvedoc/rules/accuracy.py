@@ -12,20 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt
+from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, fmt
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 
-
-
-def _as_fraction(curve: Curve) -> np.ndarray | None:
-    """The finite accuracy values as fractions of 1; None when the curve is not an accuracy at all."""
-    values = curve.finite_values
-    if not len(values) or values.min() < 0 or values.max() > 100:
-        return None
-    return values / 100 if values.max() > 1 + 1e-9 else values
 
 
 def _one_example(values: np.ndarray) -> float | None:
@@ -38,7 +30,7 @@ def _one_example(values: np.ndarray) -> float | None:
 def _held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
     for role in HELD_OUT_ACC:
         curve = run.curve(role)
-        if curve is not None and (values := _as_fraction(curve)) is not None:
+        if curve is not None and (values := as_fraction(curve)) is not None:
             return curve, values
     return None
 
@@ -158,7 +150,7 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     accuracy alone must hold its level so."""
     held_out = _held_out_accuracy(run)
     train = run.curve(Role.TRAIN_ACC)
-    train_values = _as_fraction(train) if train is not None else None
+    train_values = as_fraction(train) if train is not None else None
     if held_out is not None:
         curve, values = held_out
         if len(values) < limits["min_points"] or np.ptp(values) > min(limits["flat_tolerance"],

@@ -11,10 +11,9 @@ import math
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt
+from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt, terms_beside
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import share_of_terms
 
 NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
 
@@ -222,7 +221,7 @@ def val_below_train(run: RunCurves, limits: Limits):
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(train.finite_values) < 2:
         return None
-    if share_of_terms(run, train) or share_of_terms(run, val):
+    if terms_beside(run, train) or terms_beside(run, val):
         return None
     change, noise_of_change = train.level_change()
     if -change < max(limits["train_fall_share"] * abs(train.start_level), limits["gap_noise"] * noise_of_change):

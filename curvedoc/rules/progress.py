@@ -15,12 +15,11 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_
                                first_logged, first_point_share, fmt, trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
-
-# A curve needs this many points before "it only wanders around its start" can be told from a short climb.
-WANDER_POINTS = 10
 from curvedoc.rules.stability import SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
 from curvedoc.rules.start import chance_text
 
+# A curve needs this many points before "it only wanders around its start" can be told from a short climb.
+WANDER_POINTS = 10
 
 
 

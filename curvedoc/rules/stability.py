@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import LOSS_ROLES, Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
+from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, Curve, RunCurves, fmt, median_filter, noise_reach,
+                               robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import Role, names_a_term
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
-MAD_TO_SIGMA = 1.4826
 # A loss whose swings (σ) reach this share of its level swings wildly: it oscillates, and no other notion of its
 # level (flat, a plateau) applies to it.
 SWING_VS_LEVEL = 0.5
@@ -80,7 +80,7 @@ def local_noise(values: np.ndarray, window: int) -> np.ndarray:
             # second difference k spans points k, k+1 and k+2
             apart = np.r_[second[:max(0, index - 2)], second[index + 1:]]
             apart = apart if len(apart) >= 2 else second
-            sigmas[index] = MAD_TO_SIGMA * float(np.median(np.abs(apart - np.median(apart))))
+            sigmas[index] = robust_sigma(apart)
         return sigmas
     residual = np.abs(values - median_filter(values, size=window | 1, mode="nearest"))
     local = MAD_TO_SIGMA * trailing_median(residual, max(LOCAL_NOISE_POINTS, 5 * window))
@@ -124,15 +124,18 @@ def once_per_event(found: list[tuple[Curve, Found]], window_steps: float) -> lis
     within ``window_steps`` of a curve already reported is named in that finding's evidence instead."""
     kept: list[tuple[Curve, Found]] = []
     for curve, item in found:
-        step = item.step if item.step is not None else (item.step_range or (0, 0))[0]
-        twin = next((k for c, k in kept if c.role == curve.role and abs(
-            (k.step if k.step is not None else (k.step_range or (0, 0))[0]) - step) <= window_steps), None)
+        twin = next((k for c, k in kept if c.role == curve.role
+                     and abs(_event_step(k) - _event_step(item)) <= window_steps), None)
         if twin is None:
             kept.append((curve, item))
         else:
             twin.evidence.append(f"{curve.tag} shows it too: {item.title}")
             twin.tags.append(curve.tag)
     return [item for _, item in kept]
+
+
+def _event_step(item: Found) -> int:
+    return item.step if item.step is not None else (item.step_range or (0, 0))[0]
 
 
 def event_window(run: RunCurves) -> float:
@@ -227,12 +230,7 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
 def share_of_terms(run: RunCurves, curve: Curve) -> float:
     """For one term of a multi-term loss, the level of the loss it is part of (the sum of the terms' medians), so
     that its jumps are weighed against what they add to it; 0 for any other curve."""
-    if not names_a_term(curve.tag):
-        return 0.0
-    terms = [other for other in run.curves(curve.role) if names_a_term(other.tag) and len(other.finite_values)]
-    if len(terms) < 2:
-        return 0.0
-    return float(sum(np.median(term.finite_values) for term in terms))
+    return float(sum(np.median(term.finite_values) for term in terms_beside(run, curve)))
 
 
 def _jumped_for_good(curve: Curve) -> bool:
