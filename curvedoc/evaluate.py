@@ -191,7 +191,7 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
                 outcome.n_used = count.n
                 outcome.n_how = ("recorded" if not count.inferred
                                  else f"inferred ({'certain' if count.certain else 'uncertain'})")
-            outcome.n_inferred_alone, outcome.n_evidence = _inferred_alone(run)
+            outcome.n_inferred_alone, outcome.n_evidence = _inferred_alone(curves)
     return scores
 
 
@@ -203,19 +203,13 @@ def _runs_of(path: Path) -> list:
     return own or list(runs)
 
 
-def _inferred_alone(run) -> tuple[tuple[int, bool] | None, list[tuple[str, int]]]:
-    """What the curves alone tell of the class count, the recorded count hidden: the count (and whether it is
+def _inferred_alone(curves: RunCurves) -> tuple[tuple[int, bool] | None, list[tuple[str, int]]]:
+    """What the curves alone tell of the class count, whatever the run records: the count (and whether it is
     certain), and each piece of evidence (kind and count) on its own."""
     from curvedoc.classcount import evidence_of, infer_class_count
 
-    recorded = run.meta.n_classes
-    run.meta.n_classes = None
-    try:
-        curves = RunCurves(run)
-        count = infer_class_count(curves)
-        pieces = [(item.kind, item.n) for item in evidence_of(curves)]
-    finally:
-        run.meta.n_classes = recorded
+    count = infer_class_count(curves)
+    pieces = [(item.kind, item.n) for item in evidence_of(curves)]
     return (None if count is None else (count.n, count.certain)), pieces
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
+from curvedoc.roles import Role
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CORPUS = FIXTURES / "corpus"
@@ -26,6 +27,17 @@ def labelled_corpus_runs(symptoms: set[str]) -> list[str]:
     """The corpus runs labelled with any of ``symptoms``."""
     labels = json.loads((CORPUS / "labels.json").read_text())
     return sorted(path for path, label in labels.items() if symptoms & set(label.get("symptoms", [])))
+
+
+def read_labelled_run(root: Path, key: str, label: dict):
+    """The one run a labelled corpus names at ``key``, read without problems, with a train loss, and with a
+    validation loss exactly when its label says so."""
+    runs = curvedoc.load(root / key)
+    assert len(runs) == 1 and not runs.problems
+    run = runs[0]
+    assert run.primary(Role.TRAIN_LOSS) is not None
+    assert (run.primary(Role.VAL_LOSS) is not None) == label["has_validation"]
+    return run
 
 
 def alarms_at(path: Path, rule_codes: set[str]) -> set[str]:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import curvedoc
 from curvedoc.roles import Role
+from rule_cases import read_labelled_run
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "corpus"
 LABELS = json.loads((CORPUS / "labels.json").read_text())
@@ -47,11 +47,8 @@ def test_writers_are_mixed_and_some_runs_lack_a_class_count():
 
 @pytest.mark.parametrize("key", sorted(LABELS))
 def test_every_labelled_run_reads_as_one_run(key):
-    runs = curvedoc.load(CORPUS / key)
-    assert len(runs) == 1 and not runs.problems
-    run, entry = runs[0], LABELS[key]
-    assert run.primary(Role.TRAIN_LOSS) is not None
-    assert (run.primary(Role.VAL_LOSS) is not None) == entry["has_validation"]
+    entry = LABELS[key]
+    run = read_labelled_run(CORPUS, key, entry)
     assert (run.primary(Role.GRAD_NORM) is not None) == entry["has_grad_norm"]
     if entry["n_classes_recorded"]:
         assert run.meta.n_classes == entry["n_classes"]
