@@ -374,7 +374,7 @@ def _collapse_of(score: Curve, limits: Limits) -> Found | None:
     return Found(
         f"{score.tag} collapses at step {step}: {fmt(before)} → {fmt(float(scores[jump.index]))}",
         [score.tag],
-        [f"{score.tag} = {fmt(float(scores[jump.index]))} at step {step}; median of the {window} points before = "
+        [f"{score.tag} = {fmt(float(scores[jump.index]))} at step {step}; median of the {min(window, jump.index)} points before = "
          f"{fmt(before)}", f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out "
          f"from the points before it, beyond the score's rare dips elsewhere", recovered],
         step=step, severity=WARNING if jump.recovered is not None else ERROR,
@@ -411,8 +411,8 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     noise_text = (f"rise = {jump.rise / sigma:.3g} noise σ (σ = {fmt(sigma)}, the noise just before it)" if sigma
                   else "the curve was smooth before it (no measurable noise)")
     evidence = [
-        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {window} points before "
-        f"the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
+        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {min(window, jump.index)} points "
+        f"before the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
         f"{noise_text}; the curve's rare excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above "
         f"its running median",
     ]
