@@ -42,6 +42,8 @@ class Role(str, Enum):
 _SPLIT_WORDS = {
     "train": "train", "training": "train", "trn": "train", "batch": "train",
     "val": "val", "valid": "val", "validation": "val", "eval": "val", "evaluation": "val", "dev": "val",
+    # a printed line names its split with a verb as often as a noun: "Validate: Loss 1.98 Acc@1 25.0"
+    "validate": "val", "validating": "val", "evaluate": "val", "evaluating": "val",
     "test": "test", "testing": "test", "holdout": "test", "tst": "test",
 }
 # Throughput, timing and bookkeeping tags mention a split ("eval_runtime") but are not curves of the model.

@@ -122,6 +122,14 @@ def test_a_large_gap_after_real_val_improvement_is_not_memorizing():
                               np.arange(1, 7) * 100 - 1), {"CD502"})
 
 
+def test_a_real_validation_dip_then_a_lasting_rise_is_overfitting_even_when_train_reaches_zero():
+    # a small-data fine-tune: validation regains a fifth of the untrained loss, then climbs 45% and stays up
+    val = [2.07, 1.95, 1.80, 1.70, 1.66, 1.80, 1.97, 2.10, 2.20, 2.30, 2.40, 2.42]
+    found = findings(build({"train/loss": falling_train(1200, start=2.1, end=1e-3), "val/loss": val},
+                           np.arange(1, 13) * 100 - 1))
+    assert [finding.code for finding in found] == ["CD501"]
+
+
 def test_epoch_averaged_train_loss_lagging_validation_is_not_val_below_train():
     # Keras/Lightning log the train loss as the mean over the epoch and val at its end: on a falling curve the
     # train value is always above val at the same epoch, by the half-epoch lag alone.

@@ -67,6 +67,22 @@ def test_a_two_class_task_needs_more_than_a_doubling():
     assert "CD201" in codes(synthetic({"train/loss": decaying(4.0, 0.1)}, n_classes=2))
 
 
+def test_a_high_start_that_never_comes_near_chance_is_only_a_note():
+    # it may be summed over the batch: −log(1/n) is then no yardstick
+    (finding,) = [f for f in diagnose_run(synthetic({"train/loss": decaying(40.0, 8.0)}, n_classes=8))
+                  if f.code == "CD201"]
+    assert finding.severity == "info"
+
+
+def test_a_validation_loss_near_chance_shows_the_high_start_is_a_mean_and_warns():
+    # the train loss of a run whose learning rate is far too high never gets near chance, but its validation loss
+    # (no regulariser, a mean over examples) does: the loss is on the chance scale and started far above it
+    run = synthetic({"train/loss": decaying(28.0, 7.0, points=40), "val/loss": decaying(8.0, 2.4, points=40)},
+                    n_classes=8)
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD201"]
+    assert finding.severity == "warning" and "val/loss does" in finding.evidence[-1]
+
+
 @pytest.mark.parametrize("tag", ["train/mse_loss", "train/huber", "train/contrastive_loss"])
 def test_losses_that_are_not_cross_entropy_are_not_compared_with_chance(tag):
     assert not codes(synthetic({tag: decaying(40.0, 0.001)}, n_classes=10)) & MY_CODES

@@ -256,6 +256,15 @@ def test_a_bare_split_name_is_its_loss_and_an_eval_line_names_its_split(tmp_path
                          "loss": Role.TRAIN_LOSS}
 
 
+def test_a_line_that_names_its_split_with_a_verb_gives_that_split(tmp_path):
+    # pytorch/examples-style prints: the running validation loss is on a "Validate:" line, under a bare name
+    text = "".join(f"Epoch {e} * Train Acc {50 + e} Train Loss {2 - e / 10:.2f}\n"
+                   f"Validate: Time 0.003 Loss {1.9 - e / 10:.2f} Acc@1 {40 + e}\n" for e in range(1, 4))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["validate_Loss"] is Role.VAL_LOSS and run.roles["Train_Loss"] is Role.TRAIN_LOSS
+    assert values(run, "validate_Loss") == [1.8, 1.7, 1.6]
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

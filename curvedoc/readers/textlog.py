@@ -78,7 +78,10 @@ GIVE_UP_BYTES = 32 << 20
 EPOCH_KEYS = {"epoch", "ep"}
 # Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count.
 STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "it", "update", "batch")
-SPLIT_WORDS = {"train", "training", "val", "valid", "validation", "eval", "evaluation", "test", "testing", "dev"}
+SPLIT_WORDS = {
+    "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
+    "evaluating", "test", "testing", "dev",
+}
 # Words a line uses to say that what it reports is not the training split (outside its name/value pairs).
 EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
 # Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".

@@ -69,8 +69,10 @@ def _memorizing(run: RunCurves, train: Curve, val: Curve, limits: Limits) -> boo
 MEMORIZING_LIMITS = {
     "near_zero_share": Threshold(0.2, "train loss has fallen towards 0 when its end level is at most this share "
                                       "of the untrained loss"),
-    "followed_share": Threshold(0.25, "validation did not follow train when its best level recovered less "
-                                      "than this share of the train loss's fall"),
+    # A tenth is what the rules call a meaningful change of a level (rise_share): a validation loss that gained
+    # that much learned something that carries over, and a lasting rise after it is overfitting, not memorising.
+    "followed_share": Threshold(0.1, "validation did not follow train when its best level recovered less "
+                                     "than this share of the train loss's fall"),
 }
 
 

@@ -69,13 +69,19 @@ def start_high(run: RunCurves, limits: Limits):
     if first < math.log(PLAUSIBLE_CLASS_FACTOR * run.n_classes):
         evidence.append(f"a uniform guess starts this high with about {math.exp(first):,.0f} classes "
                         "(does the output layer have that many units?)")
-    lowest = float(curve.smooth.min())
+    # A mean cross-entropy that starts high comes down past chance once the model learns anything; one that
+    # never gets near it is more likely summed over a batch or carrying a regulariser than started badly. A
+    # held-out loss of the same task that does get near chance shows the scale is a mean (no regulariser there).
+    same_task = [other for other in (curve, run.curve(Role.VAL_LOSS), run.curve(Role.TEST_LOSS))
+                 if other is not None and len(other.finite_values) and chance_loss_of(run, other) == chance]
+    lowest, lowest_tag = min((float(other.smooth.min()), other.tag) for other in same_task)
     never_near = curve.first_nonfinite is None and lowest >= limits["ratio"] * chance
     if never_near:
-        # A mean cross-entropy that starts high comes down past chance once the model learns anything; one that
-        # never gets near it is more likely summed over a batch or carrying a regulariser than started badly.
         evidence.append(f"it never comes near chance (lowest running median {fmt(lowest)}): if the loss is "
                         "summed over the batch or carries a regulariser, −log(1/n) is not its yardstick")
+    elif lowest_tag != curve.tag and float(curve.smooth.min()) >= limits["ratio"] * chance:
+        evidence.append(f"{curve.tag} never comes near chance, but {lowest_tag} does (lowest running median "
+                        f"{fmt(lowest)}): the loss is a mean over examples, so the start is too high")
     return Found(f"{curve.tag} starts at {fmt(first)}, {first / chance:.1f}× the chance level {fmt(chance)}",
                  [curve.tag], evidence, step=curve.step_at(0), severity=INFO if never_near else None)
 
