@@ -59,6 +59,9 @@ MAX_PINNED, PIN_SHARE = 1000, 0.02
 # Up to this many classes, ln(k−1) lies more than DEFICIT_SHARE below ln k (ln 9 is 4.6% below ln 10): a flat level
 # that far below ln k at most is a class prior a little off uniform, and still tells k.
 FEW_CLASSES, DEFICIT_SHARE = 10, 0.03
+# A model that never leaves its initialisation sits a little above ln k instead: a logit spread σ adds about σ²/2
+# nats, a few hundredths for a standard init. Up to FEW_CLASSES that excess stays clear of the next count's deficit.
+INIT_EXCESS = 0.03
 SHOWN_EVIDENCE = 2  # pieces of evidence a finding quotes; the rest are counted
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 
@@ -214,7 +217,7 @@ def _pinned_count(values: np.ndarray, whole_run: bool) -> int | None:
     """The k whose ln k a flat stretch of loss sits at. A model that learned nothing sits at the entropy of the
     class prior, ln k for balanced classes and a few % below for mildly imbalanced ones; up to ``FEW_CLASSES``
     the logs of neighbouring counts lie further apart than that deficit, so a level up to ``DEFICIT_SHARE`` below
-    ln k tells k — for a loss that sits there the ``whole_run`` (a fine-tune's first points near 2.06 sit that
+    ln k (or an init's ``INIT_EXCESS`` above it) tells k — for a loss that sits there the ``whole_run`` (a fine-tune's first points near 2.06 sit that
     close to ln 8 by coincidence). Otherwise only a level within ``PIN_SHARE`` of the gap to the next count
     does: a median of flat points is precise enough to tell 20 classes (2.9957) from 19 and 21, where a single
     first loss is not."""
@@ -223,9 +226,12 @@ def _pinned_count(values: np.ndarray, whole_run: bool) -> int | None:
     level = float(np.median(values))
     if not 0 < level < math.log(MAX_PINNED + 0.5) or np.abs(values - level).max() > LEVEL_SHARE * level:
         return None
-    k = max(2, math.ceil(math.exp(level) - 1e-9))
-    if whole_run and k <= FEW_CLASSES and math.log(k) - level <= DEFICIT_SHARE * math.log(k):
-        return k
+    if whole_run:
+        above, below = max(2, math.ceil(math.exp(level) - 1e-9)), max(2, math.floor(math.exp(level)))
+        if above <= FEW_CLASSES and math.log(above) - level <= DEFICIT_SHARE * math.log(above):
+            return above
+        if below <= FEW_CLASSES and 0 <= level - math.log(below) <= INIT_EXCESS:
+            return below
     k = round(math.exp(level))
     return k if k >= 2 and abs(level - math.log(k)) <= PIN_SHARE * math.log((k + 1) / k) else None
 

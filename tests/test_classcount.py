@@ -45,6 +45,15 @@ def test_a_loss_that_never_leaves_ln_k_tells_any_k(k):
     assert inferred({"val/loss": math.log(k) + 0.0001 * rng.standard_normal(12)}).n == k
 
 
+def test_a_model_that_never_leaves_its_init_sits_a_little_above_ln_k_and_tells_k():
+    """A learning rate of 1e-9: the loss stays at 2.308 for every epoch, ln 10 plus the init's excess."""
+    assert inferred({"train/loss": np.full(12, 2.308), "val/loss": np.full(12, 2.306)}).n == 10
+
+
+def test_a_flat_level_too_far_above_ln_k_for_an_init_tells_nothing():
+    assert inferred({"val/loss": np.full(12, math.log(10) + 0.06)}) is None
+
+
 def test_a_fine_tune_starting_near_a_small_ln_k_is_not_read_as_k():
     """A LoRA fine-tune whose first points sit at 2.06 (3% below ln 8) before falling: no count."""
     rng = np.random.default_rng(3)
