@@ -51,6 +51,9 @@ from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 ALARMS = {"error", "warning"}
 TUNING, HELD_OUT, PUBLIC = "tuning", "held-out", "public"
 PART_ORDER = (TUNING, HELD_OUT, "held-out-final", PUBLIC, "public-held-out")
+# Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
+# wrong, so that no threshold is ever chosen by looking at them.
+FINAL_PARTS = {"held-out-final", "public-held-out"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -252,7 +255,13 @@ def render(scores: Scores, verbose: bool) -> str:
                          f"{_number(macro[TUNING][1] - macro[part][1])}")
     if verbose:
         lines.append("")
+        hidden = sorted({o.part for o in scores.outcomes} & FINAL_PARTS)
+        if hidden:
+            lines.append(f"(runs of {', '.join(hidden)} are not listed: those parts judge a change, they do not "
+                         "guide it)")
         for o in scores.outcomes:
+            if o.part in FINAL_PARTS:
+                continue
             missed, extra = o.expected - o.detected, o.detected - o.expected
             verdicts = "" if o.insufficient_expected == o.insufficient_found else (
                 "; labelled 'not enough to judge'" if o.insufficient_expected else "; judged 'not enough'")

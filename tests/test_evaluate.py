@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from curvedoc.evaluate import HELD_OUT, PUBLIC, TUNING, LabelledSet, Scores, chosen_sets, evaluate, main, read_labels
+from curvedoc.evaluate import (
+    HELD_OUT, PUBLIC, TUNING, LabelledSet, Outcome, Scores, chosen_sets, evaluate, main, read_labels, render,
+)
 from rule_cases import CORPUS, FIXTURES
 
 REPOSITORY = FIXTURES.parent
@@ -39,6 +41,14 @@ def test_the_json_report_has_every_part(corpus_scores, capsys):
     document = json.loads(capsys.readouterr().out)
     assert set(document) == {TUNING}
     assert document[TUNING]["healthy_runs"] == 50 and "class_counts" in document[TUNING]
+
+
+def test_verbose_lists_the_misses_of_development_parts_only():
+    scores = Scores([Outcome("dev/run", {"spike"}, set(), False, part=HELD_OUT),
+                     Outcome("final/run", {"spike"}, set(), False, part="held-out-final")])
+    listed = render(scores, verbose=True)
+    assert "[held-out] dev/run: missed ['spike']" in listed and "final/run" not in listed
+    assert "runs of held-out-final are not listed" in listed
 
 
 def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
