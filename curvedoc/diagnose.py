@@ -64,7 +64,8 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
             run.warnings.append(f"rule {rule.code} ({rule.name}) failed on this run: {type(exc).__name__}: {exc}")
             continue
         findings.extend(_with_assumptions(rule, item, curves) for item in found_items(found))
-    if waiting_for_n_classes and _has_classification_curves(run):
+    # an agent's losses are a policy's and a value function's objectives: no class count would judge them
+    if waiting_for_n_classes and _has_classification_curves(run) and not curves.reinforcement_learning:
         findings.append(_needs_n_classes(waiting_for_n_classes))
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
     run.findings = findings

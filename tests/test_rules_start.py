@@ -137,3 +137,9 @@ def test_a_perfect_but_unsure_first_evaluation_is_not_a_leak():
     steps = {"val/loss": np.array([10, 20, 30]), "val/acc": np.array([10, 20, 30])}
     run = synthetic({"val/loss": [0.33, 0.2, 0.1], "val/acc": [1.0, 1.0, 1.0]}, n_classes=3, steps=steps)
     assert "CD202" not in codes(run)
+
+
+def test_an_agent_gets_no_class_count_note():
+    # a policy's and a value function's losses are objectives, not cross-entropies over classes
+    run = synthetic({"train/value_loss": decaying(52.0, 30.0, points=40), "rollout/ep_rew_mean": np.linspace(20, 60, 40)})
+    assert "CD000" not in codes(run)

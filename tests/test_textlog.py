@@ -264,6 +264,38 @@ def test_a_line_that_names_its_split_with_a_verb_gives_that_split(tmp_path):
     assert values(run, "validate_Loss") == [1.8, 1.7, 1.6]
 
 
+def sb3_table(iteration: int) -> str:
+    """One Stable-Baselines3 stdout table, as its HumanOutputFormat draws it."""
+    rows = [("rollout/", ""), ("   ep_len_mean", f"{20 + 10 * iteration}"), ("   ep_rew_mean", f"{20 + 10 * iteration}"),
+            ("time/", ""), ("   fps", "4410"), ("   total_timesteps", f"{2048 * iteration}")]
+    if iteration > 1:
+        rows += [("train/", ""), ("   entropy_loss", f"{-0.69 + iteration / 100:.3f}"), ("   loss", "8.36"),
+                 ("   value_loss", "52.8")]
+    rule = "-" * 41
+    return "\n".join([rule, *(f"| {key:<23} | {value:<11} |" for key, value in rows), rule]) + "\n"
+
+
+def test_stable_baselines3_tables_are_one_record_each_at_their_timesteps(tmp_path):
+    text = "Using cpu device\nWrapping the env in a DummyVecEnv.\n" + "".join(sb3_table(i) for i in range(1, 5))
+    run = read(write(tmp_path / "output.log", text))
+    assert steps(run, "rollout/ep_rew_mean") == [2048, 4096, 6144, 8192]
+    assert values(run, "rollout/ep_rew_mean") == [30, 40, 50, 60]
+    assert values(run, "train/entropy_loss") == [-0.67, -0.66, -0.65]
+    assert run.roles["rollout/ep_rew_mean"] is Role.SCORE and "time/total_timesteps" not in run.tags
+
+
+def test_openai_baselines_tables_keep_their_whole_keys(tmp_path):
+    rule = "-" * 39 + "\n"
+    text = "Logging to /tmp/openai-2018\n" + "".join(
+        rule + f"| rollout/return          | {-1840 + 500 * epoch:<9} |\n| reference_perturbed_... | 0.792     |\n"
+        f"| total/epochs            | {epoch:<9} |\n| total/steps             | {2000 * epoch:<9} |\n" + rule + "\n"
+        for epoch in range(1, 4))
+    run = read(write(tmp_path / "log.txt", text))
+    assert steps(run, "rollout/return") == [2000, 4000, 6000]
+    assert values(run, "rollout/return") == [-1340, -840, -340]
+    assert "reference_perturbed_" in run.tags
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

@@ -20,7 +20,10 @@ level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9
 Tags keep the log's own names, so role inference sees ``val_loss``, ``eval_loss``, ``Loss``. A line that says it
 reports a validation or test split outside its pairs (``[eval]``, ``Test set:``, fairseq's ``valid on 'valid'
 subset``) prefixes its other names with that word (``test_Average_loss``); a bare split name (nanoGPT's
-``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise.
+``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise. The key/value tables of the
+reinforcement-learning loggers (OpenAI Baselines', Stable-Baselines3's ``| rollout/ep_rew_mean | 22 |`` rows
+between dashed rules) are one record each, at the environment step their ``total_timesteps`` (or ``total/steps``)
+row counts.
 
 The x axis, in this order:
 1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
@@ -130,6 +133,14 @@ EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: 
     re.IGNORECASE,
 )
 
+# A table's rows that count its step or epoch: SB3's time/total_timesteps, Baselines' total/steps, misc/total_timesteps
+# and TimestepsSoFar (environment steps, the x both plot against), else its updates or epochs.
+TABLE_X_KEYS = {
+    "total_timesteps": "step", "timestepssofar": "step", "steps": "step", "total_steps": "step", "step": "step",
+    "timesteps": "step", "epochs": "epoch", "epoch": "epoch",
+}
+VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
+
 # Where a record's step or epoch came from: the line itself, a header line before it, neither (printed during
 # training), or neither and before training started (a setting, unless the log never names a step or epoch).
 OWN, HEADER, LOOSE, PREAMBLE = 0, 1, 2, 3
@@ -226,14 +237,63 @@ def add_text_log(builder: RunBuilder, path: Path) -> None:
 def parse(path: Path) -> Parsed:
     parsed = Parsed(path)
     state = _Reading(parsed)
+    table = _Table()
     for text in _lines(path, parsed):
+        part = table.take(text)
+        if table.rows and part != "row":
+            state.take(table.record())  # a rule or any other line ends the table
+        if part:
+            continue
         if VALUE_HINT.search(text):
             line = read_line(text, state)
             if line is not None:
                 state.take(line)
+    if table.rows:
+        state.take(table.record())
     if parsed.untaken_names:
         parsed.warn(f"more than {MAX_TAGS} names; {parsed.untaken_names} value(s) under further names not read")
     return parsed
+
+
+class _Table:
+    """A key/value table printed one row a line, framed by dashed rules: the loggers of OpenAI Baselines
+    (``| rollout/return | -1.84e+03 |``) and Stable-Baselines3, whose section rows (``| rollout/ |  |``) prefix the
+    indented rows under them (``|    ep_rew_mean | 22 |`` → ``rollout/ep_rew_mean``). One table is one record, at the
+    step (or epoch) one of its rows counts."""
+
+    def __init__(self) -> None:
+        self.rows: dict[str, float] = {}
+        self.section = ""
+
+    def take(self, text: str) -> str | None:
+        """What ``text`` is to a table: a ``"rule"`` (a line of dashes), a ``"row"`` (its number kept), or None."""
+        stripped = text.strip()
+        if stripped and not stripped.strip("-"):
+            return "rule"
+        if not (stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") == 3):
+            return None
+        key_cell, value_cell = stripped[1:-1].split("|")
+        key, value = key_cell.strip().rstrip(".").strip(), value_cell.strip()
+        if not key:
+            return None
+        if not value and key.endswith("/"):
+            self.section = key
+        elif len(self.rows) < MAX_PAIRS_PER_LINE and VALUE_CELL.fullmatch(value):
+            # SB3 indents a section's rows under it; Baselines writes whole keys flush left
+            self.rows[f"{self.section}{key}" if key_cell.startswith("   ") else key] = _number(value)
+        return "row"
+
+    def record(self) -> Line:
+        """The table read so far as one line's values, placed by its step (or epoch) row; the table is then done."""
+        line = Line(values=self.rows)
+        for tag in list(self.rows):
+            kind = TABLE_X_KEYS.get(tag.rsplit("/", 1)[-1].lower())
+            if kind == "epoch" and line.epoch is None:
+                line.epoch = line.values.pop(tag)
+            elif kind == "step" and line.step is None and float(line.values[tag]).is_integer():
+                line.step = line.values.pop(tag)
+        self.rows, self.section = {}, ""
+        return line
 
 
 class _Reading:
