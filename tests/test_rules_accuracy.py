@@ -156,6 +156,14 @@ def test_a_million_points_are_judged_whole():
     assert [f.code for f in findings(run)] == ["CD603"]
 
 
+def test_a_loss_that_goes_negative_says_nothing_of_frozen_predictions():
+    # NLLLoss on raw logits: the "loss" falls without bound, no cross-entropy, whatever the accuracy does
+    epochs = np.arange(1, 7) * 42
+    run = build({"val/loss": (epochs, [-2.7, -6.4, -9.4, -12.2, -14.9, -17.5]),
+                 "val/acc": (epochs, np.full(6, 0.0978))}, n_classes=10)
+    assert not findings(run)
+
+
 def test_a_loss_below_what_any_constant_prediction_scores_is_frozen_even_when_settled():
     val_loss = np.r_[np.linspace(0.15, 0.082, 10), np.full(10, 0.082)]
     epochs = np.arange(1, 21) * 50 - 1

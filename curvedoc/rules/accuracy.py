@@ -198,11 +198,13 @@ def _level_holds(values: np.ndarray, tolerance: float) -> bool:
 
 
 def _loss_for(run: RunCurves, accuracy: Curve) -> Curve | None:
-    """The loss of the accuracy's split (validation loss for validation accuracy), else the train loss."""
+    """The loss of the accuracy's split (validation loss for validation accuracy), else the train loss. A loss that
+    goes below zero is no cross-entropy (CD102's finding): how far it falls, or how low a constant prediction
+    could score, says nothing of the predictions."""
     matching = {Role.VAL_ACC: Role.VAL_LOSS, Role.TEST_ACC: Role.TEST_LOSS, Role.TRAIN_ACC: Role.TRAIN_LOSS}
     for role in (matching[accuracy.role], Role.TRAIN_LOSS):
         curve = run.curve(role)
-        if curve is not None and len(curve.finite_values) >= 4:
+        if curve is not None and len(curve.finite_values) >= 4 and curve.finite_values.min() >= 0:
             return curve
     return None
 
