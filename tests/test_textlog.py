@@ -296,6 +296,13 @@ def test_openai_baselines_tables_keep_their_whole_keys(tmp_path):
     assert "reference_perturbed_" in run.tags
 
 
+def test_a_printed_two_column_data_table_is_not_a_metrics_table(tmp_path):
+    text = "| epoch | loss |\n|---|---|\n" + "".join(f"| {e} | {1 / e:.2f} |\n" for e in range(1, 6))
+    text += "".join(f"epoch {e} loss {1 / e:.2f}\n" for e in range(1, 6))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["loss"] and steps(run, "loss") == [1, 2, 3, 4, 5]
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

@@ -274,8 +274,8 @@ class _Table:
             return None
         key_cell, value_cell = stripped[1:-1].split("|")
         key, value = key_cell.strip().rstrip(".").strip(), value_cell.strip()
-        if not key:
-            return None
+        if not (key[:1].isalpha() or key[:1] == "_"):
+            return None  # a name starts with a letter: "| 1 | 0.5 |" is a row of a printed data table
         if not value and key.endswith("/"):
             self.section = key
         elif len(self.rows) < MAX_PAIRS_PER_LINE and VALUE_CELL.fullmatch(value):
