@@ -120,6 +120,23 @@ def test_an_lr_decayed_early_explains_a_plateau_even_without_a_class_count():
     assert "× its peak" in finding.evidence[-1]
 
 
+def test_a_held_out_loss_that_stops_changing_explains_a_plateau_without_lr_or_class_count():
+    # no LR logged, no class count: validation repeats 1.416 to the digit for its last 15 of 20 evaluations
+    loss = 1.4 + 0.9 * np.exp(-np.arange(600) / 20) + 0.05 * np.random.default_rng(2).standard_normal(600)
+    val = np.r_[1.535, 1.45, 1.42, 1.417, 1.4161, np.full(15, 1.416)]
+    run = synthetic({"train/loss": loss, "val/loss": val}, steps={"val/loss": np.arange(1, 21) * 30 - 1})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD303"]
+    assert "last 15 of 20 evaluations" in finding.evidence[-1]
+
+
+def test_a_converged_run_whose_schedule_ends_at_zero_is_no_plateau():
+    # a cosine schedule's last evaluations repeat, but the loss went low: nothing stopped it early
+    loss = 0.05 + 2.25 * np.exp(-np.arange(600) / 40)
+    val = np.r_[0.05 + 2.25 * np.exp(-np.arange(0, 600, 30)[:17] / 40) + 0.02, np.full(3, 0.0702)]
+    run = synthetic({"train/loss": loss, "val/loss": val}, steps={"val/loss": np.arange(1, 21) * 30 - 1})
+    assert "CD303" not in codes(run)
+
+
 def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():
     loss = 2.3 - 1.0 * np.linspace(0, 1, 400)
     found = codes(synthetic({"train/loss": loss, "val/loss": loss[::40] + 0.05}, n_classes=10))

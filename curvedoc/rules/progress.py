@@ -20,6 +20,8 @@ from curvedoc.rules.start import chance_text
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
 WANDER_POINTS = 10
+# Three equal evaluations in a row are no coincidence of a model that still changes (two may be, at a few digits).
+MIN_FROZEN_EVALUATIONS = 3
 
 
 
@@ -257,9 +259,14 @@ PLATEAU_THRESHOLDS = {
     "lr_near_zero": Threshold(0.01, "an LR below this share of its peak has decayed to about 0"),
     "lr_cut": Threshold(0.1, "an LR at or below this share of its peak where the plateau begins was cut by a step "
                              "schedule before the loss had settled"),
+    "frozen_share": Threshold(0.25, "a held-out loss identical to the digit over at least this share of its "
+                                    "evaluations at the end (and 3 or more) shows the weights stopped changing: a "
+                                    "quarter of the run spent without training (a cosine schedule reaching 0 "
+                                    "freezes only its last few evaluations)"),
     "high_share_lr_decayed": Threshold(0.2, "the lower bar for a high end when the LR had decayed to about 0 by "
-                                            "the middle of the run, or was cut 10× where the plateau begins: the "
-                                            "schedule, not the task, stopped the loss"),
+                                            "the middle of the run, or was cut 10× where the plateau begins, or the "
+                                            "held-out loss shows the weights froze: training, not the task, "
+                                            "stopped the loss"),
     "min_points": Threshold(5, "fewest finite points a curve needs before its shape is judged"),
     "rise_share": Threshold(0.05, "a loss ending more than this share above its lowest level (giving back over "
                                   "half its drop) is rising again: diverging or overfitting, not stuck"),
@@ -333,23 +340,44 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
             or any(at_chance(run, curve, limits) or rising(curve, limits) for curve in curves)):
         return None  # no drop is flat-from-start's finding, ending at chance flat-at-chance's, rising overfitting's
     index = plateau_start(train, limits["band"])
-    decayed = lr_decayed_early(run, train, index, limits)
-    share = limits["high_share_lr_decayed" if decayed else "high_share"]
+    stopped = training_stopped(run, train, index, limits)
+    share = limits["high_share_lr_decayed" if stopped else "high_share"]
     highs = [high_level(run, curve, train, share) for curve in curves]
     if (None in highs or any(still_falling(curve, limits, begin) or swinging(curve, begin) for curve in curves)
             or index > limits["fast_share"] * (len(train.finite_values) - 1)):
         return None
-    if chance_as_yardstick_of_height(run, train) is None and not decayed:
-        return None  # without a chance level, a high end is only suspicious when the LR explains it
+    if chance_as_yardstick_of_height(run, train) is None and not stopped:
+        return None  # without a chance level, a high end is only suspicious when the run shows training stopped
     step = train.step_at(index)
     evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
                 f"({index / max(1, len(train.finite_values) - 1):.0%} of the run), then stays: end level "
                 f"{fmt(train.end)}", *(text for _, text in highs)]
+    if stopped:
+        evidence.append(stopped)
+    return train, index, evidence
+
+
+def training_stopped(run: RunCurves, curve: Curve, plateau_index: int, limits: Limits) -> str | None:
+    """What shows that training itself stopped while the loss was still high, when the run shows it: the logged
+    LR decayed to about 0 (or cut 10× where the plateau begins), or, with no LR logged that says so, a held-out
+    loss that no longer changes at all: the same weights scoring the same examples."""
+    decayed = lr_decayed_early(run, curve, plateau_index, limits)
     if decayed:
         value, peak, tag, when = decayed
-        evidence.append(f"{tag} = {value:.3g} {when}, {value / peak:.2g}× its peak {peak:.3g}: the schedule had "
-                        "cut the LR while the loss was still high")
-    return train, index, evidence
+        return (f"{tag} = {value:.3g} {when}, {value / peak:.2g}× its peak {peak:.3g}: the schedule had cut the LR "
+                "while the loss was still high")
+    for role in (Role.VAL_LOSS, Role.TEST_LOSS):
+        held_out = run.curve(role)
+        if held_out is None:
+            continue
+        values = held_out.finite_values
+        same = int(np.argmax(np.r_[values[::-1] != values[-1], True]))  # how many last values equal the last one
+        if same >= MIN_FROZEN_EVALUATIONS and same >= limits["frozen_share"] * len(values):
+            first = held_out.step_at(len(values) - same)
+            return (f"{held_out.tag} = {fmt(float(values[-1]))} at each of its last {same} of {len(values)} "
+                    f"evaluations (from step {first}): the weights stopped changing while the run went on (an LR "
+                    "decayed to about 0, or parameters no longer updated)")
+    return None
 
 
 @rule(
