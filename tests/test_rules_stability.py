@@ -57,10 +57,28 @@ def test_a_jump_over_several_steps_is_a_spike():
     assert 60 <= finding.step <= 70 and "recovered" in finding.evidence[2]
 
 
-@pytest.mark.parametrize("path", ["exploding_grad/sgd_diverging", "exploding_grad/warmup_too_high_diverging"])
-def test_a_climb_with_a_gradient_norm_logged_is_left_to_cd701(path):
-    assert "CD402" not in {f.code for run in curvedoc.load(CORPUS / path) for f in diagnose_run(run)}
-    assert findings(CORPUS / path, "CD701")
+@pytest.mark.parametrize("path", ["exploding_grad/sgd_diverging", "exploding_grad/warmup_too_high_diverging",
+                                  "exploding_grad/sgd_diverging_no_momentum"])
+def test_a_climb_with_a_growing_gradient_norm_is_reported_beside_the_explosion(path):
+    # the explosion is the cause, the loss climbing away what it did to the run: a careful reader names both
+    (climb,) = findings(CORPUS / path, "CD402")
+    assert "never recovers" in climb.title and findings(CORPUS / path, "CD701")
+
+
+def test_a_stray_zero_at_the_end_does_not_hide_a_divergence():
+    rng = np.random.default_rng(6)
+    values = np.r_[decaying(100, rng, 0.1), 2.0 * 1.3 ** np.arange(100)][:200]
+    values[-1] = 0.0  # an overflow logged as 0
+    (finding,) = [f for f in diagnose_run(loss_run(values)) if f.code == "CD402"]
+    assert "never recovers" in finding.title
+
+
+def test_a_noisy_near_zero_loss_that_ends_where_it_already_went_is_no_divergence():
+    # a pretrained model's per-batch loss: 1e-6 .. 0.4, a little higher at the end than its first three points
+    rng = np.random.default_rng(7)
+    values = np.exp(rng.uniform(np.log(1e-6), np.log(0.4), 300)) * np.r_[np.full(150, 0.3), np.ones(150)]
+    values[:3] = [1e-4, 2e-4, 3e-4]
+    assert "CD402" not in {f.code for f in diagnose_run(loss_run(values))}
 
 
 def test_a_loss_that_climbs_away_without_nan_or_grad_norm_is_a_spike_that_never_recovers():

@@ -330,8 +330,8 @@ def spike(run: RunCurves, limits: Limits):
     either must stand out from the noise just before it. A loss that fell, then climbed to end several times
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
     start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
-    evaluations (a steady climb there is overfitting's shape); for the main loss only when no gradient norm is
-    logged (then CD701 reports the climb with the norm's growth). Reports the step, the size (×), whether and
+    evaluations (a steady climb there is overfitting's shape); reported beside CD701's gradient explosion when a
+    norm grew with it (the explosion is the cause, the climb what it did to the run). Reports the step, the size (×), whether and
     when the loss came back to its pre-spike level, and further spikes. A higher-is-better score (a reward, mAP)
     is read the other way up: a sudden collapse after it had improved, measured on its shortfall (1 − score for
     a score out of 1 or 100, the reward itself negated otherwise)."""
@@ -382,10 +382,7 @@ def _collapse_of(score: Curve, limits: Limits) -> Found | None:
 
 
 def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
-    if curve is loss_curve(run) and run.curve(Role.GRAD_NORM) is not None:
-        diverged = None  # one divergence, one finding: CD701 reports the main loss's climb with the norm
-    else:
-        diverged = _divergence(curve, limits)
+    diverged = _divergence(curve, limits)
     if diverged is not None:
         return diverged
     values = finite_prefix(curve)
@@ -444,10 +441,12 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
         return None  # it ends in NaN: CD101 reports it
     values = finite_prefix(curve)
     start = float(np.median(values[:min(3, max(1, len(values) // 10))]))
-    smooth = curve.smooth[:len(values)]
-    end = float(np.median(values[-max(1, len(values) // 10):]))
+    tail = max(1, len(values) // 10)
+    end = float(np.median(values[-tail:]))
     if start <= 0 or end < limits["diverged_factor"] * start:
         return None
+    # the last tenth is judged by its median (``end``): a stray value there (an overflow logged as 0) moves no onset
+    smooth = curve.smooth[:len(values) - tail] if len(values) > tail else curve.smooth[:len(values)]
     if smooth.min() >= NO_PROGRESS * start:
         # it never got below its start: a train loss diverging from its first steps (a learning rate far too
         # high); a held-out loss is first logged after training began, and a term may start at ~0 and take its
@@ -474,7 +473,9 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
 
 
 def _climbed_away(curve: Curve, values: np.ndarray, onset: int, factor: float, since: str, how: str,
-                  end: float) -> Found:
+                  end: float) -> Found | None:
+    if end <= values[:onset].max(initial=-math.inf):
+        return None  # it ends no higher than it already went before the climb: a noisy low loss, not divergence
     step, end_step = int(curve.steps[onset]), int(curve.steps[len(values) - 1])
     return Found(
         f"{curve.tag} climbs away {since} and never recovers", [curve.tag],
