@@ -63,6 +63,9 @@ FEW_CLASSES, DEFICIT_SHARE = 10, 0.03
 # nats, a few hundredths for a standard init. Up to FEW_CLASSES that excess stays clear of the next count's deficit.
 INIT_EXCESS = 0.03
 SHOWN_EVIDENCE = 2  # pieces of evidence a finding quotes; the rest are counted
+# An accuracy that never moved, this many times above (or below) 1/n of a recorded n, is no constant prediction on
+# n balanced classes: the record names something else (the model's head), not the data's classes.
+ACCURACY_RULES_OUT = 2.0
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 
 
@@ -94,18 +97,27 @@ class Evidence:
     tag: str
     kind: str  # "start", "accuracy" or "level"
     text: str
+    unmoved_accuracy: float | None = None  # an accuracy's level when it sat there at every evaluation
 
 
 def class_count(run: RunCurves) -> ClassCount | None:
-    """The count the run records, else the one its curves show, else None. A recorded count that the curves
-    contradict with certainty (a loss at ln k and an accuracy at 1/k) gives way to theirs: the config named the
-    model's outputs (a 200-way head), the curves show the classes the data has (CIFAR-10's 10)."""
+    """The count the run records, else the one its curves show, else None. A recorded count the curves contradict
+    gives way to theirs when the contradiction is certain (a loss at ln k and an accuracy at 1/k), or when a
+    held-out accuracy that never moved sits at least twice or at most half 1/n of the recorded n: a constant
+    prediction on n balanced classes scores 1/n. The config named the model's outputs (a 200-way head), the curves
+    show the classes the data has (CIFAR-10's 10); a count taken so on one kind of evidence stays uncertain."""
     meta = run.run.meta
-    inferred = infer_class_count(run)
+    evidence = evidence_of(run)
+    inferred = _count_from(evidence)
     if not meta.n_classes:
         return inferred
     recorded = ClassCount(meta.n_classes, meta.n_classes_source or "the run's config")
-    if inferred is None or not inferred.certain or inferred.n == meta.n_classes:
+    if inferred is None or inferred.n == meta.n_classes:
+        return recorded
+    ruled_out = any(item.unmoved_accuracy is not None and item.n == inferred.n
+                    and max(item.unmoved_accuracy * meta.n_classes, 1 / (item.unmoved_accuracy * meta.n_classes))
+                    >= ACCURACY_RULES_OUT for item in evidence)
+    if not (inferred.certain or ruled_out):
         return recorded
     return replace(inferred, source=f"{inferred.source}, although {recorded.source} records {recorded.n}")
 
@@ -113,7 +125,10 @@ def class_count(run: RunCurves) -> ClassCount | None:
 def infer_class_count(run: RunCurves) -> ClassCount | None:
     """The class count the curves give away (see the module docstring), or None when they say nothing or
     disagree."""
-    evidence = evidence_of(run)
+    return _count_from(evidence_of(run))
+
+
+def _count_from(evidence: list[Evidence]) -> ClassCount | None:
     by_count: dict[int, list[Evidence]] = defaultdict(list)
     for item in evidence:
         by_count[item.n].append(item)
@@ -191,9 +206,11 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
             k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - values[0]))
             leading = _sitting(values, 1 / k, ACCURACY_BAND / k)
             if leading:
+                level = float(np.median(values[:leading]))
                 found.append(Evidence(k, curve.tag, "accuracy",
-                                      f"{curve.tag} sits at {fmt(float(np.median(values[:leading])))} ≈ 1/{k} at "
-                                      f"{_span(leading, len(values))} evaluations"))
+                                      f"{curve.tag} sits at {fmt(level)} ≈ 1/{k} at "
+                                      f"{_span(leading, len(values))} evaluations",
+                                      level if leading == len(values) else None))
     return found
 
 

@@ -100,6 +100,22 @@ def test_a_recorded_count_the_curves_contradict_with_certainty_gives_way():
     assert count.n == 10 and count.certain and "records 200" in count.source
 
 
+def test_an_accuracy_that_never_moved_from_a_tenth_rules_out_a_recorded_200_on_its_own():
+    """The same 200-way head, the loss far from any ln k: a constant prediction on 200 balanced classes scores
+    0.005, not 10% at every evaluation. The count is the curves', uncertain (one kind of evidence)."""
+    run = synthetic({"train/loss": 2.5 + 2.5 * np.exp(-np.arange(50) / 3), "val/loss": np.linspace(2.6, 2.5, 5),
+                     "val/acc": np.full(5, 10.0)}, n_classes=200, steps={"val/loss": np.arange(5) * 10 + 9,
+                                                                      "val/acc": np.arange(5) * 10 + 9})
+    count = class_count(RunCurves(run))
+    assert count.n == 10 and not count.certain and "records 200" in count.source
+
+
+def test_an_accuracy_near_one_over_the_recorded_count_keeps_the_record():
+    run = synthetic({"train/loss": np.linspace(2.5, 2.0, 50), "val/acc": np.full(5, 0.1)}, n_classes=8,
+                    steps={"val/acc": np.arange(5) * 10 + 9})
+    assert class_count(RunCurves(run)).n == 8
+
+
 def test_a_finding_on_an_uncertain_count_says_so_and_drops_a_level():
     rng = np.random.default_rng(2)
     train = np.r_[0.6931, 0.45 * np.exp(-np.arange(299) / 30) + 0.24 + 0.01 * rng.standard_normal(299)]

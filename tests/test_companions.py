@@ -123,6 +123,9 @@ def test_detectron2s_per_class_ap_tags_count_the_classes():
     ("labels.txt", "cat\ndog\nbird\n\nfish\n", (4, "labels.txt: labels", CLASSES)),
     ("classes.txt", "0\n1\n2\n", (3, "classes.txt: labels", CLASSES)),
     ("class_names.txt", "healthy\nrust\n", (2, "class_names.txt: labels", CLASSES)),
+    # a W&B run's files/config.yaml beside its captured output.log: each key under {value: ..., desc: ...}
+    ("config.yaml", "_wandb:\n  value: {cli_version: 0.22.2}\ndataset:\n  value: cifar10\nnum_classes:\n  value: 10\n",
+     (10, "config.yaml: num_classes", CLASSES)),
 ])
 def test_each_kind_of_companion_beside_the_log(tmp_path, name, text, expected):
     csv_run(tmp_path / "run")

@@ -153,7 +153,21 @@ def _parse(path: str, size: int) -> Companion | None:
         kind = "JSON" if name.endswith(".json") else "YAML"
         problem = f"{path}: not valid {kind}; no class count read from it" if name in COMPANION_NAMES else None
         return Companion(path, None, None, problem)
+    if is_wandb_config(config):
+        config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
     return Companion(path, n_classes_from(config), base_model_from(config), None)
+
+
+def is_wandb_config(config: dict) -> bool:
+    """W&B's ``config.yaml``: its own ``_wandb`` block, or every key mapped to ``{value: ..., desc: ...}``."""
+    return "_wandb" in config or bool(config) and all(
+        isinstance(entry, dict) and "value" in entry and set(entry) <= {"value", "desc"} for entry in config.values())
+
+
+def wandb_values(config: dict) -> dict:
+    """The plain ``{key: value}`` of a W&B config, whose keys each map to ``{value: ..., desc: ...}``."""
+    return {str(key): entry["value"] if isinstance(entry, dict) and "value" in entry else entry
+            for key, entry in config.items()}
 
 
 def _label_list(text: str) -> int | None:

@@ -27,6 +27,7 @@ import yaml
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, textlog
+from curvedoc.readers.companions import wandb_values
 from curvedoc.readers.jsonl import add_history_file
 from curvedoc.readers.records import SKIPPED_COLUMNS, add_rows
 from curvedoc.readers.wandb_proto import (
@@ -231,11 +232,7 @@ def _read_config_yaml(builder: RunBuilder, path: Path) -> None:
         builder.warn(f"{path}: not a W&B config (expected a mapping of keys to {{value: ...}})")
         return
     builder.add_file(path)
-    builder.meta.hparams = {
-        str(key): entry["value"] if isinstance(entry, dict) and "value" in entry else entry
-        for key, entry in config.items()
-        if key not in BOOKKEEPING_KEYS
-    }
+    builder.meta.hparams = {key: value for key, value in wandb_values(config).items() if key not in BOOKKEEPING_KEYS}
 
 
 def _read_metadata(builder: RunBuilder, path: Path) -> None:
