@@ -54,8 +54,9 @@ _NOT_A_METRIC = {
 }
 # "coef" names a loss weight (ent_coef, vf_coef) except in these overlap metrics (Keras's dice_coef)
 _OVERLAP_METRICS = {"dice", "jaccard"}
-_ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu"}
-_TOPK = re.compile(r"^(top|acc)_?[2-9]\d*$")
+# "Acc@1" (timm, pytorch/examples) and the older "Prec@1" are top-1 accuracy; "@5" is top-5
+_ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "acc@1", "prec@1", "top@1"}
+_TOPK = re.compile(r"^(top|acc|prec)_?@?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
 _LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group
 _PERPLEXITY_WORDS = {"ppl", "perplexity"}

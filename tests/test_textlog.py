@@ -303,6 +303,44 @@ def test_a_printed_two_column_data_table_is_not_a_metrics_table(tmp_path):
     assert run.tags == ["loss"] and steps(run, "loss") == [1, 2, 3, 4, 5]
 
 
+def test_timm_lines_give_epoch_and_batch_and_the_test_block_its_split(tmp_path):
+    lines = []
+    for epoch in range(3):
+        lines += [f"Train: {epoch} [{batch:>4}/1251 ({batch // 13:>3}%)]  Loss: {6.9 - epoch / 10 - batch / 5000:.3f} "
+                  f"({6.9 - epoch / 10:.2f})  Time: 0.312s, 3282.05/s  LR: 1.000e-04  Data: 0.010 (0.051)"
+                  for batch in (0, 50, 100)]
+        lines.append("Test: [   0/48]  Time: 1.951 (1.951)  Loss:  6.8516 (6.8516)  Acc@1:  0.2930 ( 0.2930)")
+        lines.append(f"Test: [  48/48]  Time: 0.120 (0.250)  Loss:  {6.7 - epoch / 10:.4f} (6.8012)  "
+                     f"Acc@1:  {epoch + 0.5:.4f} ( 0.3760)  Acc@5:  2.0000 ( 1.6000)")
+    run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert steps(run, "Loss")[:4] == [0, 50, 100, 1251] and "Train" not in run.tags
+    assert run.roles["test_Acc@1"] is Role.TEST_ACC and values(run, "test_Loss") == [6.7, 6.6, 6.5]
+
+
+def test_mmengine_epoch_train_lines_place_the_run_and_epoch_val_lines_name_their_split(tmp_path):
+    lines = []
+    for epoch in range(1, 4):
+        lines += [f"05/01 10:00:00 - mmengine - INFO - Epoch(train)   [{epoch}][{batch:>4}/1251]  lr: 1.0000e-03  "
+                  f"eta: 1 day, 0:00:00  time: 0.3000  loss: {6.9 - epoch / 10 - batch / 5000:.4f}"
+                  for batch in (50, 100)]
+        lines.append(f"05/01 10:10:00 - mmengine - INFO - Epoch(val) [{epoch}][50/50]    "
+                     f"accuracy/top1: {epoch + 0.2:.4f}  time: 0.1000")
+    run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert steps(run, "loss") == [50, 100, 1301, 1351, 2552, 2602]
+    assert run.roles["val_accuracy/top1"] is Role.VAL_ACC and steps(run, "val_accuracy/top1") == [100, 1351, 2602]
+
+
+def test_a_validation_line_placed_by_its_iteration_names_its_split_before_it(tmp_path):
+    # Megatron-LM: " validation loss at iteration 300 | lm loss value: 5.91E+00 | lm loss PPL: 3.69E+02 |"
+    lines = [f" iteration {it:>8}/  500000 | learning rate: 1.500E-05 | lm loss: {7.5 - it / 400:.6E} | "
+             "grad norm: 1.2 |" for it in range(100, 700, 100)]
+    lines += [f" validation loss at iteration {it} | lm loss value: {7.0 - it / 400:.6E} | lm loss PPL: 3.69E+02 |"
+              for it in (300, 600)]
+    run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert run.roles["validation_lm_loss_value"] is Role.VAL_LOSS and run.roles["lm_loss"] is Role.TRAIN_LOSS
+    assert steps(run, "validation_lm_loss_value") == [300, 600]
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

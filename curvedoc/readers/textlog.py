@@ -27,7 +27,9 @@ row counts.
 
 The x axis, in this order:
 1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
-   ``batch``); a step that starts again with every epoch (``Epoch 1 | Step 0/6501``) is counted on across epochs;
+   ``batch``); a step that starts again with every epoch (``Epoch 1 | Step 0/6501``, timm's
+   ``Train: 3 [  50/1251 (4%)]``, MMEngine's ``Epoch(train) [3][  50/1251]``) is counted on across epochs. The
+   words before a step's name may say the split (Megatron's ``validation loss at iteration 300 | lm loss value:``);
 2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it, as Keras prints);
    epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power of ten that
    makes them whole, with a warning;
@@ -128,6 +130,11 @@ PAIR = re.compile(
 KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
 KEY_WORDS_REACH = 3 * 65
 UNNAMED_FRACTION = re.compile(r"(?<![\w./])(?P<n>\d{1,15})\s?/\s?(?P<total>\d{1,15})(?![\w./])")
+TRAINING_LOOP = re.compile(
+    r"\b(?P<kind>Epoch|Iter)\(train\)\s{0,10}\[\s{0,12}(?P<n>\d{1,12})(?:\s?/\s?(?P<total>\d{1,12}))?\]"
+    r"(?:\[\s{0,12}(?P<within>\d{1,12})\s?/\s?(?P<of>\d{1,12})\])?"
+)
+SPLIT_EPOCH = re.compile(r"\s{0,10}\[\s{0,10}\d{1,12}\s?/\s?\d{1,12}")  # "[  50/1251" right after "Train: 3"
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE,
@@ -432,9 +439,15 @@ def read_line(text: str, state: _Reading) -> Line | None:
         name = _name(key)
         if name is None:
             continue
-        spans.append((match.start() - len(key) + len(match["key"]), match.end()))
         if name.x_kind:
+            # only the x's own word is taken: the words before it may name the split ("validation loss at
+            # iteration 300 | lm loss value: 5.91", Megatron's evaluation line)
+            spans.append((match.start(), match.end()))
             _place(line, name.x_kind, match)
+            continue
+        spans.append((match.start() - len(key) + len(match["key"]), match.end()))
+        if name.split_word and SPLIT_EPOCH.match(text, match.end()) and match["value"].isdigit():
+            _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
         elif name.tag not in line.values:
             line.values[name.tag] = _value(match, name)
             names.append(name)
@@ -442,6 +455,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if SUMMARY_KEYS & line.values.keys():
             return None  # the Trainer's end-of-training summary: totals, not a point of any curve
         _name_splits(line, names, text, spans)
+    if line.epoch is None and line.step is None and "(train)" in text:
+        _place_training_loop(line, text)
     if line.epoch is not None and line.step is None:
         _step_within_epoch(line, text, spans)
     if not line.values and line.epoch is None and line.step is None:
@@ -571,6 +586,21 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
             tag = f"{context}_{tag}"
         renamed.setdefault(tag, line.values[name.tag])
     line.values = renamed
+
+
+def _place_training_loop(line: Line, text: str) -> None:
+    """MMEngine's ``Epoch(train) [3][  50/1251]`` (epoch, then the step within it) and ``Iter(train) [ 50/40000]``.
+    Its ``Epoch(val)`` lines count validation batches, not training: they stay at the training line before them."""
+    match = TRAINING_LOOP.search(text)
+    if match is None:
+        return
+    if match["kind"] == "Epoch":
+        line.epoch = float(match["n"])
+        if match["within"]:
+            line.step, line.step_total = float(match["within"]), float(match["of"])
+    else:
+        line.step = float(match["n"])
+        line.step_total = float(match["total"]) if match["total"] else None
 
 
 def _step_within_epoch(line: Line, text: str, spans: list[tuple[int, int]]) -> None:
