@@ -156,6 +156,23 @@ def test_a_million_points_are_judged_whole():
     assert [f.code for f in findings(run)] == ["CD603"]
 
 
+def test_a_held_out_cross_entropy_near_zero_implies_a_near_perfect_accuracy_never_logged():
+    # a hate-speech classifier whose eval loss is 2e-5: at most 0.003% of the examples can be wrong
+    steps = np.arange(0, 1000, 10)
+    run = build({"train/loss": (steps, 0.85 * np.exp(-steps / 20) + 1e-6),
+                 "eval/loss": (np.array([499, 999]), [2.1e-5, 1.3e-5])}, n_classes=3)
+    (finding,) = findings(run, {"CD601"})
+    assert "no held-out accuracy is logged" in finding.evidence[0] and "ln 2" in finding.evidence[1]
+
+
+@pytest.mark.parametrize("tag,end", [("eval/loss", 0.02), ("eval/mse_loss", 1e-5)])
+def test_a_held_out_loss_that_is_low_or_no_cross_entropy_implies_nothing(tag, end):
+    steps = np.arange(0, 1000, 10)
+    run = build({"train/loss": (steps, 0.85 * np.exp(-steps / 20) + 0.01),
+                 tag: (np.array([499, 999]), [2 * end, end])}, n_classes=3)
+    assert not findings(run, {"CD601"})
+
+
 def test_a_loss_that_goes_negative_says_nothing_of_frozen_predictions():
     # NLLLoss on raw logits: the "loss" falls without bound, no cross-entropy, whatever the accuracy does
     epochs = np.arange(1, 7) * 42

@@ -62,10 +62,11 @@ def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
 def accuracy_suspicious(run: RunCurves, limits: Limits):
     """Held-out (validation or test) accuracy ends near-perfect (at most one error in a thousand, or one example),
     or reaches it within the first few percent of training. Only judged when the evaluation set is large enough
-    for one error to be under 1% (a 45-example set at 1.0 says little)."""
+    for one error to be under 1% (a 45-example set at 1.0 says little). With no held-out accuracy logged, a
+    held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2."""
     found = _held_out_accuracy(run)
     if found is None:
-        return None
+        return _implied_by_loss(run, limits)
     curve, values = found
     one_example = _one_example(values)
     if one_example is not None and one_example > 1 / limits["min_examples"]:
@@ -93,6 +94,28 @@ def accuracy_suspicious(run: RunCurves, limits: Limits):
     if end >= near_perfect and early:
         title += f", reached within the first {share:.0%} of training"
     return Found(title, [curve.tag], evidence, step=reached_step)
+
+
+def _implied_by_loss(run: RunCurves, limits: Limits):
+    """With no held-out accuracy logged, what the held-out cross-entropy implies of it: a misclassified example
+    gives its true class at most half the probability, so it costs at least ln 2 nats, and the error rate is at
+    most the mean loss / ln 2. A loss that low is an accuracy that near-perfect, whatever the class count."""
+    for role in (Role.VAL_LOSS, Role.TEST_LOSS):
+        curve = run.curve(role)
+        if curve is None or not len(curve.finite_values) or chance_loss_of(run, curve) is None:
+            continue
+        end = float(np.median(curve.finite_values[-max(1, len(curve.finite_values) // 10):]))
+        if end > limits["error_share"] * math.log(2):
+            return None
+        return Found(
+            f"{curve.tag} ends at {fmt(end)}: held-out accuracy near-perfect (≥ {1 - end / math.log(2):.5g})",
+            [curve.tag],
+            [f"{curve.tag} = {fmt(end)} at the end (median of the last tenth); no held-out accuracy is logged",
+             f"a wrong prediction costs at least ln 2 = 0.693 nats (its true class has probability ≤ 1/2), so at "
+             f"most {end / math.log(2):.3%} of the examples are wrong; near-perfect is an error share ≤ "
+             f"{limits['error_share']:.1%}"],
+            step=curve.step_at(len(curve.finite_values) - 1))
+    return None
 
 
 FLAT_LIMITS = {
