@@ -341,6 +341,20 @@ def test_a_validation_line_placed_by_its_iteration_names_its_split_before_it(tmp
     assert steps(run, "validation_lm_loss_value") == [300, 600]
 
 
+def test_a_value_stated_in_a_sentence_is_named_by_what_comes_before_the_verb(tmp_path):
+    text = "".join(f"Epoch: {e}| train loss: {1 / e:.3f}\nEpoch {e}: Val acc is {80 + e:.4f}%\n" for e in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["Val_acc"] is Role.VAL_ACC and values(run, "Val_acc") == [81, 82, 83]
+
+
+def test_names_said_again_after_another_splits_loss_are_that_splits(tmp_path):
+    text = "".join(f"Epoch {e} |  Train Loss: {11 - e:.4f} | Token Acc: 0.05 | Seq Acc: 0.0000 |  "
+                   f"Val Loss: {10.9 - e:.4f} | Token Acc: 0.0{6 + e} | Seq Acc: 0.0000\n" for e in range(3))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["val_Token_Acc"] is Role.VAL_ACC and values(run, "val_Token_Acc") == [0.06, 0.07, 0.08]
+    assert values(run, "Token_Acc") == [0.05, 0.05, 0.05] and run.roles["Val_Loss"] is Role.VAL_LOSS
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

@@ -103,6 +103,7 @@ FUNCTION_WORDS = {
     "a", "an", "the", "at", "in", "of", "for", "with", "and", "or", "to", "on", "is", "was", "are", "by", "from",
     "after", "as", "into", "than", "vs", "info", "warning", "warn", "debug", "critical", "fatal", "notice",
 }
+COPULAS = {"is", "was", "are", "were"}
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
 SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)$", re.IGNORECASE)
@@ -433,6 +434,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
             _place(line, name.x_kind, match)
     spans, names = [], []
     previous_end = 0
+    split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
         previous_end = match.end()
@@ -448,7 +450,12 @@ def read_line(text: str, state: _Reading) -> Line | None:
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
         if name.split_word and SPLIT_EPOCH.match(text, match.end()) and match["value"].isdigit():
             _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
-        elif name.tag not in line.values:
+            continue
+        if name.names_split:
+            split = next(word for word in tokens(name.tag) if word in SPLIT_WORDS)
+        elif name.tag in line.values and split is not None:
+            name = _name(f"{split}_{name.tag}")  # a name said again after another split's: that split's
+        if name is not None and name.tag not in line.values:
             line.values[name.tag] = _value(match, name)
             names.append(name)
     if names:
@@ -527,6 +534,8 @@ def _name(key: str) -> Name | None:
     except KeyError:
         pass
     words = key.split(" ")
+    if len(words) > 1 and words[-1].lower() in COPULAS:
+        words = words[:-1]  # "Val acc is 86.0%": named by what comes before the verb
     last_function_word = max((i for i, word in enumerate(words) if word.lower() in FUNCTION_WORDS), default=-1)
     tag = "_".join(words[last_function_word + 1:]).rstrip(".-/")
     name = None
