@@ -41,7 +41,10 @@ ULTRALYTICS_ARGS = {"task", "mode", "data"}
 # of them mean num_labels was set
 PLACEHOLDER_LABEL = re.compile(r"^LABEL_\d+$")
 HF_DEFAULT_NUM_LABELS = 2
-LM_ARCHITECTURE = re.compile(r"(ForCausalLM|LMHeadModel|ForConditionalGeneration|ForSeq2SeqLM|ForSpeechSeq2Seq)$")
+# Heads that generate tokens (the composite VisionEncoderDecoder/SpeechEncoderDecoderModel of TrOCR and friends too):
+# their output count is the (decoder's) vocabulary
+LM_ARCHITECTURE = re.compile(
+    r"(ForCausalLM|LMHeadModel|ForConditionalGeneration|ForSeq2SeqLM|ForSpeechSeq2Seq|EncoderDecoderModel)$")
 CLASSIFIER_ARCHITECTURE = re.compile(r"For\w*Classification$")
 # Detectron2's COCO evaluator logs one AP per category: bbox/AP-<class>, segm/AP-<class>
 PER_CLASS_AP_TAG = re.compile(r"^(?:bbox|segm)/AP-(.+)$")

@@ -60,6 +60,10 @@ def meta_of(path: Path) -> tuple:
      (256000, "vocab_size", VOCABULARY)),
     ({"architectures": ["BertForSequenceClassification"], "vocab_size": 30522,
       "id2label": {"0": "LABEL_0", "1": "LABEL_1"}}, (2, "id2label", CLASSES)),
+    # TrOCR: a composite encoder-decoder generates text; its decoder's placeholder labels say nothing
+    ({"architectures": ["VisionEncoderDecoderModel"], "encoder": {"id2label": {"0": "LABEL_0", "1": "LABEL_1"}},
+      "decoder": {"vocab_size": 50265, "id2label": {"0": "LABEL_0", "1": "LABEL_1"}}},
+     (50265, "decoder.vocab_size", VOCABULARY)),
     # HF saves id2label only when it is not the default: a classifier's config without one has two labels
     ({"architectures": ["BertForSequenceClassification"], "vocab_size": 21128, "model_type": "bert"},
      (2, "architectures (BertForSequenceClassification, default num_labels)", CLASSES)),

@@ -65,6 +65,14 @@ def test_lightning_hparams_with_python_tags_and_hp_metric_placeholder(tmp_path):
     assert run.series("hp_metric")["value"].tolist() == [0.7]
 
 
+def test_a_stable_baselines3_progress_csv_is_placed_at_its_environment_steps(tmp_path):
+    rows = "".join(f"{20 + i},{-0.6 - i / 100},{2048 * (i + 1)},{i + 1},{52.8 - i}\n" for i in range(5))
+    header = "rollout/ep_rew_mean,train/entropy_loss,time/total_timesteps,time/iterations,train/value_loss\n"
+    run = load_one(write(tmp_path / "progress.csv", header + rows))
+    assert run.series("rollout/ep_rew_mean")["step"].tolist() == [2048, 4096, 6144, 8192, 10240]
+    assert "time/total_timesteps" not in run.tags and not run.warnings
+
+
 def test_keras_csvlogger():
     run = load_one(FIXTURES / "keras" / "training.log")
     assert run.format == "keras-csv"

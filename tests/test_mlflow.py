@@ -52,6 +52,18 @@ def test_file_store_gives_one_run_per_mlflow_run_not_per_experiment(file_runs):
         assert run.meta.start_time > 1.7e9
 
 
+def test_an_artifact_copy_of_a_runs_metrics_is_not_a_second_run(tmp_path):
+    # Ultralytics logs its metrics to MLflow and copies results.csv into the run's artifacts
+    store = shutil.copytree(MLRUNS, tmp_path / "mlruns")
+    run_folder = next(path.parent for path in store.glob("*/*/metrics"))
+    (run_folder / "artifacts").mkdir(exist_ok=True)
+    (run_folder / "artifacts" / "results.csv").write_text("epoch,train/loss\n0,2.3\n1,1.9\n2,1.5\n")
+    assert len(curvedoc.load(store)) == 3
+    shutil.rmtree(run_folder / "metrics")
+    (run_folder / "metrics").mkdir()  # a run that logged no metrics: its artifacts are all there is
+    assert any(run.path.endswith("results.csv") for run in curvedoc.load(store))
+
+
 def test_sqlite_store_gives_one_run_per_live_run_and_skips_the_deleted_one(sqlite_runs):
     assert set(sqlite_runs) == RUN_NAMES  # the generator also logged and deleted "deleted_run"
     for run in sqlite_runs.values():

@@ -304,6 +304,8 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
                     continue
                 if run_family == "mlflow" and entry.name in {"metrics", "params", "tags"}:
                     continue
+                if run_family == "mlflow" and entry.name == "artifacts" and _logs_metrics(folder):
+                    continue  # the run's own outputs (Ultralytics copies its results.csv there): not another run
                 visit(path)
                 continue
             if "-checkpoint." in entry.name:
@@ -396,6 +398,15 @@ def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:
             files = tuple(sorted((file for source in exports for file in source.files), key=lambda item: item[1].name))
             kept.append(Source("wandb-export", folder, files))
     return kept
+
+
+def _logs_metrics(mlflow_run: Path) -> bool:
+    """Whether an MLflow run folder holds logged metrics (its curves are the run's, whatever its artifacts copy)."""
+    try:
+        with os.scandir(mlflow_run / "metrics") as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False
 
 
 def _run_folder_family(folder: Path, names: set[str]) -> str | None:

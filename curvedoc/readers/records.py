@@ -22,7 +22,10 @@ NONFINITE_WORDS = {
     "-inf": -math.inf, "-infinity": -math.inf,
 }
 # Step-like columns, finest first: a log with both ``step`` and ``epoch`` is indexed by step.
-STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "epoch")
+# The reinforcement-learning loggers count environment steps, the x they plot against: Stable-Baselines3's
+# time/total_timesteps, OpenAI Baselines' misc/total_timesteps, total/steps and TimestepsSoFar.
+STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "time/total_timesteps",
+                "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps", "timestepssofar", "epoch")
 WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
 # Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
 # step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
