@@ -120,6 +120,21 @@ def test_an_lr_decayed_early_explains_a_plateau_even_without_a_class_count():
     assert "× its peak" in finding.evidence[-1]
 
 
+def test_a_loss_that_fell_then_jumped_back_to_its_start_is_no_flat_start():
+    # CIFAR-100 from scratch: 4.46 -> 3.36 over 31 epochs, back to ~4.1 at epoch 33 for the remaining 67
+    rng = np.random.default_rng(8)
+    loss = np.r_[3.3 + 1.2 * np.exp(-np.arange(32) / 8), np.full(68, 4.1)] + 0.03 * rng.standard_normal(100)
+    val = loss + 0.05
+    assert "CD301" not in codes(synthetic({"train/loss": loss, "val/loss": val}))
+
+
+def test_a_minibatch_loss_that_wanders_with_batch_difficulty_is_still_flat():
+    # a fine-tune logged every 50 micro-steps of batch 2: quarter means 2.46, 2.20, 2.08, 2.43, no trend
+    rng = np.random.default_rng(9)
+    loss = 2.3 + 0.25 * np.sin(np.arange(50) * 2 * np.pi / 25) + 0.35 * rng.standard_normal(50)
+    assert "CD301" in codes(synthetic({"train/loss": loss}))
+
+
 def test_a_held_out_loss_that_stops_changing_explains_a_plateau_without_lr_or_class_count():
     # no LR logged, no class count: validation repeats 1.416 to the digit for its last 15 of 20 evaluations
     loss = 1.4 + 0.9 * np.exp(-np.arange(600) / 20) + 0.05 * np.random.default_rng(2).standard_normal(600)

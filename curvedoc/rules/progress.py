@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_of_height, chance_loss_of,
-                               first_logged, first_point_share, fmt, trend_z)
+                               first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
@@ -35,7 +35,7 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     change, noise = curve.level_change()
     start = abs(curve.start_level)
     if abs(change) <= limits["max_change"] * start:
-        return True
+        return not _went_and_came_back(curve, limits)
     # below 5 points there is no noise estimate: a difference is all the curve's shape
     allowance = limits["noise_z"] * noise if len(curve.finite_values) >= 5 else 0.0
     never_below = float(curve.smooth[1:].min(initial=math.inf)) >= (1 - limits["max_change"]) * start
@@ -54,6 +54,22 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     drift = max(abs(float(levels[-1] - levels[0])), abs(curve.start_level - float(levels[0])))
     return (abs(change) <= allowance and float(np.ptp(levels)) <= max(chance_range, limits["max_change"] * start)
             and (abs(trend_z(curve)) <= limits["noise_z"] or drift <= limits["max_change"] * abs(np.mean(levels))))
+
+
+def _went_and_came_back(curve: Curve, limits: Limits) -> bool:
+    """Whether a curve that ends where it started moved in between: the median of some tenth of it lies further
+    from the start level than the flat band, than that median's own noise, and than the tenths wander among
+    themselves (a loss that fell 25%, then jumped back at epoch 33 and stayed, learned something and lost it: no
+    flat start; a minibatch loss that wanders by batch difficulty never left)."""
+    tenths = np.array_split(curve.finite_values, min(10, len(curve.finite_values)))
+    levels = np.array([np.median(part) for part in tenths])
+    scatter = robust_sigma(np.concatenate([part - level for part, level in zip(tenths, levels)]))
+    # a tenth's median and the start level (a median of its first few points) each carry their points' noise
+    medians_noise = MEDIAN_SE * max(curve.noise, scatter) * math.sqrt(
+        1 / len(curve.start_points) + 1 / min(len(part) for part in tenths))
+    band = max(limits["max_change"] * abs(curve.start_level), limits["noise_z"] * medians_noise,
+               limits["noise_z"] * robust_sigma(levels))
+    return bool(np.any(np.abs(levels - curve.start_level) > band))
 
 
 def judged_losses(run: RunCurves, min_points: float) -> list[Curve]:
