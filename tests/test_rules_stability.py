@@ -161,6 +161,14 @@ def test_a_reward_that_collapses_after_improving_is_a_spike_of_its_shortfall():
     assert finding.severity == "error"  # it never came back
 
 
+def test_a_per_batch_training_score_beside_its_loss_is_not_judged_for_collapse():
+    # batch 4: the F1 moves by whole examples (0.75, 1, 0.75 …); what matters shows on the loss
+    f1 = [0.25, 0.25, 0.75, 1, 1, 0.75, 1, 0.75, 1, 1]
+    loss = [1.04, 1.10, 0.63, 0.22, 0.23, 0.44, 0.35, 0.40, 2.5e-6, 0.05]
+    run = synthetic({"train_loss": loss, "train_f1_score": f1})
+    assert "CD402" not in {f.code for f in diagnose_run(run)}
+
+
 def test_a_noisy_reward_that_climbs_is_no_collapse():
     rng = np.random.default_rng(6)
     reward = np.linspace(-500, 200, 3000) + rng.normal(0, 120, 3000)  # per-episode returns: noisy by nature

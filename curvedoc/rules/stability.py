@@ -20,7 +20,7 @@ import numpy as np
 
 from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, Curve, RunCurves, fmt, median_filter, noise_reach,
                                robust_sigma, terms_beside, trailing_median)
-from curvedoc.roles import Role, names_a_term
+from curvedoc.roles import Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
@@ -331,15 +331,24 @@ def spike(run: RunCurves, limits: Limits):
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
     start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
     evaluations (a steady climb there is overfitting's shape); reported beside CD701's gradient explosion when a
-    norm grew with it (the explosion is the cause, the climb what it did to the run). Reports the step, the size (×), whether and
-    when the loss came back to its pre-spike level, and further spikes. A higher-is-better score (a reward, mAP)
-    is read the other way up: a sudden collapse after it had improved, measured on its shortfall (1 − score for
+    norm grew with it (the explosion is the cause, the climb what it did to the run). Reports the step, the size
+    (×), whether and when the loss came back to its pre-spike level, and further spikes. A higher-is-better score
+    (a reward, mAP; not a training-split minibatch score beside a train loss) is read the other way up: a sudden
+    collapse after it had improved, measured on its shortfall (1 − score for
     a score out of 1 or 100, the reward itself negated otherwise)."""
     found = [(curve, item) for curve in judged_curves(run, limits["min_points"])
              if (item := _spike_of(run, curve, limits)) is not None]
     found += [(score, item) for score in run.curves(Role.SCORE)
-              if len(score.finite_values) >= limits["min_points"] and (item := _collapse_of(score, limits))]
+              if len(score.finite_values) >= limits["min_points"] and not _minibatch_score(run, score)
+              and (item := _collapse_of(score, limits))]
     return once_per_event(found, event_window(run))
+
+
+def _minibatch_score(run: RunCurves, score: Curve) -> bool:
+    """A score of the training split beside a train loss (a per-batch F1 of four examples): it moves by whole
+    examples, and what it would show the loss shows better. An agent's reward is its training signal: judged."""
+    return (not run.reinforcement_learning and run.curve(Role.TRAIN_LOSS) is not None
+            and split_of(tokens(score.tag)) == "train")
 
 
 def shortfall(score: Curve) -> Curve:
@@ -369,13 +378,14 @@ def _collapse_of(score: Curve, limits: Limits) -> Found | None:
     scores = finite_prefix(score)
     step = int(score.steps[jump.index])
     before = float(np.median(scores[max(0, jump.index - window):jump.index]))
+    dropped_to = float(np.median(scores[max(0, jump.index - 1):jump.index + 2]))  # the level the jump was found on
     recovered = (f"back to its level by step {int(score.steps[jump.recovered])}" if jump.recovered is not None
                  else f"it ends at {fmt(float(np.median(scores[-max(1, len(scores) // 10):])))}")
     return Found(
-        f"{score.tag} collapses at step {step}: {fmt(before)} → {fmt(float(scores[jump.index]))}",
+        f"{score.tag} collapses at step {step}: {fmt(before)} → {fmt(dropped_to)}",
         [score.tag],
-        [f"{score.tag} = {fmt(float(scores[jump.index]))} at step {step}; median of the {min(window, jump.index)} points before = "
-         f"{fmt(before)}", f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out "
+        [f"{score.tag} = {fmt(dropped_to)} at step {step} (median of 3 points); median of the "
+         f"{min(window, jump.index)} points before = {fmt(before)}", f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out "
          f"from the points before it, beyond the score's rare dips elsewhere", recovered],
         step=step, severity=WARNING if jump.recovered is not None else ERROR,
     )
