@@ -338,7 +338,9 @@ def spike(run: RunCurves, limits: Limits):
     a score out of 1 or 100, the reward itself negated otherwise)."""
     found = [(curve, item) for curve in judged_curves(run, limits["min_points"])
              if (item := _spike_of(run, curve, limits)) is not None]
-    found += [(score, item) for score in run.curves(Role.SCORE)
+    # the score a person would plot (mAP, a reward, the overall F1): per-class breakdowns over a handful of
+    # examples move by whole examples, and a class's recall going 1 -> 2/3 is no collapse of the run
+    found += [(score, item) for score in filter(None, [run.curve(Role.SCORE)])
               if len(score.finite_values) >= limits["min_points"] and not _minibatch_score(run, score)
               and (item := _collapse_of(score, limits))]
     return once_per_event(found, event_window(run))
