@@ -50,10 +50,10 @@ from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
 TUNING, HELD_OUT, PUBLIC = "tuning", "held-out", "public"
-PART_ORDER = (TUNING, HELD_OUT, "held-out-final", PUBLIC, "public-new", "public-held-out")
+PART_ORDER = (TUNING, HELD_OUT, "held-out-final", PUBLIC, "public-new", "public-held-out", "public-fresh")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them.
-FINAL_PARTS = {"held-out-final", "public-held-out"}
+FINAL_PARTS = {"held-out-final", "public-held-out", "public-fresh"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 

@@ -276,7 +276,9 @@ class _Table:
     def take(self, text: str) -> str | None:
         """What ``text`` is to a table: a ``"rule"`` (a line of dashes), a ``"row"`` (its number kept), or None."""
         stripped = text.strip()
-        if stripped and not stripped.strip("-"):
+        if stripped[:1] not in ("|", "-"):
+            return None  # nearly every line: decided by its first character
+        if not stripped.strip("-"):
             return "rule"
         if not (stripped.startswith("|") and stripped.endswith("|") and stripped.count("|") == 3):
             return None
@@ -451,8 +453,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if name.split_word and SPLIT_EPOCH.match(text, match.end()) and match["value"].isdigit():
             _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
             continue
-        if name.names_split:
-            split = next(word for word in tokens(name.tag) if word in SPLIT_WORDS)
+        if name.split is not None:
+            split = name.split
         elif name.tag in line.values and split is not None:
             name = _name(f"{split}_{name.tag}")  # a name said again after another split's: that split's
         if name is not None and name.tag not in line.values:
@@ -518,9 +520,13 @@ class Name:
     tag: str
     x_kind: str | None  # "epoch" or the step key it stands for: ``Train Epoch`` → epoch, ``global step`` → global_step
     split_word: bool  # a split's name alone: ``train``, ``val``
-    names_split: bool
+    split: str | None  # the split the name says (``Val_Loss`` → val), if any
     names_loss: bool
     accuracy: bool
+
+    @property
+    def names_split(self) -> bool:
+        return self.split is not None
 
 
 _NAMES: dict[str, Name | None] = {}
@@ -549,9 +555,10 @@ def _name(key: str) -> Name | None:
             x_kind = "epoch"
         elif len(core) == 1 and core[0] in STEP_KEYS:
             x_kind = "global_step" if core[0] == "step" and "global" in lowered else core[0]
-        words = set(tokens(tag))
-        name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS, bool(words & SPLIT_WORDS), "loss" in words,
-                    bool(words & ACCURACY_WORDS))
+        ordered = tokens(tag)
+        words = set(ordered)
+        name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS, next((w for w in ordered if w in SPLIT_WORDS), None),
+                    "loss" in words, bool(words & ACCURACY_WORDS))
     if len(_NAMES) < MAX_CACHED:
         _NAMES[key] = name
     return name
