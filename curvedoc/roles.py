@@ -69,7 +69,7 @@ _SCORE_WORD = re.compile(
     r"^(?:reward|rewards|rew|return|returns|success|score|scores|f1score|fscore|"
     r"m?ap\d*|ap[lms]|precision|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
     r"m?iou|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
-    r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?)(?:\d+|@\d+)?$"
+    r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
 )
 # The spread of a score is not a score: higher is not better
 _SPREAD_WORDS = {"std", "var", "variance", "stddev"}

@@ -88,6 +88,15 @@ def test_a_folder_mixing_formats_yields_one_source_per_format(tmp_path):
     assert sorted(source.family for source in found.sources) == ["csv", "hf", "jsonl", "tensorboard"]
 
 
+def test_tensorboard_embedding_projector_files_are_no_runs(tmp_path):
+    touch(tmp_path / "run" / EVENT)
+    touch(tmp_path / "run" / "projector_config.pbtxt", b'embeddings { tensor_name: "line" }\n')
+    touch(tmp_path / "run" / "01968" / "line" / "tensors.tsv", b"0.1\t0.2\n0.3\t0.4\n0.5\t0.6\n")
+    touch(tmp_path / "run" / "01968" / "line" / "metadata.tsv", b"A\nB\nC\n")
+    found = discover(tmp_path)
+    assert [source.family for source in found.sources] == ["tensorboard"] and not found.problems
+
+
 def test_symlink_loops_are_not_followed_forever(tmp_path):
     touch(tmp_path / "a" / "metrics.csv", b"step,loss\n0,1\n")
     os.symlink(tmp_path, tmp_path / "a" / "loop")

@@ -355,6 +355,29 @@ def test_names_said_again_after_another_splits_loss_are_that_splits(tmp_path):
     assert values(run, "Token_Acc") == [0.05, 0.05, 0.05] and run.roles["Val_Loss"] is Role.VAL_LOSS
 
 
+def test_a_heading_that_names_validation_makes_the_result_lines_under_it_validations(tmp_path):
+    # BasicSR / IQA-PyTorch: the scores of each validation sit on lines of their own under a heading
+    lines = ["2025-02-04 16:40:00 INFO: phase: val", "2025-02-04 16:40:01 INFO: val:[", "  val_freq: 800.0"]
+    for it in (100, 200, 300, 400):
+        lines.append(f"2025-02-04 16:48:00 INFO: [basel..][epoch: {it // 50}, iter: {it}, lr:(3e-05,)] "
+                     f"l_mos: {1 / it:.4e}")
+        if it % 200 == 0:
+            lines += ["2025-02-04 17:11:42 INFO: Validation koniq10k", f"\t # srcc: {0.9 + it / 1e4:.4f}\tBest: 0.9",
+                      ""]
+    lines += ["  lr: 3e-05", "Traceback (most recent call last):",
+              '  File "/envs/IQA/bin/torchrun", line 33, in <module>', "    sys.exit(main())"]
+    run = read(write(tmp_path / "nohup.out", "\n".join(lines) + "\n"))
+    assert steps(run, "validation_srcc") == [200, 400] and values(run, "validation_srcc") == [0.92, 0.94]
+    assert "line" not in run.tags and "validation_lr" not in run.tags and "lr" in run.tags
+
+
+def test_loguru_s_source_location_is_no_value(tmp_path):
+    text = "".join(f"INFO     | 2024-05-02 10:5{i}:14 | autotrain.trainers.common:on_log:226 - "
+                   f"{{'loss': {1.6 - i / 10:.1f}, 'learning_rate': 2e-06, 'epoch': {i + 1}}}\n" for i in range(4))
+    run = read(write(tmp_path / "output.log", text))
+    assert run.tags == ["loss", "learning_rate"] and values(run, "loss") == [1.6, 1.5, 1.4, 1.3]
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))
@@ -516,7 +539,9 @@ def test_a_run_killed_in_its_first_epoch_says_so(tmp_path):
 # ---------------------------------------------------------------------------------------------- public logs
 
 WILD_TEXT_LOGS = {
-    "textlog/AnshDhalla1__PyTorch_finetune_GPT2/train.log": {"Loss", "PPL", "LR", "Grad", "Avg_Loss"},
+    # its "📊 Evaluation Results:" blocks ("   Loss: 0.5301", "   Perplexity: 1.70") are the evaluation's
+    "textlog/AnshDhalla1__PyTorch_finetune_GPT2/train.log": {"Loss", "PPL", "LR", "Grad", "Avg_Loss", "evaluation_Loss",
+                                                              "evaluation_Perplexity", "evaluation_PPL"},
     "textlog/Barber0__LLM-pretrain/train.log": {"loss", "time", "ntokens"},
     "textlog/arose26__napkin-100k/out/train.log": {"loss", "eps", "buf", "vs-random", "vs-greedy"},
     "textlog/chandler-scott__proximal-policy-optimization/out/train.log": {"Cumulative_Reward"},

@@ -54,6 +54,8 @@ TRAIN_SPLIT_FOLDER = "train"
 TF2_EVENT_FILE_SUFFIX = ".v2"
 # torch's and tensorboardX's add_hparams() write the hparams into a subfolder named by time.time(): same run.
 ADD_HPARAMS_FOLDER = re.compile(r"^\d{9,}\.\d+$")
+# what TensorBoard's add_embedding writes beside a run's event files
+PROJECTOR_FILES = {"tensors.tsv", "metadata.tsv"}
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -162,6 +164,11 @@ def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str]
     return found
 
 
+def _under_projector(path: Path) -> bool:
+    """Whether a file lies in the embedding folders (``<step>/<tag>/``) of a TensorBoard log with a projector."""
+    return any((folder / "projector_config.pbtxt").is_file() for folder in path.parents[:3])
+
+
 def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> Source | str | None:
     """The source a single file is, a one-line reason it is unusable, or None when it is not a log at all.
     ``regular``: the caller's directory listing already says it is a regular file (no stat needed)."""
@@ -174,6 +181,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     name = path.name
     if EVENT_FILE.search(name):
         return Source("tensorboard", path, ((None, path),), explicit)
+    if not explicit and name in PROJECTOR_FILES and _under_projector(path):
+        return None  # TensorBoard's embedding projector (add_embedding): vectors and their labels, no curve
     if name.endswith(".wandb"):
         return Source("wandb", path, ((None, path),), explicit)
     try:

@@ -135,6 +135,10 @@ TRAINING_LOOP = re.compile(
     r"\b(?P<kind>Epoch|Iter)\(train\)\s{0,10}\[\s{0,12}(?P<n>\d{1,12})(?:\s?/\s?(?P<total>\d{1,12}))?\]"
     r"(?:\[\s{0,12}(?P<within>\d{1,12})\s?/\s?(?P<of>\d{1,12})\])?"
 )
+# loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
+LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
+CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
+TRACEBACK_FRAME = re.compile(r'\s{0,8}File "[^"]{1,4096}", line \d')  # a crash's stack, not a metric named "line"
 SPLIT_EPOCH = re.compile(r"\s{0,10}\[\s{0,10}\d{1,12}\s?/\s?\d{1,12}")  # "[  50/1251" right after "Train: 3"
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
@@ -250,12 +254,13 @@ def parse(path: Path) -> Parsed:
         part = table.take(text)
         if table.rows and part != "row":
             state.take(table.record())  # a rule or any other line ends the table
-        if part:
+        if part or TRACEBACK_FRAME.match(text):
             continue
-        if VALUE_HINT.search(text):
-            line = read_line(text, state)
-            if line is not None:
-                state.take(line)
+        line = read_line(text, state) if VALUE_HINT.search(text) else None
+        if line is not None:
+            state.take(line)
+        else:
+            state.announce(text)
     if table.rows:
         state.take(table.record())
     if parsed.untaken_names:
@@ -315,10 +320,25 @@ class _Reading:
         self.header_tags: set[str] = set()
         self.started = False  # a line has named a step or an epoch
         self.metric_names: dict[str, bool] = {}
+        self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
+
+    def announce(self, text: str) -> None:
+        """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
+        result lines right after it; any other line without values (a blank, a status message) ends the block,
+        as does a line with a step or epoch of its own."""
+        self.evaluation = None
+        if self.started:
+            context = EVALUATION_CONTEXT.search(text)
+            # a printed config's "val:" section or "phase: val" entry heads no block of results; a log prefix
+            # ("INFO: Validation koniq10k") does not make one a config entry
+            if (context is not None and text[context.end():context.end() + 1] not in (":", "=")
+                    and not CONFIG_KEY_BEFORE.search(text, 0, context.start())):
+                self.evaluation = context.group().lower()
 
     def take(self, line: Line) -> None:
         if line.epoch is not None or line.step is not None:
             self.started = self.parsed.evidence = True
+            self.evaluation = None
             if not line.values:
                 # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
                 # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
@@ -333,6 +353,9 @@ class _Reading:
             line.epoch, line.step, line.step_total = self.header.epoch, self.header.step, self.header.step_total
             self.parsed.add(line, HEADER)
         elif self.started:
+            if self.evaluation is not None:
+                line.values = {(tag if not SPLIT_WORDS.isdisjoint(tokens(tag)) else f"{self.evaluation}_{tag}"): value
+                               for tag, value in line.values.items()}
             line.values = {tag: value for tag, value in line.values.items() if self.reads_as_evaluation(tag)}
             if line.values:
                 self.parsed.add(line, LOOSE)
@@ -420,6 +443,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = ANSI.sub("", text)
     if "\r" in text or "\b" in text:
         text = _last_drawn(text)
+    if " - " in text:
+        text = LOGURU_LOCATION.sub(" - ", text, count=1)
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
     if "%|" in text or "it [" in text:
         text, description = _without_tqdm_bars(text)
