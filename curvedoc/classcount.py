@@ -189,7 +189,7 @@ def _untrained_first(run: RunCurves, curve: Curve) -> bool:
     if curve.finite_steps[0] > 1:
         return False
     train = run.curve(Role.TRAIN_LOSS)
-    held_out = run.curve(Role.VAL_LOSS) or run.curve(Role.VAL_ACC)
+    held_out = next(filter(None, map(run.curve, (Role.VAL_LOSS, Role.VAL_ACC, Role.TEST_LOSS, Role.TEST_ACC))), None)
     if curve.role == Role.TRAIN_LOSS:
         return held_out is None or len(curve) >= 3 * len(held_out)
     return (train is not None and len(train) >= 3 * len(curve) and len(train.finite_steps)

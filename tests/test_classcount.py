@@ -67,6 +67,13 @@ def test_an_epoch_average_is_not_the_untrained_loss():
     assert inferred(curves) is None
 
 
+def test_an_epoch_average_beside_a_test_accuracy_is_not_the_untrained_loss():
+    """A script that tests every epoch logs its train loss as rarely: 1.63 after epoch 1 is a mean over learning,
+    not ln 5 at step 0 (CIFAR-10)."""
+    curves = {"Train_Loss": falling(1.63, n=20, end=0.5), "Test_Acc": np.linspace(0.3, 0.8, 20)}
+    assert inferred(curves, steps={"Train_Loss": np.arange(1, 21), "Test_Acc": np.arange(1, 21)}) is None
+
+
 def test_an_accuracy_at_one_over_k_and_a_loss_at_ln_k_make_a_certain_count():
     rng = np.random.default_rng(0)
     count = inferred({"train/loss": 2.303 + 0.01 * rng.standard_normal(200),
