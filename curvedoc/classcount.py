@@ -234,10 +234,10 @@ def _pinned_count(values: np.ndarray, whole_run: bool) -> int | None:
     """The k whose ln k a flat stretch of loss sits at. A model that learned nothing sits at the entropy of the
     class prior, ln k for balanced classes and a few % below for mildly imbalanced ones; up to ``FEW_CLASSES``
     the logs of neighbouring counts lie further apart than that deficit, so a level up to ``DEFICIT_SHARE`` below
-    ln k (or an init's ``INIT_EXCESS`` above it) tells k — for a loss that sits there the ``whole_run`` (a fine-tune's first points near 2.06 sit that
-    close to ln 8 by coincidence). Otherwise only a level within ``PIN_SHARE`` of the gap to the next count
-    does: a median of flat points is precise enough to tell 20 classes (2.9957) from 19 and 21, where a single
-    first loss is not."""
+    ln k (or an init's ``INIT_EXCESS`` above it) tells k — for a loss that sits there the ``whole_run`` (a
+    fine-tune's first points near 2.06 sit that close to ln 8 by coincidence). Otherwise only a level within
+    ``PIN_SHARE`` of the gap to the next count does: a median of flat points is precise enough to tell 20 classes
+    (2.9957) from 19 and 21, where a single first loss is not."""
     if len(values) < MIN_EVALUATIONS:
         return None
     level = float(np.median(values))

@@ -387,8 +387,9 @@ def _collapse_of(score: Curve, limits: Limits) -> Found | None:
         f"{score.tag} collapses at step {step}: {fmt(before)} → {fmt(dropped_to)}",
         [score.tag],
         [f"{score.tag} = {fmt(dropped_to)} at step {step} (median of 3 points); median of the "
-         f"{min(window, jump.index)} points before = {fmt(before)}", f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out "
-         f"from the points before it, beyond the score's rare dips elsewhere", recovered],
+         f"{min(window, jump.index)} points before = {fmt(before)}",
+         f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out from the points "
+         f"before it, beyond the score's rare dips elsewhere", recovered],
         step=step, severity=WARNING if jump.recovered is not None else ERROR,
     )
 
