@@ -73,6 +73,21 @@ def test_a_stable_baselines3_progress_csv_is_placed_at_its_environment_steps(tmp
     assert "time/total_timesteps" not in run.tags and not run.warnings
 
 
+def test_a_fastai_history_table_s_metrics_are_the_validation_s(tmp_path):
+    # fastai's CSVLogger: metrics are computed on the validation set and named without a split
+    rows = "".join(f"{e},{1 / (e + 1):.3f},{1.1 / (e + 1):.3f},{0.8 + e / 100:.2f},{0.2 - e / 100:.2f},00:12\n"
+                   for e in range(5))
+    run = load_one(write(tmp_path / "history.csv", "epoch,train_loss,valid_loss,accuracy,error_rate,time\n" + rows))
+    assert run.roles["accuracy"] is Role.VAL_ACC and run.roles["valid_loss"] is Role.VAL_LOSS
+
+
+def test_an_accuracy_logged_on_the_training_rows_stays_the_training_s(tmp_path):
+    # a Lightning table whose bare accuracy comes with the train loss, not on the validation rows
+    rows = "".join(f"0,{s},{1 / (s + 1):.3f},{0.5 + s / 100:.2f},\n" for s in range(9)) + "0,9,,,0.7\n"
+    run = load_one(write(tmp_path / "metrics.csv", "epoch,step,train_loss,accuracy,val_loss\n" + rows))
+    assert run.roles["accuracy"] is Role.TRAIN_ACC
+
+
 def test_keras_csvlogger():
     run = load_one(FIXTURES / "keras" / "training.log")
     assert run.format == "keras-csv"

@@ -27,6 +27,7 @@ from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, restart_drops, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
+from curvedoc.roles import Role, infer_role, split_of, tokens
 
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
@@ -247,6 +248,7 @@ def add_columns(
         columns = {c: c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []
     superseded = np.zeros(len(steps), dtype=bool)
+    curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for column, tag in columns.items():
         values, present, n_text = numeric_cells(table.frame[column], table.decimal)
         if n_text > present.sum():
@@ -261,10 +263,32 @@ def add_columns(
         superseded |= dropped
         rows &= ~dropped
         if rows.any():
-            builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows])
+            curves[tag] = values, rows
+    validation = validation_metrics({tag: rows for tag, (_, rows) in curves.items()})
+    for tag, (values, rows) in curves.items():
+        builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows],
+                    split_hint="val" if tag in validation else None)
     if stray_cells:
         builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
     warn_restarts(builder, table.path, int(superseded.sum()), "row(s)")
+
+
+def validation_metrics(rows_of: dict[str, np.ndarray]) -> set[str]:
+    """The accuracy columns that are the validation's though they name no split: in a table beside a train loss and
+    a validation loss that each name their split, an accuracy with no split-named twin, logged only on rows the
+    validation loss is logged on. fastai's ``epoch train_loss valid_loss accuracy time`` and the HF Trainer's
+    ``Training Loss | Validation Loss | Accuracy`` compute their metrics on the validation set; Keras names both
+    of its accuracies (``accuracy``, ``val_accuracy``), and a bare ``loss`` beside them names no split."""
+    roles = {tag: infer_role(tag) for tag in rows_of}
+    splits = {tag: split_of(tokens(tag)) for tag in rows_of}
+    validation_rows = [rows for tag, rows in rows_of.items() if roles[tag] is Role.VAL_LOSS and splits[tag]]
+    if not validation_rows or not any(roles[tag] is Role.TRAIN_LOSS and splits[tag] == "train" for tag in rows_of):
+        return set()
+    on_validation = np.logical_or.reduce(validation_rows)
+    named = {tuple(word for word in tokens(tag) if split_of([word]) is None) for tag in rows_of if splits[tag]}
+    return {tag for tag, rows in rows_of.items()
+            if roles[tag] is Role.TRAIN_ACC and splits[tag] is None and tuple(tokens(tag)) not in named
+            and not (rows & ~on_validation).any()}
 
 
 def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_column: str, value_column: str) -> None:
