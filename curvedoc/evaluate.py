@@ -135,6 +135,14 @@ class Scores:
         return (sum(precisions) / len(precisions) if precisions else math.nan,
                 sum(recalls) / len(recalls) if recalls else math.nan)
 
+    def micro(self, symptoms=SYMPTOMS) -> tuple[float, float]:
+        """Precision and recall over every labelled symptom of every run together: steadier than the macro means
+        when a symptom is labelled on one or two runs of a part."""
+        rows = self.per_symptom(symptoms).values()
+        true_pos, false_pos, false_neg = (sum(row[key] for row in rows) for key in ("tp", "fp", "fn"))
+        return (true_pos / (true_pos + false_pos) if true_pos + false_pos else math.nan,
+                true_pos / (true_pos + false_neg) if true_pos + false_neg else math.nan)
+
     def false_alarm_rate(self) -> tuple[int, int]:
         healthy = [o for o in self.outcomes if o.healthy]
         return sum(bool(o.detected) for o in healthy), len(healthy)
@@ -234,6 +242,9 @@ def render(scores: Scores, verbose: bool) -> str:
     macro = {part: by_part[part].macro() for part in parts}
     lines.append("| **macro** | " + " | ".join(f"**{_number(macro[part][0])}** | **{_number(macro[part][1])}** | "
                                              for part in parts) + " |")
+    micro = {part: by_part[part].micro() for part in parts}
+    lines.append("| micro (all labels together) | " + " | ".join(
+        f"{_number(micro[part][0])} | {_number(micro[part][1])} | " for part in parts) + " |")
     lines.append("")
     for part in parts:
         part_scores = by_part[part]
@@ -281,9 +292,11 @@ def scores_json(scores: Scores) -> dict:
         part_scores = scores.of_part(part)
         alarms, healthy = part_scores.false_alarm_rate()
         precision, recall = part_scores.macro()
+        micro_precision, micro_recall = part_scores.micro()
         document[part] = {
             "runs": len(part_scores.outcomes), "per_symptom": part_scores.per_symptom(),
             "macro_precision": precision, "macro_recall": recall,
+            "micro_precision": micro_precision, "micro_recall": micro_recall,
             "healthy_false_alarms": alarms, "healthy_runs": healthy,
             "insufficient_agreement": part_scores.insufficient_agreement(),
             "class_counts": part_scores.class_counts(),

@@ -41,6 +41,7 @@ def test_the_json_report_has_every_part(corpus_scores, capsys):
     document = json.loads(capsys.readouterr().out)
     assert set(document) == {TUNING}
     assert document[TUNING]["healthy_runs"] == 50 and "class_counts" in document[TUNING]
+    assert 0.9 <= document[TUNING]["micro_recall"] <= 1 and "micro_precision" in document[TUNING]
 
 
 def test_verbose_lists_the_misses_of_development_parts_only():
@@ -49,6 +50,13 @@ def test_verbose_lists_the_misses_of_development_parts_only():
     listed = render(scores, verbose=True)
     assert "[held-out] dev/run: missed ['spike']" in listed and "final/run" not in listed
     assert "runs of held-out-final are not listed" in listed
+
+
+def test_micro_scores_count_every_label_of_every_run_together():
+    scores = Scores([Outcome("a", {"spike"}, {"spike"}, False), Outcome("b", {"spike", "nan_inf"}, {"spike"}, False),
+                     Outcome("c", set(), {"overfitting"}, True)])
+    assert scores.micro() == (2 / 3, 2 / 3)  # 2 found, 1 false, 1 missed; macro would weigh nan_inf's 0 as a third
+    assert "| micro (all labels together) | 0.67 | 0.67 |" in render(scores, verbose=False)
 
 
 def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
