@@ -353,9 +353,6 @@ class _Reading:
             line.epoch, line.step, line.step_total = self.header.epoch, self.header.step, self.header.step_total
             self.parsed.add(line, HEADER)
         elif self.started:
-            if self.evaluation is not None:
-                line.values = {(tag if not SPLIT_WORDS.isdisjoint(tokens(tag)) else f"{self.evaluation}_{tag}"): value
-                               for tag, value in line.values.items()}
             line.values = {tag: value for tag, value in line.values.items() if self.reads_as_evaluation(tag)}
             if line.values:
                 self.parsed.add(line, LOOSE)
@@ -485,14 +482,16 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if name is not None and name.tag not in line.values:
             line.values[name.tag] = _value(match, name)
             names.append(name)
-    if names:
-        if SUMMARY_KEYS & line.values.keys():
-            return None  # the Trainer's end-of-training summary: totals, not a point of any curve
-        _name_splits(line, names, text, spans)
     if line.epoch is None and line.step is None and "(train)" in text:
         _place_training_loop(line, text)
     if line.epoch is not None and line.step is None:
         _step_within_epoch(line, text, spans)
+    if names:
+        if SUMMARY_KEYS & line.values.keys():
+            return None  # the Trainer's end-of-training summary: totals, not a point of any curve
+        # a line without a step of its own under an evaluation heading reports that evaluation
+        heading = state.evaluation if line.epoch is None and line.step is None else None
+        _name_splits(line, names, text, spans, heading)
     if not line.values and line.epoch is None and line.step is None:
         return None
     return line
@@ -605,15 +604,17 @@ def _value(match: re.Match, name: Name) -> float:
     return value
 
 
-def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int, int]]) -> None:
-    """Names that do not say their split get it from the line (``[eval] … lr 0.1`` → ``eval_lr``); a bare split
-    name is that split's loss (nanoGPT's ``train 2.01 val 2.05``) when the line names no loss otherwise."""
+def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int, int]],
+                 heading: str | None = None) -> None:
+    """Names that do not say their split get it from the line (``[eval] … lr 0.1`` → ``eval_lr``), else from the
+    evaluation heading the line sits under; a bare split name is that split's loss (nanoGPT's ``train 2.01 val
+    2.05``) when the line names no loss otherwise."""
     context = None
     if not all(name.names_split for name in names):
         context = next(
             (match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
              if not any(start <= match.start() < end for start, end in spans)),
-            None,
+            heading,
         )
     names_a_loss = any(name.names_loss for name in names)
     if context is None and (names_a_loss or not any(name.split_word for name in names)):

@@ -104,7 +104,7 @@ def _implied_by_loss(run: RunCurves, limits: Limits):
         curve = run.curve(role)
         if curve is None or not len(curve.finite_values) or chance_loss_of(run, curve) is None:
             continue
-        end = float(np.median(curve.finite_values[-max(1, len(curve.finite_values) // 10):]))
+        end = curve.end
         if end > limits["error_share"] * math.log(2):
             return None
         return Found(
