@@ -305,7 +305,6 @@ def test_a_step_that_restarts_every_epoch_reads_in_linear_time(tmp_path):
     """The batch index logged as the step (0..9 every epoch): 20,000 steps back, each judged by TensorBoard's rule
     (the tag keeps only the last epoch) without re-scanning the whole curve per step back."""
     import io
-    import time
 
     epochs, batches = 20_000, 10
 
