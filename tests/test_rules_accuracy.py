@@ -148,6 +148,42 @@ def test_a_changing_accuracy_is_never_flat():
     assert not findings(build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)}))
 
 
+def test_a_validation_after_fit_on_a_split_drawn_anew_is_leakage():
+    """trainer.validate after fit, one step after the last in-fit validation: the same model on the same split
+    scores the same, so a loss 2.8x lower (as in a public MNIST run) is a split that now holds training images."""
+    val_steps = np.r_[np.arange(1, 6) * 1719 - 1, 8595]
+    val_loss = [0.0711, 0.0459, 0.0443, 0.0467, 0.0392, 0.0142]
+    val_acc = [0.9762, 0.9848, 0.9858, 0.9848, 0.9868, 0.9964]
+    run = build({"train/loss": (np.arange(0, 8595, 50), falling_loss()[:172]),
+                 "val/loss": (val_steps, val_loss), "val/acc": (val_steps, val_acc)})
+    (finding,) = findings(run)
+    assert finding.code == "CD601" and finding.step == 8595 and "2.76×" in finding.title
+    assert "0.9868 → 0.9964" in finding.evidence[-1]
+
+
+@pytest.mark.parametrize("last_step,last_loss", [(8595, 0.0392), (8595, 0.035), (9000, 0.0142)])
+def test_a_revalidation_that_agrees_or_follows_training_is_quiet(last_step, last_loss):
+    val_steps = np.r_[np.arange(1, 6) * 1719 - 1, last_step]
+    val_loss = [0.0711, 0.0459, 0.0443, 0.0467, 0.0392, last_loss]
+    run = build({"train/loss": (np.arange(0, 8595, 50), falling_loss()[:172]), "val/loss": (val_steps, val_loss)})
+    assert not findings(run, {"CD601"})
+
+
+def test_epoch_steps_leave_no_room_to_tell_a_revalidation_apart():
+    run = build({"train/loss": (np.arange(10), np.linspace(1, 0.1, 10)),
+                 "val/loss": (np.r_[np.arange(10), 10], np.r_[np.linspace(1, 0.3, 10), 0.1])})
+    assert not findings(run, {"CD601"})
+
+
+def test_a_train_loss_that_is_nan_throughout_still_lets_accuracy_be_judged():
+    run = build({"train_loss": (np.arange(49, 500, 50), np.full(10, np.nan)),
+                 "train_accuracy": (np.arange(49, 500, 50), np.ones(10)),
+                 "test_accuracy": (np.array([540]), [1.0])})
+    finding = next(f for f in diagnose_run(run) if f.code == "CD601")
+    assert "after the last training step (499)" in finding.evidence[1]
+    assert not any("failed on this run" in warning for warning in run.warnings)
+
+
 def test_a_million_points_are_judged_whole():
     steps = np.arange(1_000_000)
     run = build({"train/loss": (steps, np.repeat(slowly_falling_loss(), 1000)),

@@ -36,9 +36,11 @@ def _held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
 
 
 def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
-    """First and last step of the run (the train loss spans the run; a validation curve starts an epoch late)."""
-    train = run.curve(Role.TRAIN_LOSS) or run.curve(Role.TRAIN_ACC) or fallback
-    return int(train.finite_steps[0]), int(train.finite_steps[-1])
+    """First and last step of the run (the train loss spans the run; a validation curve starts an epoch late).
+    A train loss that is NaN throughout has no steps to give: the next curve that has them does."""
+    spans = [curve for curve in (run.curve(Role.TRAIN_LOSS), run.curve(Role.TRAIN_ACC), fallback)
+             if curve is not None and len(curve.finite_steps)]
+    return int(spans[0].finite_steps[0]), int(spans[0].finite_steps[-1])
 
 
 @rule(
@@ -57,13 +59,25 @@ def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
         "min_examples": Threshold(100, "judged only on an evaluation set of at least this many examples (read off "
                                        "the accuracy's smallest step, 1/N), where one error is under 1%"),
         "early_share": Threshold(0.05, "near-perfect within this share of the training steps is implausibly early"),
+        "reevaluated_ratio": Threshold(2 / 3, "a held-out loss evaluated again with no training in between (one "
+                                              "step, or at most 1% of the usual ≥ 10 steps between evaluations, "
+                                              "later) at this fraction of the "
+                                              "previous value or less: the same model on the same set scores the "
+                                              "same, and a redrawn set of the same data moves a mean loss by a few "
+                                              "percent, not by a third"),
     },
 )
 def accuracy_suspicious(run: RunCurves, limits: Limits):
     """Held-out (validation or test) accuracy ends near-perfect (at most one error in a thousand, or one example),
     or reaches it within the first few percent of training. Only judged when the evaluation set is large enough
     for one error to be under 1% (a 45-example set at 1.0 says little). With no held-out accuracy logged, a
-    held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2."""
+    held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2.
+    Also: a held-out loss that falls by a third when evaluated again with no training in between (a validation
+    after fit on a split drawn anew) is a held-out set that now holds training examples."""
+    return _near_perfect(run, limits) or _better_when_reevaluated(run, limits)
+
+
+def _near_perfect(run: RunCurves, limits: Limits):
     found = _held_out_accuracy(run)
     if found is None:
         return _implied_by_loss(run, limits)
@@ -84,7 +98,9 @@ def accuracy_suspicious(run: RunCurves, limits: Limits):
     share = (reached_step - first_step) / max(1, last_step - first_step)
     evidence = [
         f"{curve.tag} = {fmt(end)} at the end (median of the last tenth); near-perfect is ≥ {near_perfect:.4g}",
-        f"first ≥ {near_perfect:.4g} at step {reached_step}: {share:.0%} of the run (steps {first_step}–{last_step})",
+        f"first ≥ {near_perfect:.4g} at step {reached_step}: "
+        + (f"{share:.0%} of the run (steps {first_step}–{last_step})" if reached_step <= last_step
+           else f"after the last training step ({last_step})"),
     ]
     if one_example is not None:
         evidence.append(f"smallest accuracy step {fmt(one_example)}: the evaluation set has at least "
@@ -94,6 +110,45 @@ def accuracy_suspicious(run: RunCurves, limits: Limits):
     if end >= near_perfect and early:
         title += f", reached within the first {share:.0%} of training"
     return Found(title, [curve.tag], evidence, step=reached_step)
+
+
+def _better_when_reevaluated(run: RunCurves, limits: Limits):
+    for role in (Role.VAL_LOSS, Role.TEST_LOSS):
+        curve = run.curve(role)
+        if curve is None or len(curve.finite_values) < 3:
+            continue
+        steps, values = curve.finite_steps, curve.finite_values
+        gaps = np.diff(steps)
+        usual_gap = float(np.median(gaps))
+        if usual_gap < 10:  # steps that are epochs, or evaluations every few steps: no gap stands out
+            continue
+        for index in np.flatnonzero((gaps >= 0) & (gaps <= max(1.0, usual_gap / 100))):
+            before, after = values[index], values[index + 1]
+            if not (before > 0 and after <= limits["reevaluated_ratio"] * before):
+                continue
+            evidence = [
+                f"{curve.tag} = {fmt(before)} at step {steps[index]}, then {fmt(after)} at step {steps[index + 1]}: "
+                f"{before / after:.3g}× lower only {int(gaps[index])} step{'' if gaps[index] == 1 else 's'} later "
+                f"(evaluations are usually {usual_gap:.4g} steps apart)",
+                "the same model on the same examples scores the same: the held-out set changed between the two "
+                "evaluations (a split drawn again, unseeded), and a loss that much lower says the new one holds "
+                "examples the model trained on",
+            ]
+            evidence.extend(_accuracy_between(run, int(steps[index]), int(steps[index + 1])))
+            return Found(f"{curve.tag} drops {before / after:.3g}× when evaluated again without training",
+                         [curve.tag], evidence, step=int(steps[index + 1]))
+    return None
+
+
+def _accuracy_between(run: RunCurves, before_step: int, after_step: int) -> list[str]:
+    found = _held_out_accuracy(run)
+    if found is None:
+        return []
+    curve, values = found
+    at = {int(step): value for step, value in zip(curve.finite_steps, values)}
+    if before_step in at and after_step in at:
+        return [f"{curve.tag}: {fmt(at[before_step])} → {fmt(at[after_step])} over the same two evaluations"]
+    return []
 
 
 def _implied_by_loss(run: RunCurves, limits: Limits):
