@@ -49,8 +49,8 @@ from curvedoc.report import INSUFFICIENT, verdict
 from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
-TUNING, HELD_OUT, PUBLIC = "tuning", "held-out", "public"
-PART_ORDER = (TUNING, HELD_OUT, "held-out-final", PUBLIC, "public-new", "public-held-out", "public-fresh")
+TUNING, HELD_OUT, PUBLIC, FINETUNE = "tuning", "held-out", "public", "finetune"
+PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, PUBLIC, "public-new", "public-held-out", "public-fresh")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them.
 FINAL_PARTS = {"held-out-final", "public-held-out", "public-fresh"}
@@ -71,6 +71,9 @@ def default_sets(public_data: Path | None = None) -> list[LabelledSet]:
     sets = [
         LabelledSet("corpus", TUNING, fixtures / "corpus" / "labels.json", fixtures / "corpus"),
         LabelledSet("holdout", HELD_OUT, fixtures / "holdout" / "labels.json", fixtures / "holdout"),
+        # real Trainer fine-tunes of a tiny GPT-2 (fixtures/generate/finetune_logs.py): the fine-tuning symptoms'
+        # thresholds come from what the symptoms are (ln(vocabulary), the base's own loss), so this is their test
+        LabelledSet("finetune", FINETUNE, fixtures / "finetune" / "labels.json", fixtures / "finetune"),
         LabelledSet("public", PUBLIC, fixtures / "public" / "labels.json", public_data or REPOSITORY.parent / "shared"),
     ]
     return [item for item in sets if item.labels.is_file() and item.data.is_dir()]

@@ -4,7 +4,9 @@ model the run fine-tunes.
 Runs keep their class count in a model config (``config.json``: ``num_labels``, ``id2label``, ``vocab_size``), in
 their arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``config.yaml``), in a data config
 (YOLO's ``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``:
-one label a line); a PEFT ``adapter_config.json`` names the base model. They are looked for in the run's folder,
+one label a line); a PEFT ``adapter_config.json`` names the base model, and so does the model card the Trainer
+writes (``README.md``, whose YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``,
+as the Hugging Face example scripts call it). They are looked for in the run's folder,
 then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config), nearest
 folder first; within a folder the model config first, then data configs, run arguments, other YAML files, label
 lists. Only a count stated under a key :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json``
@@ -36,6 +38,7 @@ ARGUMENT_FILES = ("hparams.json", "params.json", "args.json")
 PREFERRED_YAML = ("data.yaml", "data.yml", "hparams.yaml", "args.yaml", "config.yaml", "config.yml")
 YAML_SUFFIXES = (".yaml", ".yml")
 LABEL_LIST_FILES = ("labels.txt", "classes.txt", "class_names.txt")
+MODEL_CARD = "README.md"
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
@@ -115,7 +118,7 @@ def _candidates(folder: str) -> list[str]:
     other_yaml = sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES)
                         and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
-    ordered += other_yaml + [name for name in LABEL_LIST_FILES if name in names]
+    ordered += other_yaml + [name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names]
     _remember(_listings, folder, (modified, ordered))
     return ordered
 
@@ -148,6 +151,8 @@ def _parse(path: str, size: int) -> Companion | None:
     if name in LABEL_LIST_FILES:
         count = _label_list(text)
         return Companion(path, count and ClassCount(count, "labels", CLASSES), None, None)
+    if name == MODEL_CARD:
+        return Companion(path, None, _card_base_model(text), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
         kind = "JSON" if name.endswith(".json") else "YAML"
@@ -168,6 +173,17 @@ def wandb_values(config: dict) -> dict:
     """The plain ``{key: value}`` of a W&B config, whose keys each map to ``{value: ..., desc: ...}``."""
     return {str(key): entry["value"] if isinstance(entry, dict) and "value" in entry else entry
             for key, entry in config.items()}
+
+
+def _card_base_model(text: str) -> str | None:
+    """``base_model`` from a model card's YAML front matter (a name, or a list whose first entry is the base)."""
+    if not text.startswith("---"):
+        return None
+    front, separator, _ = text[3:].partition("\n---")
+    card = parse_yaml(front) if separator else None
+    base = (card or {}).get("base_model")
+    base = base[0] if isinstance(base, list) and base else base
+    return base.strip() if isinstance(base, str) and base.strip() else None
 
 
 def _label_list(text: str) -> int | None:

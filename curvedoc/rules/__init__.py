@@ -52,6 +52,9 @@ SYMPTOMS = {
     "predictions_frozen": "loss keeps falling while accuracy does not change at all",
     "exploding_grad": "gradient norm spikes by orders of magnitude",
     "vanishing_grad": "gradient norm near zero while the loss is high",
+    "finetune_start_high": "a fine-tune's first loss far above its base model's (or near ln(vocabulary))",
+    "loss_masked_out": "loss exactly 0 (or NaN) from the first step: no token is supervised",
+    "eval_scores_clustered": "an evaluation score takes one value at every evaluation while the loss moves",
     "needs_n_classes": "a check needs the number of classes and the run does not record it",
 }
 

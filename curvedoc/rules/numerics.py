@@ -30,7 +30,14 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     """A loss (error) or an accuracy or score (warning) that takes a NaN or ±Inf value, on any curve of those roles
     (train, validation, test, each term); names the first curve to do so and the step, the last finite value
     before it, and for every such curve whether it ever came back. A metric that never had a value at all is
-    undefined (no example of its kind), not broken."""
+    undefined (no example of its kind), not broken. A gradient norm that turns NaN/Inf for good while the loss
+    stays finite is the same failure with the loss filtered by the logger (the Hugging Face Trainer's
+    ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back is a
+    mixed-precision step the loss scaler skipped."""
+    hidden = _hidden_by_the_logger(run)
+    if hidden is not None:
+        yield hidden
+        return
     for roles, severity in ((LOSS_ROLES, ERROR), (METRIC_ROLES, WARNING)):
         # A metric never computed at all (Detectron2's APs when the set has no small objects: NaN at every
         # evaluation) is undefined, not broken; a loss that is NaN from its first value is broken.
@@ -47,6 +54,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             last_finite = np.flatnonzero(np.isfinite(first.values[:index]))[-1]
             evidence.append(f"last finite value before it: {fmt(first.values[last_finite])} "
                             f"at step {int(first.steps[last_finite])}")
+        if index == 0 and first.role in (Role.TRAIN_LOSS,):
+            evidence.append("non-finite at its very first value, before any update could overflow: the inputs or "
+                            "labels of the first batches (NaN in the data; a mean over no supervised token, every "
+                            "label −100, is 0/0)")
         for curve in broken:
             share = int((~curve.finite_mask).sum())
             after = curve.finite_mask[curve.first_nonfinite:]
@@ -57,6 +68,29 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             [curve.tag for curve in broken], evidence, step=step, severity=severity,
         )
         return
+
+
+def _hidden_by_the_logger(run: RunCurves) -> Found | None:
+    norm, loss = run.curve(Role.GRAD_NORM), run.curve(Role.TRAIN_LOSS)
+    if norm is None or loss is None or norm.first_nonfinite is None or loss.first_nonfinite is not None:
+        return None
+    index = norm.first_nonfinite
+    if norm.finite_mask[index:].any() or len(norm) - index < 2:
+        return None  # finite again: a skipped fp16 step, not a broken run
+    step = int(norm.steps[index])
+    evidence = [f"{norm.tag} = {norm.values[index]} at step {step} and at every one of the {len(norm) - index - 1} "
+                "logged steps after it",
+                f"{loss.tag} stays finite over the same steps: the logger replaced the NaN/Inf loss (the Hugging "
+                "Face Trainer's logging_nan_inf_filter, on by default, logs the running average instead)"]
+    after = loss.values[loss.steps > step]
+    if len(after) >= 2 and np.all(after == after[-1]):
+        evidence.append(f"{loss.tag} is exactly {fmt(after[-1])} at every logged step after it: the filtered "
+                        "value, not a loss")
+    before = np.flatnonzero(norm.finite_mask[:index])
+    if len(before):
+        evidence.append(f"last finite {norm.tag}: {fmt(norm.values[before[-1]])} at step {int(norm.steps[before[-1]])}")
+    return Found(f"{norm.tag} becomes {'NaN' if np.isnan(norm.values[index]) else 'Inf'} at step {step} and stays so; "
+                 f"the logged {loss.tag} hides it", [norm.tag, loss.tag], evidence, step=step, severity=ERROR)
 
 
 @rule(

@@ -162,6 +162,10 @@ def flat_from_start(run: RunCurves, limits: Limits):
                         f" over {len(curve.finite_values)} points")
     if (chance := chance_loss_of(run, main)) is not None:
         evidence.append(chance_text(run, chance))
+    if (lr := run.curve(Role.LR)) is not None and len(lr.finite_values):
+        # the first thing to rule out: a learning rate too small to move anything (1e-7 where 1e-4 was meant)
+        evidence.append(f"{lr.tag} over the run: {fmt(float(lr.finite_values.min()))} to "
+                        f"{fmt(float(lr.finite_values.max()))}")
     return Found(f"{main.tag} does not move: {fmt(main.start_level)} → {fmt(main.end)}",
                  [curve.tag for curve in curves], evidence,
                  step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)),

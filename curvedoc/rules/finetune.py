@@ -1,0 +1,176 @@
+"""Fine-tunes that train cleanly and learn nothing: a pretrained model that starts where an untrained one would,
+a loss with no token to supervise, an evaluation score that cannot tell one output from another.
+
+A pretrained language model already knows the text's statistics: even its knowledge of which tokens are common
+puts its loss well below ln(vocabulary), the loss of a uniform guess, which is where a randomly initialised model
+starts. So a fine-tune of a model whose config names a pretrained base, starting near ln(vocabulary), is not
+using the base's weights, or is fed tokens the base never saw in that role (a different tokenizer).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, fmt
+from curvedoc.model import VOCABULARY
+from curvedoc.roles import Role, split_of, tokens
+from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+
+# A lone value is no start: a log of one or two points is an evaluation, not a run seen from its beginning.
+MIN_POINTS = 3
+
+
+@rule(
+    "CD901", "finetune-start-high", symptom="finetune_start_high", severity=WARNING,
+    causes=(
+        "the base weights were not loaded: the model was built from the base's config (random init), or "
+        "from_pretrained pointed at the wrong path and fell back to a fresh model",
+        "the tokenizer (or its vocabulary mapping) differs from the one the base was pretrained with",
+        "a chat or prompt template unlike anything the base saw, applied to the training data only",
+    ),
+    check="decode one training example back to text with the tokenizer in use and read it; evaluate the base "
+          "model on one training batch before any step (TrainingArguments(eval_on_start=True)) and compare",
+    thresholds={
+        "base_ratio": Threshold(1.5, "first train loss at least this many times the base model's own loss on the "
+                                     "task (an evaluation at step 0, before any update)"),
+        "chance_share": Threshold(0.97, "for a model whose config names a pretrained base: a first loss at or above "
+                                        "this share of ln(vocabulary), where an untrained model starts (a random "
+                                        "init lands within a few % of it, as flat_at_chance's tolerance says); a "
+                                        "pretrained model on text far from its own can come near, not this near"),
+    },
+)
+def finetune_start_high(run: RunCurves, limits: Limits):
+    """A fine-tune's first train loss is far above what its base model scores: at least 1.5× an evaluation
+    logged at step 0 (the base, before any update), or, for a language model whose config names a pretrained
+    base (``_name_or_path``, ``base_model_name_or_path``, ``model_name_or_path``), at or near ln(vocabulary size),
+    the loss of a model that has learned nothing."""
+    train = run.curve(Role.TRAIN_LOSS)
+    if train is None or len(train.finite_values) < MIN_POINTS:
+        return None
+    first = float(train.finite_values[0])
+    base_eval = _evaluated_before_training(run, train)
+    if base_eval is not None:
+        curve, base_loss = base_eval
+        if base_loss > 0 and first >= limits["base_ratio"] * base_loss:
+            return Found(
+                f"{train.tag} starts at {fmt(first)}, {first / base_loss:.2g}× the base model's {fmt(base_loss)}",
+                [train.tag, curve.tag],
+                [f"{train.tag} = {fmt(first)} at step {train.step_at(0)} (first value)",
+                 f"{curve.tag} = {fmt(base_loss)} at step {curve.step_at(0)}, before any update: the base model's "
+                 f"loss on this task",
+                 "the same model scores the training data far worse than the evaluation data: they are not "
+                 "tokenized or templated alike"],
+                step=train.step_at(0))
+    base_model = run.run.meta.base_model
+    chance = chance_loss_of(run, train)
+    if base_model is None or chance is None or run.run.meta.n_classes_kind != VOCABULARY:
+        return None
+    if first < limits["chance_share"] * chance:
+        return None
+    return Found(
+        f"{train.tag} starts at {fmt(first)}, {first / chance:.0%} of ln({run.n_classes:,}), "
+        f"{'above' if first >= chance else 'at'} where an untrained model starts: not a fine-tune of {base_model}",
+        [train.tag],
+        [f"{train.tag} = {fmt(first)} at step {train.step_at(0)} (first value)",
+         f"ln(vocabulary size {run.n_classes:,}) = {fmt(chance)}: the loss of a uniform guess over the vocabulary",
+         f"the run's files name a pretrained base: {base_model}",
+         "a pretrained model knows at least which tokens are common, which puts its first loss well below "
+         "ln(vocabulary)"],
+        step=train.step_at(0), severity=ERROR if first >= chance else None)
+
+
+def _evaluated_before_training(run: RunCurves, train: Curve) -> tuple[Curve, float] | None:
+    """The held-out loss logged at step 0, before the first train step (the Trainer's ``eval_on_start``)."""
+    curve = first_logged(run, Role.VAL_LOSS, Role.TEST_LOSS)
+    if curve is None or not len(curve.finite_values) or curve.first_nonfinite == 0:
+        return None
+    if curve.step_at(0) != 0 or train.step_at(0) <= 0:
+        return None
+    return curve, float(curve.finite_values[0])
+
+
+@rule(
+    "CD902", "loss-masked-out", symptom="loss_masked_out", severity=ERROR,
+    causes=(
+        "the label mask covers every token (all labels −100): nothing is supervised",
+        "a completion-only collator given a response template that never occurs in the tokenized text",
+        "targets emptied by truncation: the prompt fills the whole max length",
+    ),
+    check="count the supervised tokens (labels != −100) in one batch from the collator; decode the labels that "
+          "are left",
+    thresholds={"min_points": Threshold(3, "the first logged train losses that must all be exactly 0")},
+)
+def loss_masked_out(run: RunCurves, limits: Limits):
+    """The train loss is exactly 0 from its first logged value on, and the gradient norm, where logged, is 0 (or
+    NaN) too: no token contributes to the loss. A real cross-entropy is never exactly 0 on a batch, least of all
+    before the first update. (A loss that is NaN from its first value is CD101's: 0/0 over no supervised token
+    looks the same as an overflow there, and its finding names both.)"""
+    train = run.curve(Role.TRAIN_LOSS)
+    points = int(limits["min_points"])
+    if train is None or len(train) < points:
+        return None
+    unsupervised = train.values == 0
+    if not unsupervised[:points].all():
+        return None
+    lasted = int(np.argmin(unsupervised)) if not unsupervised.all() else len(train)
+    evidence = [f"{train.tag}: the first {lasted} of {len(train)} logged values are exactly 0, from step "
+                f"{int(train.steps[0])}"]
+    norm = run.curve(Role.GRAD_NORM)
+    if norm is not None and len(norm):
+        early = norm.values[norm.steps <= train.steps[lasted - 1]]
+        if len(early) and not ((early == 0) | np.isnan(early)).all():
+            return None  # gradients flowed: something was supervised, the logged loss is what is wrong
+        evidence.append(f"{norm.tag} = {_zero_or_nan(early)} over the same steps: no gradient reached the weights")
+    else:
+        evidence.append("no gradient norm is logged to confirm it")
+    return Found(f"{train.tag} is exactly 0 from the first step: no token is supervised", [train.tag] + ([norm.tag] if norm is not None else []), evidence,
+                 step=int(train.steps[0]), step_range=(int(train.steps[0]), int(train.steps[lasted - 1])))
+
+
+def _zero_or_nan(values: np.ndarray) -> str:
+    zeros = bool((values == 0).any())
+    nans = bool(np.isnan(values).any())
+    return "0 or NaN" if zeros and nans else "NaN" if nans else "0"
+
+
+@rule(
+    "CD903", "eval-scores-clustered", symptom="eval_scores_clustered", severity=WARNING,
+    causes=(
+        "generation broken: empty, truncated or constant outputs all score alike",
+        "a judge that ignores the criteria (or the output) and gives every answer the same mark",
+        "a rubric that does not discriminate: every output lands in one bucket",
+    ),
+    check="read 20 generations next to their scores by hand; score a deliberately wrong answer and a reference "
+          "answer: a working judge tells them apart",
+    thresholds={
+        "min_points": Threshold(4, "evaluations the score must take its one value at"),
+        "moving_share": Threshold(0.05, "the train loss moves when its level changes by this share of its start "
+                                        "(and beyond its noise)"),
+        "moving_noise": Threshold(3.0, "... and by this many standard errors of that change"),
+    },
+)
+def eval_scores_clustered(run: RunCurves, limits: Limits):
+    """An evaluation score (exact match, a judge's mark, BLEU, ROUGE …; the run's main one, not a per-class
+    breakdown) takes one and the same value at every one of at least four evaluations while the train loss keeps
+    moving: whatever the model produces, the score cannot tell it apart."""
+    score = run.curve(Role.SCORE)
+    train = run.curve(Role.TRAIN_LOSS)
+    if score is None or train is None or split_of(tokens(score.tag)) == "train" or run.reinforcement_learning:
+        return None
+    values = score.finite_values
+    if len(values) < limits["min_points"] or not np.all(values == values[0]):
+        return None
+    change, noise = train.level_change()
+    needed = max(limits["moving_share"] * abs(train.start_level), limits["moving_noise"] * noise)
+    if not (math.isfinite(change) and abs(change) > 0 and abs(change) >= needed):
+        return None
+    first_step, last_step = score.step_at(0), score.step_at(len(values) - 1)
+    return Found(
+        f"{score.tag} is {fmt(values[0])} at every one of {len(values)} evaluations while {train.tag} moves",
+        [score.tag, train.tag],
+        [f"{score.tag} = {fmt(values[0])} at all {len(values)} evaluations, steps {first_step}–{last_step}",
+         f"{train.tag}: {fmt(train.start_level)} → {fmt(train.end)} over the run: the model's outputs changed, "
+         "their score did not"],
+        step=first_step, step_range=(first_step, last_step))

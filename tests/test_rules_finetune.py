@@ -1,0 +1,123 @@
+"""CD901 finetune_start_high, CD902 loss_masked_out, CD903 eval_scores_clustered, and the fine-tune forms of
+nan_inf (a NaN the Trainer's logger filtered out of the loss) and flat_from_start (the LR in the evidence): real
+Trainer fine-tunes of a tiny GPT-2 (fixtures/finetune, from fixtures/generate/finetune_logs.py) and synthetic
+edge cases."""
+
+import json
+
+import numpy as np
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from curvedoc.model import VOCABULARY, RunBuilder
+from curvedoc.readers.companions import companions_of
+from rule_cases import FIXTURES
+
+FINETUNE = FIXTURES / "finetune"
+LABELS = json.loads((FINETUNE / "labels.json").read_text())
+ALARMS = {"error", "warning"}
+
+
+def alarms(path):
+    return {f.symptom for run in curvedoc.load(path) for f in diagnose_run(run) if f.severity in ALARMS}
+
+
+@pytest.mark.parametrize("key", sorted(LABELS))
+def test_each_fine_tune_raises_exactly_its_labelled_symptoms(key):
+    assert alarms(FINETUNE / key) == set(LABELS[key]["symptoms"])
+
+
+def only(path, code):
+    (run,) = curvedoc.load(path)
+    return [f for f in diagnose_run(run) if f.code == code]
+
+
+def test_a_random_init_under_a_pretrained_config_names_the_base_from_the_model_card():
+    (finding,) = only(FINETUNE / "finetune_start_high/random_init_pretrained_config", "CD901")
+    assert "curvedoc-fixtures/stdlib-gpt2-tiny" in finding.title and "ln(257)" in finding.title
+    assert any("5.549" in line for line in finding.evidence)
+
+
+def test_a_permuted_vocabulary_starts_above_a_uniform_guess_and_is_an_error():
+    (finding,) = only(FINETUNE / "finetune_start_high/permuted_vocabulary", "CD901")
+    assert finding.severity == "error" and "above where an untrained model starts" in finding.title
+
+
+def test_a_nan_the_logger_filtered_shows_in_the_grad_norm():
+    (finding,) = only(FINETUNE / "nan_inf/lr_overflow_filtered", "CD101")
+    assert finding.step == 45 and "logging_nan_inf_filter" in finding.evidence[1]
+    assert "exactly 0 at every logged step after it" in finding.evidence[2]
+
+
+def test_a_learning_rate_too_small_to_move_anything_is_in_the_flat_finding():
+    (finding,) = only(FINETUNE / "flat_from_start/lr_1e-7", "CD301")
+    assert any(line.startswith("learning_rate over the run:") and line.endswith("9.636e-08") for line in finding.evidence)
+
+
+def test_the_model_card_names_the_base():
+    found = [c.base_model for c in companions_of(FINETUNE / "healthy/full_sft") if c.base_model]
+    assert found == ["curvedoc-fixtures/stdlib-gpt2-tiny"]
+
+
+def build(curves, n_classes=None, kind=None, base_model=None):
+    builder = RunBuilder("/synthetic", "test")
+    for tag, (steps, values) in curves.items():
+        builder.add(tag, np.asarray(steps), np.asarray(values, dtype=float))
+    builder.meta.n_classes, builder.meta.n_classes_kind, builder.meta.base_model = n_classes, kind, base_model
+    return builder.build()
+
+
+STEPS = np.arange(5, 205, 5)
+FALLING = 2.0 + np.exp(-STEPS / 60)
+
+
+def codes(run):
+    return {f.code for f in diagnose_run(run) if f.severity in ALARMS}
+
+
+def test_an_eval_at_step_zero_is_the_base_loss_the_first_train_loss_is_judged_against():
+    run = build({"loss": (STEPS, 3 * FALLING), "eval_loss": ([0, 100, 200], [2.1, 2.2, 2.1])})
+    assert "CD901" in codes(run)
+    run = build({"loss": (STEPS, FALLING), "eval_loss": ([0, 100, 200], [2.1, 2.2, 2.1])})
+    assert "CD901" not in codes(run)
+
+
+@pytest.mark.parametrize("first,base,fires", [(10.8, "gpt2", True), (10.6, "gpt2", True), (9.5, "gpt2", False),
+                                              (10.8, None, False)])
+def test_near_ln_vocabulary_only_counts_for_a_named_pretrained_base(first, base, fires):
+    run = build({"loss": (STEPS, np.r_[first, first - 1, np.linspace(first - 2, 3.5, len(STEPS) - 2)])},
+                n_classes=50257, kind=VOCABULARY, base_model=base)
+    assert ("CD901" in codes(run)) == fires
+
+
+def test_a_loss_of_exactly_zero_with_gradients_flowing_is_not_masked_out():
+    run = build({"loss": (STEPS, np.zeros(len(STEPS))), "grad_norm": (STEPS, np.full(len(STEPS), 0.7))})
+    assert "CD902" not in codes(run)
+    run = build({"loss": (STEPS, np.zeros(len(STEPS))), "grad_norm": (STEPS, np.zeros(len(STEPS)))})
+    assert "CD902" in codes(run)
+
+
+def test_a_loss_that_is_nan_from_its_first_value_is_nan_inf_naming_unsupervised_batches():
+    run = build({"loss": (STEPS, np.full(len(STEPS), np.nan)), "grad_norm": (STEPS, np.full(len(STEPS), np.nan))})
+    found = {f.code: f for f in diagnose_run(run)}
+    assert "CD902" not in found and "0/0" in found["CD101"].evidence[-2]
+
+
+def test_a_grad_norm_that_is_inf_now_and_then_is_a_skipped_mixed_precision_step():
+    norm = np.full(len(STEPS), 0.8)
+    norm[[7, 20]] = np.inf
+    assert "CD101" not in codes(build({"loss": (STEPS, FALLING), "grad_norm": (STEPS, norm)}))
+
+
+def test_a_constant_score_is_clustered_only_while_the_train_loss_moves():
+    evals = [20, 40, 60, 80, 100]
+    run = build({"loss": (STEPS, FALLING), "eval_exact_match": (evals, np.zeros(5))})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD903"]
+    assert "0 at every one of 5 evaluations" in finding.title
+    flat = build({"loss": (STEPS, np.full(len(STEPS), 2.0)), "eval_exact_match": (evals, np.zeros(5))})
+    assert "CD903" not in codes(flat)
+    few = build({"loss": (STEPS, FALLING), "eval_exact_match": (evals[:3], np.zeros(3))})
+    assert "CD903" not in codes(few)
+    moving = build({"loss": (STEPS, FALLING), "eval_exact_match": (evals, [0.1, 0.2, 0.2, 0.3, 0.3])})
+    assert "CD903" not in codes(moving)
