@@ -50,7 +50,9 @@ CLASSIFIER_ARCHITECTURE = re.compile(r"For\w*Classification$")
 PER_CLASS_AP_TAG = re.compile(r"^(?:bbox|segm)/AP-(.+)$")
 # Blocks that describe the model itself: its output count wins over a dataset's or a pretraining stage's
 MODEL_BLOCKS = frozenset({"model", "net", "network", "arch", "architecture", "head", "classifier", "module"})
-BASE_MODEL_KEYS = ("base_model_name_or_path", "model_name_or_path", "pretrained_model_name_or_path", "_name_or_path")
+# Keys that say the run loads a pretrained model's weights. A model config's own ``_name_or_path`` is not one: a
+# model trained from scratch on a borrowed architecture (AutoConfig.from_pretrained("gpt2")) carries it too.
+BASE_MODEL_KEYS = ("base_model_name_or_path", "model_name_or_path", "pretrained_model_name_or_path")
 
 
 class ClassCount(NamedTuple):
@@ -130,7 +132,7 @@ def _agreed(candidates: list[_Candidate], kind: str) -> ClassCount | None:
 
 
 def base_model_from(params: Mapping[str, Any]) -> str | None:
-    """The pretrained model a config says the run starts from (a PEFT adapter's base, an HF model's checkpoint)."""
+    """The pretrained model a config says the run starts from (a PEFT adapter's base, --model_name_or_path)."""
     found = {parts[-1].lower(): value for parts, _, value, _ in _entries(params) if len(parts) <= 2}
     for key in BASE_MODEL_KEYS:
         value = found.get(key)
