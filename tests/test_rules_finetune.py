@@ -55,6 +55,13 @@ def test_a_learning_rate_too_small_to_move_anything_is_in_the_flat_finding():
     assert any(line.startswith("learning_rate over the run:") and line.endswith("9.636e-08") for line in finding.evidence)
 
 
+def test_a_spike_that_recovers_reports_its_outcome_and_its_rate():
+    (finding,) = only(FINETUNE / "spike/spike_recovers", "CD402")
+    assert finding.step == 156 and finding.evidence[2].startswith("recovered:")
+    assert finding.evidence[-1] == ("1 spike over 298 steps: 33.6 per 10,000 steps; 1 back at the level before it, "
+                                    "0 not")
+
+
 def test_the_model_card_names_the_base():
     found = [c.base_model for c in companions_of(FINETUNE / "healthy/full_sft") if c.base_model]
     assert found == ["curvedoc-fixtures/stdlib-gpt2-tiny"]

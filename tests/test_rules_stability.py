@@ -127,6 +127,18 @@ def test_a_spike_in_an_mse_loss_with_a_floor_is_found_at_its_step():
     assert finding.step == 400 and "recovered" in finding.evidence[2]
 
 
+def test_every_spike_is_listed_with_its_size_its_outcome_and_the_rate():
+    """Large-run practice compares runs by their spikes per 10,000 steps and asks of each whether it came back."""
+    rng = np.random.default_rng(1)
+    values = 0.1 + decaying(2000, rng, 0.1)
+    values[[500, 1200]] = [40.0, 25.0]
+    (finding,) = [f for f in diagnose_run(loss_run(values, "train/loss")) if f.code == "CD402"]
+    assert finding.step == 500
+    assert "1 more spike: step 1200:" in finding.evidence[3] and "back by step" in finding.evidence[3]
+    assert finding.evidence[4] == ("2 spikes over 1,999 steps: 10 per 10,000 steps; 2 back at the level before "
+                                   "them, 0 not")
+
+
 def test_a_spike_right_before_nan_is_not_a_spike():
     rng = np.random.default_rng(2)
     values = decaying(300, rng, 0.2)

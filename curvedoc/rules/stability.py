@@ -246,6 +246,17 @@ def _jumped_for_good(curve: Curve) -> bool:
 
 
 @dataclass
+class OtherJump:
+    """A further jump event of the same curve: where it starts, its highest point and how far above the level
+    before it, and the first index back at that level (None: not by the end)."""
+
+    index: int
+    peak: int
+    size: float
+    recovered: int | None
+
+
+@dataclass
 class Jump:
     """The highest jump of a curve above the running median of the points before it."""
 
@@ -255,7 +266,7 @@ class Jump:
     sigma: float  # the noise before it
     reach: float  # how far the curve's own noise reaches elsewhere (its rare excursions)
     recovered: int | None  # first index back at the pre-jump level
-    others: np.ndarray  # first index of every other jump event that passes the same tests
+    others: list[OtherJump]  # every other jump event that passes the same tests, in step order
 
 
 def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Limits, min_size: float,
@@ -267,8 +278,12 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     rise[0] = 0.0  # the first point has nothing before it to jump from
     peak = int(np.argmax(rise))
     smooth = median_filter(values, size=window | 1, mode="nearest") if window > 1 else values
-    back = np.flatnonzero(smooth[peak + 1:] <= baseline[peak] + limits["recovered_sigmas"] * sigma[peak])
-    recovered = int(back[0]) + peak + 1 if len(back) else None
+
+    def back_at_level(index: int) -> int | None:
+        back = np.flatnonzero(smooth[index + 1:] <= baseline[index] + limits["recovered_sigmas"] * sigma[index])
+        return int(back[0]) + index + 1 if len(back) else None
+
+    recovered = back_at_level(peak)
     event = slice(max(0, peak - window), max(peak + window + 1, recovered or len(values)))
     reach = noise_reach(rise, event)
     progress_before = values[0] - baseline
@@ -285,8 +300,12 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
         return None
     indices = np.flatnonzero(is_jump)
     starts = indices[np.r_[True, np.diff(indices) > window]]
-    return Jump(peak, float(rise[peak]), float(baseline[peak]), float(sigma[peak]), reach, recovered,
-                starts[(starts < event.start) | (starts >= event.stop)])
+    others = []
+    for start in starts[(starts < event.start) | (starts >= event.stop)]:
+        highest = int(start) + int(np.argmax(values[start:start + window + 1]))
+        size = float(values[highest] / baseline[start]) if baseline[start] > 0 else math.inf
+        others.append(OtherJump(int(start), highest, size, back_at_level(int(start))))
+    return Jump(peak, float(rise[peak]), float(baseline[peak]), float(sigma[peak]), reach, recovered, others)
 
 
 @rule(
@@ -436,14 +455,29 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     else:
         ending = float(np.median(values[-max(1, len(values) // 10):]))
         evidence.append(f"did not recover: the loss ends at {fmt(ending)} (pre-spike level {fmt(jump.baseline)})")
-    if len(jump.others):
-        listed = ", ".join(str(int(curve.steps[i])) for i in jump.others[:5])
-        evidence.append(f"{len(jump.others)} more spike(s) at step(s) {listed}{' …' if len(jump.others) > 5 else ''}")
+    if jump.others:
+        listed = "; ".join(f"step {int(curve.steps[other.peak])}: {fmt(other.size)}×, "
+                           + (f"back by step {int(curve.steps[other.recovered])}" if other.recovered is not None
+                              else "not back by the end")
+                           for other in jump.others[:5])
+        evidence.append(f"{len(jump.others)} more spike{'s' if len(jump.others) > 1 else ''}: {listed}"
+                        f"{' …' if len(jump.others) > 5 else ''}")
+    evidence.append(_spike_rate(curve, values, jump))
     never = jump.recovered is None and peak < len(values) - 1
     return Found(
         f"{curve.tag} jumps {fmt(size)}× at step {step}" + (" and never recovers" if never else ""),
         [curve.tag], evidence, step=step, severity=ERROR if never else WARNING,
     )
+
+
+def _spike_rate(curve: Curve, values: np.ndarray, jump: Jump) -> str:
+    """How often the curve spikes, per 10,000 steps (how large-run practice compares runs), and how the spikes
+    ended: back at the level before them, or not by the end of the log."""
+    count = 1 + len(jump.others)
+    span = max(1, int(curve.steps[len(values) - 1]) - int(curve.steps[0]))
+    recovered = (jump.recovered is not None) + sum(other.recovered is not None for other in jump.others)
+    return (f"{count} spike{'s' if count > 1 else ''} over {span:,} steps: {10_000 * count / span:.3g} per 10,000 "
+            f"steps; {recovered} back at the level before {'them' if count > 1 else 'it'}, {count - recovered} not")
 
 
 def _divergence(curve: Curve, limits: Limits) -> Found | None:
