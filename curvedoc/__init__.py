@@ -10,7 +10,7 @@ from curvedoc.model import Run, RunMeta
 from curvedoc.readers import LOOKED_FOR, RunList, discover, read_source
 from curvedoc.roles import Role
 
-__version__ = "0.3.17"
+__version__ = "0.3.18"
 __all__ = ["CurvedocError", "Config", "Role", "Run", "RunList", "RunMeta", "diagnose", "load", "plot"]
 
 
@@ -55,11 +55,15 @@ def diagnose(
     roles: dict[str, str] | None = None,
     num_classes: int | None = None,
     config: Config | None = None,
+    baseline: str | os.PathLike[str] | None = None,
 ) -> RunList:
-    """:func:`load`, then every enabled rule on every run: each run's ``findings`` filled, most severe first."""
-    from curvedoc.diagnose import diagnose_runs
+    """:func:`load`, then every enabled rule on every run: each run's ``findings`` filled, most severe first.
+    ``baseline``: the base model's run, whose last loss a fine-tune's first loss is judged against (CD901)."""
+    from curvedoc.diagnose import apply_baseline, diagnose_runs
 
     runs = load(path, roles=roles, num_classes=num_classes, config=config)
+    if baseline is not None:
+        apply_baseline(runs, baseline)
     diagnose_runs(runs, (config or Config()).rules)
     return runs
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import curvedoc
 from curvedoc.config import Config, find_config, load_config, parse_role_option
-from curvedoc.diagnose import diagnose_runs
+from curvedoc.diagnose import apply_baseline, diagnose_runs
 from curvedoc.errors import CurvedocError
 from curvedoc.report import RENDERERS, SUFFIXES, ReportOptions, printable, render, rules_doc
 
@@ -32,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of printing it")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only each run's verdict")
     parser.add_argument("--plots", metavar="DIR", help="also write PNG plots into DIR and link them (markdown)")
+    parser.add_argument("--baseline", metavar="RUN",
+                        help="the base model's run: a fine-tune whose first loss is 1.5x its last loss starts high")
     add_diagnosis_options(parser)
     return parser
 
@@ -67,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in args.paths:
         try:
             found = curvedoc.load(path, config=settings)
+            if args.baseline:
+                apply_baseline(found, args.baseline)
         except CurvedocError as exc:
             failed.append(exc)
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -104,6 +105,27 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
     if points >= MIN_SHAPE_POINTS:
         return None
     return f"only {points} point{'' if points == 1 else 's'} of {longest.tag} (a shape needs {MIN_SHAPE_POINTS})"
+
+
+def apply_baseline(runs: Iterable[Run], baseline: str | os.PathLike[str]) -> None:
+    """Gives ``runs`` the base model's loss read off the run at ``baseline`` (the run the base was trained or
+    evaluated in): its held-out loss at the end, else its train loss at the end (medians of the last tenth)."""
+    import curvedoc
+
+    found = curvedoc.load(baseline)
+    if len(found) != 1:
+        raise CurvedocError(str(baseline), f"--baseline: {len(found)} runs here; name the one run of the base model")
+    curves = RunCurves(found[0])
+    for role in (Role.VAL_LOSS, Role.TEST_LOSS, Role.TRAIN_LOSS):
+        curve = curves.curve(role)
+        if curve is not None and len(curve.finite_values):
+            break
+    else:
+        raise CurvedocError(str(baseline), "--baseline: this run logs no finite loss to compare a fine-tune with")
+    for run in runs:
+        if run.meta.base_loss is None:
+            run.meta.base_loss = curve.end
+            run.meta.base_loss_source = f"{found[0].path}: {curve.tag} at the end, from --baseline"
 
 
 def diagnose_runs(runs: Iterable[Run], settings: RuleSettings | None = None) -> None:

@@ -181,6 +181,9 @@ class RunMeta:
     n_classes_kind: str | None = None
     # the pretrained model the run fine-tunes, when a config or a PEFT adapter_config.json names it
     base_model: str | None = None
+    # the base model's own loss on the task, and where it was read (--baseline RUN: that run's last loss)
+    base_loss: float | None = None
+    base_loss_source: str | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     start_time: float | None = None  # unix seconds, when the format records it

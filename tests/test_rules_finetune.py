@@ -128,3 +128,17 @@ def test_a_constant_score_is_clustered_only_while_the_train_loss_moves():
     assert "CD903" not in codes(few)
     moving = build({"loss": (STEPS, FALLING), "eval_exact_match": (evals, [0.1, 0.2, 0.2, 0.3, 0.3])})
     assert "CD903" not in codes(moving)
+
+
+def test_a_baseline_run_gives_the_base_loss_a_fine_tune_starts_against(capsys):
+    from curvedoc.cli import main
+
+    permuted = FINETUNE / "finetune_start_high/permuted_vocabulary"
+    base = FINETUNE / "healthy/full_sft"
+    (run,) = curvedoc.diagnose(permuted, baseline=base)
+    (finding,) = [f for f in run.findings if f.code == "CD901"]
+    assert "3.2× the base model's 2.385" in finding.title and "from --baseline" in finding.evidence[1]
+    assert main([str(FINETUNE / "healthy/lora_sft"), "--baseline", str(base), "-q"]) == 0
+    capsys.readouterr()
+    assert main([str(FINETUNE / "healthy/lora_sft"), "--baseline", str(FINETUNE)]) == 2
+    assert "--baseline: 17 runs here; name the one run of the base model" in capsys.readouterr().err

@@ -50,18 +50,15 @@ def finetune_start_high(run: RunCurves, limits: Limits):
     if train is None or len(train.finite_values) < MIN_POINTS:
         return None
     first = float(train.finite_values[0])
-    base_eval = _evaluated_before_training(run, train)
-    if base_eval is not None:
-        curve, base_loss = base_eval
+    for base_loss, tags, where in _base_losses(run, train):
         if base_loss > 0 and first >= limits["base_ratio"] * base_loss:
             return Found(
                 f"{train.tag} starts at {fmt(first)}, {first / base_loss:.2g}× the base model's {fmt(base_loss)}",
-                [train.tag, curve.tag],
+                [train.tag, *tags],
                 [f"{train.tag} = {fmt(first)} at step {train.step_at(0)} (first value)",
-                 f"{curve.tag} = {fmt(base_loss)} at step {curve.step_at(0)}, before any update: the base model's "
-                 f"loss on this task",
-                 "the same model scores the training data far worse than the evaluation data: they are not "
-                 "tokenized or templated alike"],
+                 f"the base model's loss: {fmt(base_loss)} ({where})",
+                 "the base scores this task far better than the fine-tune starts: the training data is not "
+                 "tokenized or templated as the base expects, or the base's weights are not the ones loaded"],
                 step=train.step_at(0))
     base_model = run.run.meta.base_model
     chance = chance_loss_of(run, train)
@@ -81,14 +78,18 @@ def finetune_start_high(run: RunCurves, limits: Limits):
         step=train.step_at(0), severity=ERROR if first >= chance else None)
 
 
-def _evaluated_before_training(run: RunCurves, train: Curve) -> tuple[Curve, float] | None:
-    """The held-out loss logged at step 0, before the first train step (the Trainer's ``eval_on_start``)."""
+def _base_losses(run: RunCurves, train: Curve) -> list[tuple[float, list[str], str]]:
+    """What the base model scores on the task: a held-out loss logged at step 0, before the first train step
+    (the Trainer's ``eval_on_start``), and the loss of a baseline run (``--baseline``)."""
+    found = []
     curve = first_logged(run, Role.VAL_LOSS, Role.TEST_LOSS)
-    if curve is None or not len(curve.finite_values) or curve.first_nonfinite == 0:
-        return None
-    if curve.step_at(0) != 0 or train.step_at(0) <= 0:
-        return None
-    return curve, float(curve.finite_values[0])
+    if (curve is not None and curve.first_nonfinite != 0 and curve.step_at(0) == 0
+            and train.step_at(0) > 0):
+        found.append((float(curve.finite_values[0]), [curve.tag], f"{curve.tag} at step 0, before any update"))
+    meta = run.run.meta
+    if meta.base_loss is not None:
+        found.append((meta.base_loss, [], meta.base_loss_source or "the baseline run"))
+    return found
 
 
 @rule(
