@@ -107,6 +107,8 @@ def class_count(run: RunCurves) -> ClassCount | None:
     prediction on n balanced classes scores 1/n. The config named the model's outputs (a 200-way head), the curves
     show the classes the data has (CIFAR-10's 10); a count taken so on one kind of evidence stays uncertain."""
     meta = run.run.meta
+    if not meta.n_classes and meta.language_model:
+        return None  # a language model's chance is ln(vocabulary): a loss that happens to sit at ln k says nothing
     evidence = evidence_of(run)
     inferred = _count_from(evidence)
     if not meta.n_classes:

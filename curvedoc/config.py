@@ -12,6 +12,7 @@ from typing import Any
 
 from curvedoc.diagnose import RuleSettings, settings_from
 from curvedoc.errors import CurvedocError
+from curvedoc.model import CLASSES, VOCABULARY
 from curvedoc.roles import Role
 
 VALID_ROLES = {role.value for role in Role}
@@ -32,7 +33,8 @@ class Config:
         for run in runs:
             run.set_roles(self.roles)
             if run.meta.n_classes is None and self.num_classes:
-                run.set_n_classes(self.num_classes, "--num-classes")
+                # a language model's count is its vocabulary: its chance level, ln(V), is not a class prior's
+                run.set_n_classes(self.num_classes, "--num-classes", VOCABULARY if run.meta.language_model else CLASSES)
 
 
 def find_config(start: Path | None = None) -> Config:

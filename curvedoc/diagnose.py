@@ -67,7 +67,7 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
         findings.extend(_with_assumptions(rule, item, curves) for item in found_items(found))
     # an agent's losses are a policy's and a value function's objectives: no class count would judge them
     if waiting_for_n_classes and _has_classification_curves(run) and not curves.reinforcement_learning:
-        findings.append(_needs_n_classes(waiting_for_n_classes))
+        findings.append(_needs_n_classes(waiting_for_n_classes, run.meta.language_model))
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
     run.findings = findings
     run.insufficient = too_little_to_judge(curves)
@@ -138,8 +138,17 @@ def _has_classification_curves(run: Run) -> bool:
     return bool(roles & {Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TRAIN_ACC, Role.VAL_ACC})
 
 
-def _needs_n_classes(rules: list[Rule]) -> Finding:
+def _needs_n_classes(rules: list[Rule], language_model: bool = False) -> Finding:
     names = ", ".join(f"{rule.code} {rule.symptom}" for rule in rules)
+    if language_model:  # its chance level is ln(vocabulary size), which no curve gives away
+        return Finding(
+            code=NEEDS_N_CLASSES_CODE, symptom="needs_n_classes", severity=INFO,
+            title="Vocabulary size unknown: chance-level checks were skipped",
+            tags=[], evidence=[f"skipped: {names}", "a language model's chance level is ln(vocabulary size)"],
+            causes=["the run's files do not record vocab_size (a PEFT adapter saves only its own config, not the "
+                    "base model's)"],
+            cheapest_check="rerun with --num-classes V, V the tokenizer's vocabulary size (len(tokenizer))",
+        )
     return Finding(
         code=NEEDS_N_CLASSES_CODE, symptom="needs_n_classes", severity=INFO,
         title="Number of classes unknown: chance-level checks were skipped",

@@ -50,10 +50,12 @@ from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
 TUNING, HELD_OUT, PUBLIC, FINETUNE = "tuning", "held-out", "public", "finetune"
-PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, PUBLIC, "public-new", "public-held-out", "public-fresh")
+FINETUNE_HELD_OUT = "finetune-held-out"
+PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, PUBLIC, "public-new", "public-held-out",
+              "public-fresh")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them.
-FINAL_PARTS = {"held-out-final", "public-held-out", "public-fresh"}
+FINAL_PARTS = {"held-out-final", FINETUNE_HELD_OUT, "public-held-out", "public-fresh"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -74,6 +76,10 @@ def default_sets(public_data: Path | None = None) -> list[LabelledSet]:
         # real Trainer fine-tunes of a tiny GPT-2 (fixtures/generate/finetune_logs.py): the fine-tuning symptoms'
         # thresholds come from what the symptoms are (ln(vocabulary), the base's own loss), so this is their test
         LabelledSet("finetune", FINETUNE, fixtures / "finetune" / "labels.json", fixtures / "finetune"),
+        # the same symptoms from another source: hand-written loops fine-tuning a tiny Llama
+        # (fixtures/generate/finetune_loop_logs.py), never looked at run by run while the rules were written
+        LabelledSet("finetune_loop", FINETUNE_HELD_OUT, fixtures / "finetune_loop" / "labels.json",
+                    fixtures / "finetune_loop"),
         LabelledSet("public", PUBLIC, fixtures / "public" / "labels.json", public_data or REPOSITORY.parent / "shared"),
     ]
     return [item for item in sets if item.labels.is_file() and item.data.is_dir()]

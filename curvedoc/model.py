@@ -141,6 +141,19 @@ def base_model_from(params: Mapping[str, Any]) -> str | None:
     return None
 
 
+LANGUAGE_MODEL_TASKS = {"CAUSAL_LM", "SEQ_2_SEQ_LM"}  # a PEFT adapter's task_type
+LANGUAGE_MODEL_HEADS = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "ForMaskedLM")
+
+
+def language_model_from(config: Mapping[str, Any]) -> bool:
+    """Whether a config says the model predicts tokens (a PEFT adapter's task_type, an HF model's architecture):
+    its chance level is ln(vocabulary), never ln(k) of a few classes."""
+    architectures = config.get("architectures")
+    return config.get("task_type") in LANGUAGE_MODEL_TASKS or (
+        isinstance(architectures, list)
+        and any(isinstance(name, str) and name.endswith(LANGUAGE_MODEL_HEADS) for name in architectures))
+
+
 def _as_count(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
@@ -182,11 +195,25 @@ class RunMeta:
     # the pretrained model the run fine-tunes, when a config or a PEFT adapter_config.json names it
     base_model: str | None = None
     # the base model's own loss on the task, and where it was read (--baseline RUN: that run's last loss)
+    # a config says the model predicts tokens: its chance level is ln(vocabulary), known or not
+    language_model: bool = False
     base_loss: float | None = None
     base_loss_source: str | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     start_time: float | None = None  # unix seconds, when the format records it
+
+
+@dataclass
+class Generation:
+    """One output the model generated on an evaluation prompt, as the run logged it (untrusted text)."""
+
+    text: str
+    prompt: str | None = None
+    finish_reason: str | None = None  # "length" when it hit the token limit, where the generator said so
+    tokens: int | None = None  # its length in tokens, where logged
+    step: int | None = None
+    source: str = ""  # the file it was read from
 
 
 @dataclass
@@ -200,6 +227,7 @@ class Run:
     name: str = ""
     findings: list = field(default_factory=list)  # filled by curvedoc.diagnose
     insufficient: str | None = None  # filled by curvedoc.diagnose: why the run holds too little to judge
+    generations: list[Generation] = field(default_factory=list)  # read by curvedoc.readers.generations
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -328,6 +356,7 @@ class RunBuilder:
                 self.meta.n_classes, self.meta.n_classes_kind = found.count, found.kind
                 self.meta.n_classes_source = f"{source}: {found.key}"
             self.meta.base_model = self.meta.base_model or base_model_from(config)
+            self.meta.language_model = self.meta.language_model or language_model_from(config)
         per_class = {match.group(1) for tag in roles if (match := PER_CLASS_AP_TAG.match(tag))}
         if self.meta.n_classes is None and len(per_class) >= 2:
             self.meta.n_classes, self.meta.n_classes_kind = len(per_class), CLASSES

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from curvedoc.evaluate import (
-    FINETUNE, HELD_OUT, PUBLIC, TUNING, LabelledSet, Outcome, Scores, chosen_sets, evaluate, main, read_labels, render,
+    FINETUNE, FINETUNE_HELD_OUT, HELD_OUT, PUBLIC, TUNING, LabelledSet, Outcome, Scores, chosen_sets, evaluate, main, read_labels, render,
 )
 from rule_cases import CORPUS, FIXTURES
 
@@ -78,7 +78,7 @@ def test_labels_files_name_their_parts_by_first_folder():
 def test_the_default_sets_are_the_parts_the_checkout_has():
     sets = chosen_sets(None, None)
     assert [item.part for item in sets][:1] == [TUNING]
-    assert {item.part for item in sets} <= {TUNING, HELD_OUT, FINETUNE, PUBLIC}
+    assert {item.part for item in sets} <= {TUNING, HELD_OUT, FINETUNE, FINETUNE_HELD_OUT, PUBLIC}
 
 
 @needs_public_logs

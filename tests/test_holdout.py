@@ -20,8 +20,9 @@ HOLDOUT = Path(__file__).resolve().parent.parent / "fixtures" / "holdout"
 LABELS = json.loads((HOLDOUT / "labels.json").read_text())
 CLASSIFICATION = {"classification", "binary"}
 # A failing run's symptoms: the registry's ids less its note that a check lacked the class count, and less the
-# fine-tuning symptoms, which need a pretrained language model: fixtures/finetune holds their runs.
-FINE_TUNING = {"finetune_start_high", "loss_masked_out", "eval_scores_clustered"}
+# fine-tuning symptoms, which need a pretrained language model and its generations: fixtures/finetune holds them.
+FINE_TUNING = {"finetune_start_high", "loss_masked_out", "eval_scores_clustered", "prompt_echoed",
+               "generations_cut_off", "template_leaked"}
 FAILURES = set(SYMPTOMS) - {"needs_n_classes"} - FINE_TUNING
 
 

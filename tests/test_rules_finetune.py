@@ -44,10 +44,12 @@ def test_a_permuted_vocabulary_starts_above_a_uniform_guess_and_is_an_error():
     assert finding.severity == "error" and "above where an untrained model starts" in finding.title
 
 
-def test_a_nan_the_logger_filtered_shows_in_the_grad_norm():
-    (finding,) = only(FINETUNE / "nan_inf/lr_overflow_filtered", "CD101")
-    assert finding.step == 45 and "logging_nan_inf_filter" in finding.evidence[1]
-    assert "exactly 0 at every logged step after it" in finding.evidence[2]
+def test_a_nan_the_logger_filtered_shows_in_the_grad_norm_of_the_state_and_of_the_wandb_log():
+    """The Trainer's WandbCallback logs train/global_step beside W&B's own count of log calls: the same step."""
+    for run in curvedoc.load(FINETUNE / "nan_inf/lr_overflow_filtered"):
+        (finding,) = [f for f in diagnose_run(run) if f.code == "CD101"]
+        assert finding.step == 45 and "logging_nan_inf_filter" in finding.evidence[1]
+        assert "exactly 0 at every logged step after it" in finding.evidence[2]
 
 
 def test_a_learning_rate_too_small_to_move_anything_is_in_the_flat_finding():
@@ -57,7 +59,7 @@ def test_a_learning_rate_too_small_to_move_anything_is_in_the_flat_finding():
 
 def test_a_spike_that_recovers_reports_its_outcome_and_its_rate():
     (finding,) = only(FINETUNE / "spike/spike_recovers", "CD402")
-    assert finding.step == 156 and finding.evidence[2].startswith("recovered:")
+    assert finding.step == 154 and finding.evidence[2].startswith("recovered:")
     assert finding.evidence[-1] == ("1 spike over 298 steps: 33.6 per 10,000 steps; 1 back at the level before it, "
                                     "0 not")
 
@@ -90,7 +92,7 @@ def test_an_eval_at_step_zero_is_the_base_loss_the_first_train_loss_is_judged_ag
     assert "CD901" not in codes(run)
 
 
-@pytest.mark.parametrize("first,base,fires", [(10.8, "gpt2", True), (10.6, "gpt2", True), (9.5, "gpt2", False),
+@pytest.mark.parametrize("first,base,fires", [(10.8, "gpt2", True), (9.9, "gpt2", True), (9.5, "gpt2", False),
                                               (10.8, None, False)])
 def test_near_ln_vocabulary_only_counts_for_a_named_pretrained_base(first, base, fires):
     run = build({"loss": (STEPS, np.r_[first, first - 1, np.linspace(first - 2, 3.5, len(STEPS) - 2)])},
@@ -137,8 +139,34 @@ def test_a_baseline_run_gives_the_base_loss_a_fine_tune_starts_against(capsys):
     base = FINETUNE / "healthy/full_sft"
     (run,) = curvedoc.diagnose(permuted, baseline=base)
     (finding,) = [f for f in run.findings if f.code == "CD901"]
-    assert "3.2× the base model's 2.385" in finding.title and "from --baseline" in finding.evidence[1]
+    assert "3.9× the base model's 2.051" in finding.title and "from --baseline" in finding.evidence[1]
     assert main([str(FINETUNE / "healthy/lora_sft"), "--baseline", str(base), "-q"]) == 0
     capsys.readouterr()
     assert main([str(FINETUNE / "healthy/lora_sft"), "--baseline", str(FINETUNE)]) == 2
-    assert "--baseline: 17 runs here; name the one run of the base model" in capsys.readouterr().err
+    assert "runs here; name the one run of the base model" in capsys.readouterr().err
+
+
+def test_an_adapter_of_a_causal_lm_is_a_language_model_whose_vocabulary_no_curve_gives_away():
+    """lora_sft_long's eval loss sits near ln 9: a class count read off it would call the run flat at chance."""
+    path = FINETUNE / "healthy/lora_sft_long"
+    (run,) = curvedoc.load(path)
+    assert run.meta.language_model and run.meta.n_classes is None
+    (note,) = [f for f in diagnose_run(run) if f.symptom == "needs_n_classes"]
+    assert note.title.startswith("Vocabulary size unknown") and "len(tokenizer)" in note.cheapest_check
+    (run,) = curvedoc.load(path, num_classes=257)
+    assert (run.meta.n_classes, run.meta.n_classes_kind) == (257, VOCABULARY)
+
+
+LOOP = FIXTURES / "finetune_loop"
+
+
+@pytest.mark.parametrize("key", sorted(json.loads((LOOP / "labels.json").read_text())))
+def test_the_held_out_loops_are_read_with_their_vocabulary_base_and_outputs(key):
+    """The held-out source's files, read as any user's would be: its runs' symptoms are measured by
+    `python -m curvedoc.evaluate` (part finetune-held-out), not pinned here."""
+    runs = curvedoc.load(LOOP / key)
+    assert len(runs) == 1 and not runs.problems
+    (run,) = runs
+    assert (run.meta.n_classes, run.meta.n_classes_kind) == (104, VOCABULARY)
+    assert run.meta.base_model == "curvedoc-fixtures/pydoc-llama-tiny"
+    assert bool(run.generations) == (LOOP / key / "predictions.jsonl").exists()

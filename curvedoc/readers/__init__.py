@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
+from curvedoc.readers.generations import is_generations_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -132,13 +133,14 @@ def read_source(source: Source) -> list[Run]:
     """The runs of ``source``, completed from their companion files (a model config, a label list beside the log:
     see :mod:`curvedoc.readers.companions`) where their own files do not record the class count. Raises
     :class:`CurvedocError` when it yields none, so no source vanishes unreported."""
-    from curvedoc.readers import companions
+    from curvedoc.readers import companions, generations
 
     module = importlib.import_module(READER_MODULES[source.family])
     runs = module.read(source)
     if not runs:
         raise CurvedocError(source.path, "holds no run (nothing in it could be read as one)")
     companions.complete(runs, source.path)
+    generations.complete(runs, source.path)
     return runs
 
 
@@ -185,6 +187,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return None  # TensorBoard's embedding projector (add_embedding): vectors and their labels, no curve
     if name.endswith(".wandb"):
         return Source("wandb", path, ((None, path),), explicit)
+    if not explicit and is_generations_file(path):
+        return None  # a model's outputs, read beside the run's logs (curvedoc.readers.generations), not a log
     try:
         with open(path, "rb") as handle:
             head = handle.read(4096)

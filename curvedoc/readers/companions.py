@@ -7,7 +7,8 @@ their arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``
 one label a line); a PEFT ``adapter_config.json`` names the base model, and so does the model card the Trainer
 writes (``README.md``, whose YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``,
 as the Hugging Face example scripts call it). They are looked for in the run's folder,
-then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config), nearest
+then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config, and above
+a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's configs), nearest
 folder first; within a folder the model config first, then data configs, run arguments, other YAML files, label
 lists. Only a count stated under a key :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json``
 of an unrelated tool says nothing.
@@ -29,7 +30,7 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import CLASSES, ClassCount, Run, base_model_from, n_classes_from
+from curvedoc.model import CLASSES, ClassCount, Run, base_model_from, language_model_from, n_classes_from
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -42,8 +43,10 @@ MODEL_CARD = "README.md"
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
-# A Hugging Face checkpoint's model config is saved in the output folder above it
-CHECKPOINT_FOLDER = re.compile(r"^(checkpoint-\d+|last-checkpoint)$")
+# Folders a framework makes per checkpoint or per run inside the folder the user chose, whose configs are saved in
+# that folder: a Hugging Face checkpoint's model config is in the output folder above it, and the project folder
+# holding a Lightning logger's version_N/ or a W&B run folder is two above the log
+RUN_SUBFOLDER = re.compile(r"^(checkpoint-\d+|last-checkpoint|version_\d+|(offline-)?run-\d{8}_\d{6}-[a-z0-9]+)$")
 LONGEST_LABEL = 200  # characters; a longer line is text, not a class name
 CACHED_ENTRIES = 16384  # folders and files each; a long audit starts the cache afresh beyond that
 
@@ -54,6 +57,7 @@ class Companion:
     count: ClassCount | None
     base_model: str | None
     problem: str | None  # a named companion that could not be read: one line for the run's warnings
+    language_model: bool = False
 
 
 def complete(runs: list[Run], source_path: Path) -> None:
@@ -73,6 +77,7 @@ def complete(runs: list[Run], source_path: Path) -> None:
                 where = os.path.relpath(companion.path, anchor)
                 run.set_n_classes(companion.count.count, f"{where}: {companion.count.key}", companion.count.kind)
             run.meta.base_model = run.meta.base_model or companion.base_model
+            run.meta.language_model = run.meta.language_model or companion.language_model
 
 
 def companions_of(folder: Path) -> list[Companion]:
@@ -88,7 +93,7 @@ def companions_of(folder: Path) -> list[Companion]:
 
 def search_folders(folder: Path) -> list[str]:
     folders = [os.path.abspath(folder)]
-    levels = 2 if CHECKPOINT_FOLDER.match(Path(folders[0]).name) else 1
+    levels = 2 if RUN_SUBFOLDER.match(Path(folders[0]).name) else 1
     for _ in range(levels):
         parent = os.path.dirname(folders[-1])
         if parent == folders[-1]:
@@ -160,7 +165,7 @@ def _parse(path: str, size: int) -> Companion | None:
         return Companion(path, None, None, problem)
     if is_wandb_config(config):
         config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
-    return Companion(path, n_classes_from(config), base_model_from(config), None)
+    return Companion(path, n_classes_from(config), base_model_from(config), None, language_model_from(config))
 
 
 def is_wandb_config(config: dict) -> bool:

@@ -30,6 +30,20 @@ WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timest
 # Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
 # step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
 SKIPPED_COLUMNS = {"_runtime", "epoch"}
+# The trainer's own step, logged in every row beside a tracker's counter of its log calls (W&B's _step): the
+# Hugging Face Trainer's train/global_step, Lightning's trainer/global_step. The trainer's is the run's x axis.
+TRAINER_STEP_KEYS = ("train/global_step", "trainer/global_step")
+
+
+def trainer_step_key(rows: list[Mapping[str, Any]], counter_key: str) -> str:
+    """``counter_key`` (a tracker's count of log calls), unless the trainer logged its own step in nearly every
+    row (all but one in ten: a row logged before the trainer started may lack it)."""
+    for key in TRAINER_STEP_KEYS:
+        if rows and sum(key in row for row in rows) >= 0.9 * len(rows):
+            return key
+    return counter_key
+
+
 # A step beyond int64 is a corrupt or mistyped cell, not a step: numpy would wrap it to a nonsense number.
 STEP_LIMIT = 2**63
 

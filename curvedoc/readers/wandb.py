@@ -29,7 +29,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, textlog
 from curvedoc.readers.companions import wandb_values
 from curvedoc.readers.jsonl import add_history_file
-from curvedoc.readers.records import SKIPPED_COLUMNS, add_rows
+from curvedoc.readers.records import SKIPPED_COLUMNS, add_rows, trainer_step_key
 from curvedoc.readers.wandb_proto import (
     RECORD_CONFIG, RECORD_HISTORY, RECORD_RUN, DecodeError, RunInfo, apply_config, fields, history_row, run_info,
 )
@@ -153,7 +153,7 @@ def _add_log(builder: RunBuilder, path: Path, info: RunInfo) -> None:
     if undecodable:
         builder.warn(f"{path}: {undecodable} record(s) with a valid checksum could not be decoded; skipped")
     # the same columns a W&B history JSONL or CSV export leaves out, so every W&B source yields the same tags
-    add_rows(builder, rows, "_step", "_timestamp", skip_keys=SKIPPED_COLUMNS)
+    add_rows(builder, rows, trainer_step_key(rows, "_step"), "_timestamp", skip_keys=SKIPPED_COLUMNS | {"_step"})
     if not rows:
         builder.warn(f"{path}: no history rows (the run logged no metrics before it stopped)")
 

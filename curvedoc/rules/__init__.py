@@ -55,6 +55,9 @@ SYMPTOMS = {
     "finetune_start_high": "a fine-tune's first loss far above its base model's (or near ln(vocabulary))",
     "loss_masked_out": "loss exactly 0 (or NaN) from the first step: no token is supervised",
     "eval_scores_clustered": "an evaluation score takes one value at every evaluation while the loss moves",
+    "prompt_echoed": "generations repeat their prompt back",
+    "generations_cut_off": "generations stop at the length limit, mid-sentence",
+    "template_leaked": "generations contain chat-template markers",
     "needs_n_classes": "a check needs the number of classes and the run does not record it",
 }
 

@@ -157,8 +157,8 @@ def _implied_by_loss(run: RunCurves, limits: Limits):
     most the mean loss / ln 2. A loss that low is an accuracy that near-perfect, whatever the class count."""
     for role in (Role.VAL_LOSS, Role.TEST_LOSS):
         curve = run.curve(role)
-        if curve is None or not len(curve.finite_values) or chance_loss_of(run, curve) is None:
-            continue
+        if curve is None or not curve.finite_values.any() or chance_loss_of(run, curve) is None:
+            continue  # exactly 0 at every evaluation is a mean over no supervised token, not a perfect model
         end = curve.end
         if end > limits["error_share"] * math.log(2):
             return None

@@ -119,8 +119,8 @@ def start_low(run: RunCurves, limits: Limits):
     if curve is None or len(curve.finite_values) < MIN_POINTS or (chance := chance_loss_of(run, curve)) is None:
         return None
     first, step = curve.start, curve.step_at(0)
-    if first == 0 and curve is not val:
-        return None  # exactly 0 from the start is a loss with nothing to supervise: CD902
+    if not curve.finite_values.any() or (first == 0 and curve is not val):
+        return None  # exactly 0 from the start (a held-out loss: at every evaluation) supervised nothing: CD902
     perfect = curve is val and accuracy is not None and accuracy.start >= limits["perfect_accuracy"]
     if first >= limits["ratio_with_accuracy" if perfect else "ratio"] * chance:
         return None

@@ -1,0 +1,105 @@
+"""Generations logged beside a run (curvedoc.readers.generations) and the rules that read them (CD904 prompt
+echoed, CD905 cut off at the length limit, CD906 chat-template markers): the files real evaluation loops and
+trackers write, edge cases, and text from logs rendered inert."""
+
+import json
+
+import pytest
+
+import curvedoc
+from curvedoc.diagnose import diagnose_run
+from curvedoc.model import Generation
+from curvedoc.report import ReportOptions, render
+
+STATE = {"log_history": [{"step": step, "loss": 2.0 - step / 100, "epoch": step / 50} for step in range(5, 105, 5)]}
+
+
+def run_folder(tmp_path, files: dict[str, str]):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "trainer_state.json").write_text(json.dumps(STATE))
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def jsonl(records) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+def codes(path):
+    (run,) = curvedoc.load(path)
+    return {f.code: f for f in diagnose_run(run)}, run
+
+
+ANSWERS = ["Return the sum of the values.", "Split a pathname into its parts.", "Open the file and read it.",
+           "Yes.", "Convert a string to lower case, keeping digits.", "Sort the items in place."]
+
+
+def test_generations_beside_a_run_are_read_and_not_taken_for_a_log(tmp_path):
+    folder = run_folder(tmp_path, {"eval_generations.jsonl": jsonl(
+        {"step": 100, "prompt": f"Q{i}: what does f{i} do?", "completion": answer} for i, answer in
+        enumerate(ANSWERS))})
+    found, run = codes(folder)
+    assert len(run.generations) == 6 and run.generations[0].prompt == "Q0: what does f0 do?"
+    assert not {"CD904", "CD905", "CD906"} & set(found)
+    assert not curvedoc.load(folder).problems
+
+
+def test_a_whole_sequence_decoded_repeats_every_prompt(tmp_path):
+    records = [{"prompt": f"### Question {i}: what does f{i} do?\n", "output": f"### Question {i}: what does f{i} "
+                f"do?\n{answer}"} for i, answer in enumerate(ANSWERS)]
+    found, _ = codes(run_folder(tmp_path, {"predictions.jsonl": jsonl(records)}))
+    assert found["CD904"].title == "6 of 6 generations repeat their prompt"
+
+
+@pytest.mark.parametrize("records,how", [
+    ([{"completion": "x" * 40, "finish_reason": "length"}] * 4 + [{"completion": "Done.", "finish_reason": "stop"}] * 2,
+     "finish_reason is 'length'"),
+    ([{"completion": "words " * 9, "completion_tokens": 64}] * 4 + [{"completion": "Done.", "completion_tokens": 3}] * 2,
+     "exactly 64 tokens long"),
+    ([{"generated_text": f"The function returns the sum of the item{'s' * i} and th"} for i in range(5)]
+     + [{"generated_text": "Done."}], "unfinished (no sentence end) and of one length"),
+])
+def test_outputs_that_stop_at_the_limit_are_cut_off(tmp_path, records, how):
+    found, _ = codes(run_folder(tmp_path, {"samples.jsonl": jsonl(records)}))
+    assert how in found["CD905"].evidence[0]
+
+
+def test_outputs_that_end_at_their_own_lengths_are_not_cut_off(tmp_path):
+    records = [{"completion": answer} for answer in ANSWERS] + [{"completion": "a list of the keys"}]
+    found, _ = codes(run_folder(tmp_path, {"samples.jsonl": jsonl(records)}))
+    assert "CD905" not in found
+
+
+def test_chat_markers_in_the_outputs_are_a_template_mismatch(tmp_path):
+    records = [{"completion": f"{answer}<|im_end|>\n<|im_start|>user"} for answer in ANSWERS[:3]]
+    records += [{"completion": answer} for answer in ANSWERS[3:]]
+    found, _ = codes(run_folder(tmp_path, {"completions.jsonl": jsonl(records)}))
+    assert found["CD906"].evidence[0].endswith("contain '<|im_end|>', '<|im_start|>'")
+
+
+def test_a_wandb_table_and_the_seq2seq_predictions_file_are_read(tmp_path):
+    table = {"columns": ["step", "prompt", "generation"],
+             "data": [[10, f"prompt {i}", f"[INST] answer {i}"] for i in range(6)]}
+    folder = run_folder(tmp_path / "a", {"files/media/table/samples_10_abc.table.json": json.dumps(table)})
+    found, run = codes(folder)
+    assert len(run.generations) == 6 and "CD906" in found
+    folder = run_folder(tmp_path / "b", {"generated_predictions.txt": "\n".join(ANSWERS) + "\n"})
+    assert [g.text for g in curvedoc.load(folder)[0].generations] == ANSWERS
+
+
+def test_generated_text_is_inert_in_every_report(tmp_path):
+    hostile = "<script>alert(1)</script> ](javascript:x) @everyone <|im_start|>"
+    records = [{"completion": f"{hostile} {i}"} for i in range(6)]
+    runs = curvedoc.diagnose(run_folder(tmp_path, {"completions.jsonl": jsonl(records)}))
+    assert any(f.code == "CD906" for f in runs[0].findings)
+    for fmt in ("markdown", "html"):
+        text = render(fmt, list(runs), [], ReportOptions())
+        assert "<script>alert(1)</script>" not in text
+
+
+def test_a_generation_keeps_only_what_the_rules_need():
+    sample = Generation("text", prompt="p", finish_reason="length", tokens=3, step=4, source="f.jsonl")
+    assert (sample.text, sample.prompt, sample.finish_reason, sample.tokens, sample.step) == ("text", "p", "length", 3, 4)
