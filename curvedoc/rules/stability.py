@@ -315,8 +315,9 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
         "learning-rate warmup ending too high, or a schedule jump at that step",
         "an exploding gradient without clipping",
     ),
-    check="log the batch (indices, input min/max, labels) at the spike step and recompute its loss; add gradient "
-          "clipping (clip_grad_norm_ 1.0) and rerun to that step",
+    check="log the batch (indices, input min/max, labels) at the spike step and recompute its loss; then do what "
+          "large runs do: restart from the checkpoint ~100 steps before it, skip the batches that preceded it, and "
+          "lower the LR or add gradient clipping (clip_grad_norm_ 1.0)",
     thresholds={
         "min_points": Threshold(5, "fewest finite loss points before jumps are judged"),
         "single_point_size": Threshold(10.0, "a jump of one logged point of a per-step curve must reach this many "
