@@ -294,6 +294,7 @@ class RunBuilder:
         self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._split_hint: dict[str, str] = {}
         self._configs: list[tuple[str, Mapping[str, Any]]] = []
+        self.generations: list[Generation] = []  # outputs the log itself holds (TensorBoard text)
 
     def add(self, tag: str, steps, values, wall_times=None, split_hint: str | None = None) -> None:
         steps = np.asarray(steps, dtype=np.int64).reshape(-1)
@@ -361,7 +362,8 @@ class RunBuilder:
         if self.meta.n_classes is None and len(per_class) >= 2:
             self.meta.n_classes, self.meta.n_classes_kind = len(per_class), CLASSES
             self.meta.n_classes_source = "per-class AP tags: bbox/AP-<class>"
-        return Run(self.path, self.format, scalars, roles, self.meta, self.warnings, self.name)
+        return Run(self.path, self.format, scalars, roles, self.meta, self.warnings, self.name,
+                   generations=self.generations)
 
 
 def _frame(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:

@@ -103,3 +103,22 @@ def test_generated_text_is_inert_in_every_report(tmp_path):
 def test_a_generation_keeps_only_what_the_rules_need():
     sample = Generation("text", prompt="p", finish_reason="length", tokens=3, step=4, source="f.jsonl")
     assert (sample.text, sample.prompt, sample.finish_reason, sample.tokens, sample.step) == ("text", "p", "length", 3, 4)
+
+
+def test_generated_samples_logged_as_tensorboard_text_are_read_every_one(tmp_path):
+    from event_files import EventWriter
+
+    with EventWriter(tmp_path / "run") as writer:
+        writer.text("config", "num_classes: 10", 0)
+        for step in range(0, 200, 10):
+            writer.scalar("train/loss", 2.0 - step / 200, step)
+            if step % 50 == 0:
+                for index in range(3):
+                    writer.text("eval/generations", f"Answer {index} <|assistant|> then more", step)
+    (run,) = curvedoc.load(tmp_path / "run")
+    assert run.meta.n_classes == 10  # a config's first value is still read as one
+    assert [(g.step, g.text) for g in run.generations[:4]] == [
+        (0, "Answer 0 <|assistant|> then more"), (0, "Answer 1 <|assistant|> then more"),
+        (0, "Answer 2 <|assistant|> then more"), (50, "Answer 0 <|assistant|> then more")]
+    assert len(run.generations) == 12 and run.generations[0].source == "TensorBoard text eval/generations/text_summary"
+    assert "CD906" in {f.code for f in diagnose_run(run)}

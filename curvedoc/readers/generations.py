@@ -10,7 +10,9 @@ Where runs keep generations:
   hit the token limit) and a token count (``completion_tokens``, ``num_tokens``, ``output_tokens``) when the
   generator reported them;
 - ``generated_predictions.txt``: the Hugging Face seq2seq examples' predictions, one a line;
-- W&B tables (``files/media/table/**/*.table.json``: ``columns`` and ``data``) with such columns.
+- W&B tables (``files/media/table/**/*.table.json``: ``columns`` and ``data``) with such columns;
+- TensorBoard text summaries under a tag that names them (``eval/generations``, ``samples``): every value is
+  read by the TensorBoard reader, each string one output (no prompt).
 
 They are looked for in the run's folder and one folder up (two above a Hugging Face ``checkpoint-N/``), like the
 companion files, and at most MAX_SAMPLES are kept per run. Generated text is untrusted: it is kept as data and
@@ -40,6 +42,11 @@ def is_generations_file(path: Path) -> bool:
     """A file the generations reader reads: discovery leaves it out of the logs."""
     name = path.name
     return name == HF_PREDICTIONS or (name.endswith(".jsonl") and bool(NAMED_LIKE_GENERATIONS.search(name)))
+
+
+def is_generations_tag(tag: str) -> bool:
+    """A TensorBoard text tag of generated samples (``eval/generations``, ``samples``, ``completions/0``)."""
+    return bool(NAMED_LIKE_GENERATIONS.search(tag))
 
 
 def complete(runs: list[Run], source_path: Path) -> None:

@@ -24,9 +24,10 @@ from google.protobuf.message import DecodeError
 from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
 
 from curvedoc.errors import CurvedocError, describe_os_error
-from curvedoc.model import Run, RunBuilder
+from curvedoc.model import Generation, Run, RunBuilder
 from curvedoc.readers import Source
 from curvedoc.readers.companions import MAX_BYTES, parse_config_text
+from curvedoc.readers.generations import MAX_SAMPLES, is_generations_tag
 from curvedoc.readers.tfrecord import Chunk, FrameWalk
 
 FORMAT = "tensorboard"
@@ -231,7 +232,8 @@ class _Folder:
         simple = keep & (kind == SIMPLE_VALUE)
         tensor = keep & (kind == TENSOR) & self._scalar_tags()[tag_of_value]
         for row in np.flatnonzero(keep & (kind == TENSOR) & self._unread_text_tags()[tag_of_value]).tolist():
-            self._note_text(int(tag_of_value[row]), chunk.data[payload[row]:payload[row] + payload_length[row]])
+            self._note_text(int(tag_of_value[row]), chunk.data[payload[row]:payload[row] + payload_length[row]],
+                            int(step[rows[value_event[row]]]))
         tensor_rows = np.flatnonzero(tensor)
         tensor_values, decoded = _tensor_scalars(words, payload[tensor_rows], payload_length[tensor_rows])
         for index in np.flatnonzero(~decoded):
@@ -275,7 +277,7 @@ class _Folder:
                     continue
             else:
                 if kind == "tensor" and self.plugins.get(self.tags[tag]) == TEXT_PLUGIN:
-                    self._note_text(tag, value.tensor.SerializeToString())
+                    self._note_text(tag, value.tensor.SerializeToString(), event.step)
                 continue
             self._add(np.array([position]), np.array([tag]), np.array([event.step]), np.array([event.wall_time]),
                       np.array([number], np.float64))
@@ -289,15 +291,22 @@ class _Folder:
         return np.array([self.plugins.get(tag) == SCALARS_PLUGIN for tag in self.tags] + [False])
 
     def _unread_text_tags(self) -> np.ndarray:
-        """Per tag id, whether it is a text tag whose first value is still to be read (one extra entry for -1)."""
+        """Per tag id, whether it is a text tag with a value still to be read (one extra entry for -1): the first
+        value of each, and every value of a tag of generated samples until MAX_SAMPLES are kept."""
         unread = [False] * (len(self.tags) + 1)
-        if len(self.texts_read) < MOST_TEXT_TAGS:
-            for tag, name in enumerate(self.tags):
-                unread[tag] = self.plugins.get(name) == TEXT_PLUGIN and tag not in self.texts_read
+        more_samples = len(self.builder.generations) < MAX_SAMPLES
+        for tag, name in enumerate(self.tags):
+            if self.plugins.get(name) == TEXT_PLUGIN:
+                unread[tag] = (more_samples and is_generations_tag(name)) or (
+                    tag not in self.texts_read and len(self.texts_read) < MOST_TEXT_TAGS)
         return np.array(unread)
 
-    def _note_text(self, tag: int, tensor: bytes) -> None:
-        """A text tag's first value: when it holds a configuration, the run's builder searches it for a class count."""
+    def _note_text(self, tag: int, tensor: bytes, step: int) -> None:
+        """A text tag's value: generated samples are kept as the run's generations; a first value that holds a
+        configuration is searched for a class count."""
+        if is_generations_tag(self.tags[tag]):
+            self._note_samples(tag, tensor, step)
+            return
         if tag in self.texts_read or len(self.texts_read) >= MOST_TEXT_TAGS:
             return
         self.texts_read.add(tag)
@@ -310,6 +319,18 @@ class _Folder:
         config = parse_config_text(strings[0].decode("utf-8", "replace")) if strings else None
         if config:
             self.builder.add_config(f"TensorBoard text {self.tags[tag]}", config)
+
+    def _note_samples(self, tag: int, tensor: bytes, step: int) -> None:
+        kept = self.builder.generations
+        if len(kept) >= MAX_SAMPLES or len(tensor) > MAX_BYTES:
+            return
+        try:
+            strings = tensor_pb2.TensorProto.FromString(tensor).string_val
+        except DecodeError:
+            return
+        source = f"TensorBoard text {self.tags[tag]}"
+        kept.extend(Generation(text.decode("utf-8", "replace"), step=step, source=source)
+                    for text in strings[:MAX_SAMPLES - len(kept)])
 
     def _tag_ids(self, raws: list[bytes], path: Path) -> np.ndarray:
         return np.array([self._tag_id(raw, path) for raw in raws], np.int64)

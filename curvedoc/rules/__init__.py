@@ -53,7 +53,7 @@ SYMPTOMS = {
     "exploding_grad": "gradient norm spikes by orders of magnitude",
     "vanishing_grad": "gradient norm near zero while the loss is high",
     "finetune_start_high": "a fine-tune's first loss far above its base model's (or near ln(vocabulary))",
-    "loss_masked_out": "loss exactly 0 (or NaN) from the first step: no token is supervised",
+    "loss_masked_out": "loss exactly 0 from the first step, with no gradient: no token is supervised",
     "eval_scores_clustered": "an evaluation score takes one value at every evaluation while the loss moves",
     "prompt_echoed": "generations repeat their prompt back",
     "generations_cut_off": "generations stop at the length limit, mid-sentence",
