@@ -7,6 +7,7 @@ so the two can never be confused.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -139,6 +140,31 @@ def base_model_from(params: Mapping[str, Any]) -> str | None:
         if isinstance(value, str) and value.strip():
             return value.strip()
     return None
+
+
+# The base model's own loss on the task, where a run's config records it (measured before fine-tuning)
+BASE_LOSS_KEYS = ("base_loss", "base_model_loss", "baseline_loss", "base_eval_loss", "pretrained_loss",
+                  "reference_loss")
+
+
+def base_loss_from(params: Mapping[str, Any]) -> tuple[str, float] | None:
+    """(key, value) of the base model's loss a config records, or None."""
+    found = {parts[-1].lower(): (name, value) for parts, name, value, _ in _entries(params) if len(parts) <= 2}
+    for key in BASE_LOSS_KEYS:
+        name, value = found.get(key, (None, None))
+        number = _as_number(value)
+        if number is not None and math.isfinite(number) and number > 0:
+            return name, number
+    return None
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
 
 
 LANGUAGE_MODEL_TASKS = {"CAUSAL_LM", "SEQ_2_SEQ_LM"}  # a PEFT adapter's task_type
@@ -358,6 +384,8 @@ class RunBuilder:
                 self.meta.n_classes_source = f"{source}: {found.key}"
             self.meta.base_model = self.meta.base_model or base_model_from(config)
             self.meta.language_model = self.meta.language_model or language_model_from(config)
+            if self.meta.base_loss is None and (base_loss := base_loss_from(config)):
+                self.meta.base_loss, self.meta.base_loss_source = base_loss[1], f"{source}: {base_loss[0]}"
         per_class = {match.group(1) for tag in roles if (match := PER_CLASS_AP_TAG.match(tag))}
         if self.meta.n_classes is None and len(per_class) >= 2:
             self.meta.n_classes, self.meta.n_classes_kind = len(per_class), CLASSES

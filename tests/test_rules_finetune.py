@@ -170,3 +170,15 @@ def test_the_held_out_loops_are_read_with_their_vocabulary_base_and_outputs(key)
     assert (run.meta.n_classes, run.meta.n_classes_kind) == (104, VOCABULARY)
     assert run.meta.base_model == "curvedoc-fixtures/pydoc-llama-tiny"
     assert bool(run.generations) == (LOOP / key / "predictions.jsonl").exists()
+
+
+@pytest.mark.parametrize("key,fires", [("base_eval_loss", True), ("baseline_loss", True), ("eval_loss", False)])
+def test_a_base_loss_the_run_config_records_is_the_yardstick(tmp_path, key, fires):
+    state = {"log_history": [{"step": step, "loss": 6.0 - step / 100, "epoch": step / 50} for step in range(5, 105, 5)]}
+    (tmp_path / "trainer_state.json").write_text(json.dumps(state))
+    (tmp_path / "args.json").write_text(json.dumps({"model_name_or_path": "gpt2", key: 3.1}))
+    (run,) = curvedoc.load(tmp_path)
+    found = [f for f in diagnose_run(run) if f.code == "CD901"]
+    assert bool(found) == fires
+    if fires:
+        assert found[0].evidence[1] == f"the base model's loss: 3.1 (args.json: {key})"

@@ -30,7 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import CLASSES, ClassCount, Run, base_model_from, language_model_from, n_classes_from
+from curvedoc.model import (CLASSES, ClassCount, Run, base_loss_from, base_model_from, language_model_from,
+                            n_classes_from)
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -58,12 +59,14 @@ class Companion:
     base_model: str | None
     problem: str | None  # a named companion that could not be read: one line for the run's warnings
     language_model: bool = False
+    base_loss: tuple[str, float] | None = None  # (key, value): the base model's loss the config records
 
 
 def complete(runs: list[Run], source_path: Path) -> None:
     """Gives runs read from ``source_path`` (a log file or a run folder) the class count and base model their
     companion files record, where their own logs and hyperparameters did not."""
-    pending = [run for run in runs if run.meta.n_classes is None or run.meta.base_model is None]
+    pending = [run for run in runs
+               if run.meta.n_classes is None or run.meta.base_model is None or run.meta.base_loss is None]
     if not pending:
         return
     anchor = source_path if source_path.is_dir() else source_path.parent
@@ -78,6 +81,9 @@ def complete(runs: list[Run], source_path: Path) -> None:
                 run.set_n_classes(companion.count.count, f"{where}: {companion.count.key}", companion.count.kind)
             run.meta.base_model = run.meta.base_model or companion.base_model
             run.meta.language_model = run.meta.language_model or companion.language_model
+            if run.meta.base_loss is None and companion.base_loss:
+                run.meta.base_loss = companion.base_loss[1]
+                run.meta.base_loss_source = f"{os.path.relpath(companion.path, anchor)}: {companion.base_loss[0]}"
 
 
 def companions_of(folder: Path) -> list[Companion]:
@@ -165,7 +171,8 @@ def _parse(path: str, size: int) -> Companion | None:
         return Companion(path, None, None, problem)
     if is_wandb_config(config):
         config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
-    return Companion(path, n_classes_from(config), base_model_from(config), None, language_model_from(config))
+    return Companion(path, n_classes_from(config), base_model_from(config), None, language_model_from(config),
+                     base_loss_from(config))
 
 
 def is_wandb_config(config: dict) -> bool:
