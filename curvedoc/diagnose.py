@@ -109,23 +109,16 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
 
 def apply_baseline(runs: Iterable[Run], baseline: str | os.PathLike[str]) -> None:
     """Gives ``runs`` the base model's loss read off the run at ``baseline`` (the run the base was trained or
-    evaluated in): its held-out loss at the end, else its train loss at the end (medians of the last tenth)."""
-    import curvedoc
+    evaluated in; see curvedoc.readers.baseline)."""
+    from curvedoc.readers.baseline import base_loss_of
 
-    found = curvedoc.load(baseline)
-    if len(found) != 1:
-        raise CurvedocError(str(baseline), f"--baseline: {len(found)} runs here; name the one run of the base model")
-    curves = RunCurves(found[0])
-    for role in (Role.VAL_LOSS, Role.TEST_LOSS, Role.TRAIN_LOSS):
-        curve = curves.curve(role)
-        if curve is not None and len(curve.finite_values):
-            break
-    else:
-        raise CurvedocError(str(baseline), "--baseline: this run logs no finite loss to compare a fine-tune with")
+    try:
+        loss, where, _ = base_loss_of(baseline)
+    except CurvedocError as exc:
+        raise CurvedocError(exc.path, f"--baseline: {exc.problem}") from None
     for run in runs:
-        if run.meta.base_loss is None:
-            run.meta.base_loss = curve.end
-            run.meta.base_loss_source = f"{found[0].path}: {curve.tag} at the end, from --baseline"
+        run.meta.base_loss = loss
+        run.meta.base_loss_source = f"{where}, from --baseline"
 
 
 def diagnose_runs(runs: Iterable[Run], settings: RuleSettings | None = None) -> None:

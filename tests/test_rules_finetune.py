@@ -4,6 +4,7 @@ Trainer fine-tunes of a tiny GPT-2 (fixtures/finetune, from fixtures/generate/fi
 edge cases."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -182,3 +183,22 @@ def test_a_base_loss_the_run_config_records_is_the_yardstick(tmp_path, key, fire
     assert bool(found) == fires
     if fires:
         assert found[0].evidence[1] == f"the base model's loss: 3.1 (args.json: {key})"
+
+
+def test_a_base_folder_the_config_names_in_the_same_archive_gives_the_base_loss(tmp_path):
+    """An archive with the pretraining run's output beside the fine-tune whose args name it by path."""
+    import shutil
+
+    shutil.copytree(FINETUNE / "healthy/full_sft", tmp_path / "outputs/base")
+    tune = tmp_path / "outputs/tune"
+    tune.mkdir()
+    shutil.copy(FINETUNE / "finetune_start_high/permuted_vocabulary/trainer_state.json", tune)
+    (tune / "args.json").write_text(json.dumps({"model_name_or_path": "outputs/base"}))
+    runs = curvedoc.load(tune)
+    (run,) = runs
+    assert run.meta.base_loss == pytest.approx(2.051, abs=1e-3)
+    assert any(name.endswith("outputs/base/trainer_state.json") for name in run.meta.files)  # an audit sees it change
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD901"]
+    assert "the base the config names" in finding.evidence[1]
+    audited = curvedoc.load(tmp_path)  # both runs of the archive; the base is not its own base
+    assert {Path(r.path).parent.name: r.meta.base_loss is not None for r in audited} == {"base": False, "tune": True}

@@ -133,7 +133,7 @@ def read_source(source: Source) -> list[Run]:
     """The runs of ``source``, completed from their companion files (a model config, a label list beside the log:
     see :mod:`curvedoc.readers.companions`) where their own files do not record the class count. Raises
     :class:`CurvedocError` when it yields none, so no source vanishes unreported."""
-    from curvedoc.readers import companions, generations
+    from curvedoc.readers import baseline, companions, generations
 
     module = importlib.import_module(READER_MODULES[source.family])
     runs = module.read(source)
@@ -141,6 +141,7 @@ def read_source(source: Source) -> list[Run]:
         raise CurvedocError(source.path, "holds no run (nothing in it could be read as one)")
     companions.complete(runs, source.path)
     generations.complete(runs, source.path)
+    baseline.complete(runs, source.path)
     return runs
 
 
