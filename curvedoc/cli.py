@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["rules"]:
         return rules_command(argv[1:])
+    if argv[:1] == ["watch"]:
+        return watch_command(argv[1:])
     if argv[:1] == ["audit"]:
         from curvedoc.audit_cli import audit_command
 
@@ -136,6 +138,57 @@ def write_report(text: str, output: Path | None) -> None:
         output.write_text(text + "\n", encoding="utf-8")
     except OSError as exc:
         raise CurvedocError(output, f"cannot write the report: {exc.strerror or exc}") from None
+
+
+def watch_command(argv: list[str]) -> int:
+    from curvedoc.watch import Watch, finding_line, follow
+
+    parser = argparse.ArgumentParser(
+        prog="curvedoc watch",
+        description="Follow runs that are still training: print each finding once it is certain (a NaN at once), "
+                    "then, on exit, the report `curvedoc PATH` gives on the logs as they are then.")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a run folder, a log file, or a folder of runs")
+    parser.add_argument("--interval", type=float, default=5.0, metavar="SECONDS", help="seconds between looks "
+                        "(default: 5)")
+    parser.add_argument("--idle", type=float, default=600.0, metavar="SECONDS",
+                        help="finish when no run has changed for this long (default: 600; 0: never)")
+    parser.add_argument("--once", action="store_true", help="look once, print every finding there is now, and exit "
+                        "with the status --fail-on gives (cron)")
+    parser.add_argument("--exit-on-finding", action="store_true",
+                        help="exit (status 1) at the first finding as severe as --fail-on says")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="json: one JSON object per finding (JSON Lines), and the final report as JSON")
+    add_diagnosis_options(parser)
+    args = parser.parse_args(argv)
+    if args.interval <= 0 or args.idle < 0:
+        return fail(CurvedocError(None, "--interval must be above 0 and --idle at least 0"))
+    try:
+        settings = settings_from_args(args)
+    except CurvedocError as exc:
+        return fail(exc)
+    gate_severities = FAIL_ON[args.fail_on]
+    stopping = []
+
+    def report(run, finding) -> None:
+        emit(finding_line(run, finding, args.format))
+        if args.exit_on_finding and finding.severity in gate_severities:
+            stopping.append(finding)
+
+    watch = Watch(args.paths, settings, report, confirm=1 if args.once else 2)
+    if args.once:  # what a cron job wants: the findings there are now, nothing when healthy, and the exit status
+        watch.look()
+        return EXIT_FINDINGS if stopping else gate(args.fail_on, (f.severity for run in watch.runs
+                                                                    for f in run.findings))
+    try:
+        follow(watch, args.interval, args.idle or None, stop_when=lambda: bool(stopping))
+    except KeyboardInterrupt:
+        pass
+    if stopping:
+        return EXIT_FINDINGS
+    final = [*args.paths, "--fail-on", args.fail_on, *(f"--role={option}" for option in args.role)]
+    final += [f"--num-classes={args.num_classes}"] if args.num_classes is not None else []
+    final += [f"--config={args.config}"] if args.config else []
+    return main(final + (["--format", "json"] if args.format == "json" else []))
 
 
 def rules_command(argv: list[str]) -> int:

@@ -21,6 +21,9 @@ class EventWriter:
     def __exit__(self, *exc) -> None:
         self._writer.close()
 
+    def flush(self) -> None:
+        self._writer.flush()
+
     def _summary(self, value: summary_pb2.Summary.Value, step: int) -> None:
         self._writer.add_event(event_pb2.Event(step=step, wall_time=1.7e9 + step,
                                                summary=summary_pb2.Summary(value=[value])))

@@ -1,0 +1,136 @@
+"""``curvedoc watch``: the same rules on runs that are still being written, so a silent failure is reported at the
+step it becomes certain rather than when someone looks at the finished curves.
+
+Each look lists the runs under the watched paths again (a run that appears is picked up), re-reads only the runs
+whose files changed since the last look (size or modification time), and diagnoses them with the same rules and
+settings as ``curvedoc PATH``. A half-written last record is what a growing file looks like: it is read as far as
+it is complete, and the next look reads on. A finding is printed once, when it is certain:
+
+- a NaN/Inf at once (nothing that comes later can take it back);
+- any other finding once it has held, at the same step, over ``confirm`` looks in a row that each brought new
+  points: a finding the next points retract (a flat start that starts to fall, a best validation step that
+  moves) is not printed before it settles.
+
+On exit — Ctrl-C, no new data for ``idle`` seconds, or ``--once`` — the report is the one ``curvedoc PATH`` gives
+on the logs as they are then: the same runs read afresh, the same findings.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from curvedoc.audit.cache import source_files, stamp
+from curvedoc.config import Config
+from curvedoc.diagnose import diagnose_run
+from curvedoc.errors import CurvedocError
+from curvedoc.model import Run
+from curvedoc.readers import Source, discover, read_source
+from curvedoc.rules import Finding
+
+IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
+
+
+@dataclass
+class Sighting:
+    looks: int  # consecutive looks with new data in which the finding was there, at the same step
+    printed: bool = False
+
+
+@dataclass
+class _Followed:
+    stamps: dict
+    runs: list[Run] = field(default_factory=list)
+
+
+def finding_key(run: Run, finding: Finding) -> tuple:
+    return run.path, finding.code, finding.step if finding.step is not None else (finding.step_range or (None,))[0]
+
+
+class Watch:
+    """Follows every run under ``paths``; ``on_finding(run, finding)`` is called once per certain finding."""
+
+    def __init__(self, paths: list[str], config: Config, on_finding: Callable[[Run, Finding], None],
+                 confirm: int = 2):
+        self.paths = paths
+        self.config = config
+        self.on_finding = on_finding
+        self.confirm = confirm
+        self.followed: dict[tuple[str, str], _Followed] = {}
+        self.sightings: dict[tuple, Sighting] = {}
+
+    def look(self) -> bool:
+        """One look at every watched path; True when any run's files changed (or a run appeared)."""
+        changed = False
+        for path in self.paths:
+            try:
+                found = discover(path)
+            except CurvedocError:
+                continue  # not there yet (a run about to start): the next look tries again
+            for source in found.sources:
+                changed |= self._look_at(source)
+        return changed
+
+    def _look_at(self, source: Source) -> bool:
+        key = (source.family, str(source.path))
+        stamps = stamp(source_files(source))
+        followed = self.followed.get(key)
+        if followed is not None and followed.stamps == stamps:
+            return False
+        try:
+            runs = read_source(source)
+        except CurvedocError:
+            return False  # nothing complete in it yet: still being written
+        self.config.apply(runs)
+        self.followed[key] = _Followed(stamps, runs)
+        for run in runs:
+            self._judge(run)
+        return True
+
+    def _judge(self, run: Run) -> None:
+        findings = diagnose_run(run, self.config.rules)
+        seen = set()
+        for finding in findings:
+            key = finding_key(run, finding)
+            seen.add(key)
+            sighting = self.sightings.setdefault(key, Sighting(0))
+            sighting.looks += 1
+            certain = finding.symptom in IMMEDIATE or sighting.looks >= self.confirm
+            if certain and not sighting.printed:
+                sighting.printed = True
+                self.on_finding(run, finding)
+        for key, sighting in self.sightings.items():
+            if key[0] == run.path and key not in seen and not sighting.printed:
+                sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
+
+    @property
+    def runs(self) -> list[Run]:
+        return [run for followed in self.followed.values() for run in followed.runs]
+
+
+def finding_line(run: Run, finding: Finding, fmt: str) -> str:
+    """One finding as the watch prints it: a line of text, or one JSON object (JSON Lines)."""
+    if fmt == "json":
+        return json.dumps({"event": "finding", "run": run.path, "time": time.time(), **finding.to_dict()},
+                          ensure_ascii=False)
+    where = f"step {finding.step}" if finding.step is not None else (
+        f"steps {finding.step_range[0]}..{finding.step_range[1]}" if finding.step_range else "")
+    return (f"{time.strftime('%H:%M:%S')} {run.name}: {finding.severity.upper()} {finding.code} {finding.symptom} "
+            f"{where} — {finding.title}\n    check: {finding.cheapest_check}")
+
+
+def follow(watch: Watch, interval: float, idle: float | None, stop_when: Callable[[], bool] = lambda: False,
+           clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> str:
+    """Looks every ``interval`` seconds until ``stop_when()`` or, with ``idle``, no run changed for that long;
+    returns why it stopped."""
+    last_change = clock()
+    while True:
+        if watch.look():
+            last_change = clock()
+        if stop_when():
+            return "finding"
+        if idle is not None and clock() - last_change >= idle:
+            return "idle"
+        sleep(interval)
