@@ -7,9 +7,12 @@ settings as ``curvedoc PATH``. A half-written last record is what a growing file
 it is complete, and the next look reads on. A finding is printed once, when it is certain:
 
 - a NaN/Inf at once (nothing that comes later can take it back);
-- any other finding once it has held, at the same step, over ``confirm`` looks in a row that each brought new
-  points: a finding the next points retract (a flat start that starts to fall, a best validation step that
-  moves) is not printed before it settles.
+- an event (a spike, a gradient explosion) once it has held, at the same step, over ``confirm`` looks in a row
+  that each brought new points;
+- a finding about the whole curve's shape (flat, at chance, a plateau, overfitting …) once it has also held
+  while the run doubled (and, in a callback that knows the planned length, once a quarter of it is done): a flat
+  start that starts to fall after a slow warmup, or a best validation step that moves, is never printed;
+- nothing but a NaN while the run is still too short to have a shape.
 
 On exit — Ctrl-C, no new data for ``idle`` seconds, or ``--once`` — the report is the one ``curvedoc PATH`` gives
 on the logs as they are then: the same runs read afresh, the same findings.
@@ -31,12 +34,62 @@ from curvedoc.readers import Source, discover, read_source
 from curvedoc.rules import Finding
 
 IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
+# Symptoms of the whole curve's shape: more training can always change it (a flat start that starts to fall after
+# a slow warmup, a plateau that breaks), so they are certain only once they have held while the run doubled, and,
+# where the planned length is known (a framework callback), once a quarter of it is done
+WHOLE_RUN = {"flat_from_start", "flat_at_chance", "plateau_high", "underfitting", "overfitting", "memorizing",
+             "oscillation", "val_below_train", "predictions_frozen", "accuracy_majority", "eval_scores_clustered",
+             "start_high", "start_low", "finetune_start_high"}
+GROWN = 2.0
+PLANNED_SHARE = 0.25
 
 
 @dataclass
 class Sighting:
     looks: int  # consecutive looks with new data in which the finding was there, at the same step
+    since: int  # the run's last step when this streak of looks began
     printed: bool = False
+
+
+class Certainty:
+    """Which findings of a run that is still growing are certain: a NaN/Inf at once, any other once it has held
+    at the same step over ``confirm`` looks in a row (see the module docstring). Shared by the watch and the
+    framework callbacks (curvedoc.integrations)."""
+
+    def __init__(self, confirm: int = 2):
+        self.confirm = confirm
+        self.sightings: dict[tuple, Sighting] = {}
+
+    def newly_certain(self, run: Run, findings: list[Finding], planned_end: int | None = None) -> list[Finding]:
+        """The findings of this look at ``run`` that have just become certain (each is returned once). A run still
+        too short to have a shape (``run.insufficient``) is certain of nothing but a NaN. ``planned_end``: the
+        step training is set to end at, where known."""
+        last_step = run_end(run)
+        far_enough = planned_end is None or last_step >= PLANNED_SHARE * planned_end
+        seen, certain = set(), []
+        for finding in findings:
+            key = finding_key(run, finding)
+            seen.add(key)
+            sighting = self.sightings.setdefault(key, Sighting(0, last_step))
+            if sighting.looks == 0:
+                sighting.since = last_step
+            sighting.looks += 1
+            if sighting.printed or (run.insufficient and finding.symptom not in IMMEDIATE):
+                continue
+            held = sighting.looks >= self.confirm and (finding.symptom not in WHOLE_RUN or (
+                far_enough and last_step >= GROWN * max(sighting.since, 1)))
+            if finding.symptom in IMMEDIATE or held:
+                sighting.printed = True
+                certain.append(finding)
+        for key, sighting in self.sightings.items():
+            if key[0] == run.path and key not in seen and not sighting.printed:
+                sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
+        return certain
+
+
+def run_end(run: Run) -> int:
+    steps = run.scalars["step"]
+    return int(steps.max()) if len(steps) else 0
 
 
 @dataclass
@@ -57,9 +110,8 @@ class Watch:
         self.paths = paths
         self.config = config
         self.on_finding = on_finding
-        self.confirm = confirm
+        self.certainty = Certainty(confirm)
         self.followed: dict[tuple[str, str], _Followed] = {}
-        self.sightings: dict[tuple, Sighting] = {}
 
     def look(self) -> bool:
         """One look at every watched path; True when any run's files changed (or a run appeared)."""
@@ -90,20 +142,8 @@ class Watch:
         return True
 
     def _judge(self, run: Run) -> None:
-        findings = diagnose_run(run, self.config.rules)
-        seen = set()
-        for finding in findings:
-            key = finding_key(run, finding)
-            seen.add(key)
-            sighting = self.sightings.setdefault(key, Sighting(0))
-            sighting.looks += 1
-            certain = finding.symptom in IMMEDIATE or sighting.looks >= self.confirm
-            if certain and not sighting.printed:
-                sighting.printed = True
-                self.on_finding(run, finding)
-        for key, sighting in self.sightings.items():
-            if key[0] == run.path and key not in seen and not sighting.printed:
-                sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
+        for finding in self.certainty.newly_certain(run, diagnose_run(run, self.config.rules)):
+            self.on_finding(run, finding)
 
     @property
     def runs(self) -> list[Run]:

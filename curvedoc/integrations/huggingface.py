@@ -1,0 +1,43 @@
+"""``CurvedocCallback`` for the Hugging Face ``Trainer``: the rules on every log event, a warning per certain
+finding (in the Trainer's logger), and, when asked, the training stopped at a finding of a chosen severity.
+
+    trainer = Trainer(..., callbacks=[CurvedocCallback(stop_on="error")])
+
+The class count (``num_labels``) or vocabulary size (``vocab_size``) comes from the model's config. The loss the
+Trainer logs is already its NaN filter's output (``logging_nan_inf_filter``): a NaN shows in ``grad_norm``, which
+CD101 reads.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from transformers import TrainerCallback
+
+from curvedoc.config import Config
+from curvedoc.integrations import LiveRun, at_least, describe, warm_up
+
+logger = logging.getLogger("curvedoc")
+
+
+class CurvedocCallback(TrainerCallback):
+    def __init__(self, stop_on: str | None = None, config: Config | None = None):
+        """``stop_on``: "error", "warning" or "info" to stop training at a finding that severe; None never."""
+        self.stop_on = stop_on
+        self.config = config
+        warm_up()  # pandas and the rule modules are imported now, not inside the first training step's log event
+        self.live: LiveRun | None = None
+        self.findings = []
+
+    def on_train_begin(self, args, state, control, model=None, **kwargs):
+        model_config = model.config.to_dict() if model is not None and hasattr(model, "config") else {}
+        self.live = LiveRun(args.output_dir, self.config, model_config, planned_end=state.max_steps or None)
+
+    def on_log(self, args, state, control, logs=None, model=None, **kwargs):
+        if self.live is None or not logs:
+            return
+        for finding in self.live.log(state.global_step, logs):
+            self.findings.append(finding)
+            logger.warning(describe(finding))
+            if at_least(self.stop_on, finding):
+                control.should_training_stop = True
