@@ -56,11 +56,9 @@ def test_diagnosis_keeps_within_its_share_of_the_training_time(monkeypatch):
     assert len(live.log(100_000, {"loss": math.nan})) == 0 and len(calls) == judged + 1  # a NaN at once
 
 
-transformers = pytest.importorskip("transformers")
-torch = pytest.importorskip("torch")
-
-
 def tiny_trainer(tmp_path, callback, lr_jump_at=None, factor=1e12, steps=80):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
     from transformers import GPT2Config, GPT2ForSequenceClassification, Trainer, TrainerCallback, TrainingArguments
 
     torch.manual_seed(0)
@@ -84,6 +82,7 @@ def tiny_trainer(tmp_path, callback, lr_jump_at=None, factor=1e12, steps=80):
 
 
 def test_the_trainer_callback_stops_at_the_first_nan(tmp_path, caplog):
+    pytest.importorskip("transformers")
     from curvedoc.integrations.huggingface import CurvedocCallback
 
     callback = CurvedocCallback(stop_on="error")
@@ -98,6 +97,7 @@ def test_the_trainer_callback_stops_at_the_first_nan(tmp_path, caplog):
 
 
 def test_the_trainer_callback_is_silent_on_a_healthy_run(tmp_path):
+    pytest.importorskip("transformers")
     from curvedoc.integrations.huggingface import CurvedocCallback
 
     callback = CurvedocCallback(stop_on="error")
@@ -106,6 +106,7 @@ def test_the_trainer_callback_is_silent_on_a_healthy_run(tmp_path):
 
 
 def test_the_lightning_callback_stops_at_the_first_nan_and_is_silent_when_healthy(tmp_path):
+    torch = pytest.importorskip("torch")
     lightning = pytest.importorskip("lightning")
     from curvedoc.integrations.lightning import CurvedocCallback
 
