@@ -10,9 +10,10 @@ it is complete, and the next look reads on. A finding is printed once, when it i
 - an event (a spike, a gradient explosion) once it has held, at the same step, over ``confirm`` looks in a row
   that each brought new points;
 - a finding about the whole curve's shape (flat, at chance, a plateau, overfitting …) once it has also held
-  while the run doubled (and, in a callback that knows the planned length, once a quarter of it is done): a flat
-  start that starts to fall after a slow warmup, or a best validation step that moves, is never printed;
-- nothing but a NaN while the run is still too short to have a shape.
+  while the run doubled, with at least 20 points logged (and, in a callback that knows the planned length, once a
+  quarter of it is done): a flat start that starts to fall after a slow warmup, or a best validation step that
+  moves, is never printed;
+- nothing but a NaN while the run is still too short to have a shape; notes (info) only in the final report.
 
 On exit — Ctrl-C, no new data for ``idle`` seconds, or ``--once`` — the report is the one ``curvedoc PATH`` gives
 on the logs as they are then: the same runs read afresh, the same findings.
@@ -31,7 +32,7 @@ from curvedoc.diagnose import diagnose_run
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run
 from curvedoc.readers import Source, discover, read_source
-from curvedoc.rules import Finding
+from curvedoc.rules import INFO, Finding
 
 IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
 # Symptoms of the whole curve's shape: more training can always change it (a flat start that starts to fall after
@@ -42,6 +43,7 @@ WHOLE_RUN = {"flat_from_start", "flat_at_chance", "plateau_high", "underfitting"
              "start_high", "start_low", "finetune_start_high"}
 GROWN = 2.0
 PLANNED_SHARE = 0.25
+WHOLE_RUN_POINTS = 20  # and not before the run's longest curve has this many points: doubling 3 points says little
 
 
 @dataclass
@@ -65,9 +67,12 @@ class Certainty:
         too short to have a shape (``run.insufficient``) is certain of nothing but a NaN. ``planned_end``: the
         step training is set to end at, where known."""
         last_step = run_end(run)
-        far_enough = planned_end is None or last_step >= PLANNED_SHARE * planned_end
+        far_enough = (planned_end is None or last_step >= PLANNED_SHARE * planned_end) and longest_curve(run) >= (
+            WHOLE_RUN_POINTS)
         seen, certain = set(), []
         for finding in findings:
+            if finding.severity == INFO:
+                continue  # notes (a class count not recorded) belong in the report, not in a live alert
             key = finding_key(run, finding)
             seen.add(key)
             sighting = self.sightings.setdefault(key, Sighting(0, last_step))
@@ -85,6 +90,11 @@ class Certainty:
             if key[0] == run.path and key not in seen and not sighting.printed:
                 sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
         return certain
+
+
+def longest_curve(run: Run) -> int:
+    counts = run.point_counts()
+    return max(counts.values(), default=0)
 
 
 def run_end(run: Run) -> int:

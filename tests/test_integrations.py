@@ -166,3 +166,13 @@ def test_the_keras_callback_stops_at_the_first_nan(tmp_path, monkeypatch):
     history = model.fit(x, y, batch_size=16, epochs=3, verbose=0, callbacks=[BlowUp(), callback])
     assert callback.findings and callback.findings[0].symptom == "nan_inf"
     assert callback.step <= callback.findings[0].step + 1 < 3 * 128 and len(history.epoch) == 1
+
+
+def test_a_flat_start_is_certain_only_after_enough_points_and_notes_stay_out_of_live_alerts():
+    rng = np.random.default_rng(0)
+    live = LiveRun("flat", overhead=None)
+    reported = {}
+    for step in range(1, 100):
+        for finding in live.log(step, {"loss": 2.3 + 0.01 * rng.standard_normal()}):
+            reported.setdefault(finding.symptom, step)
+    assert reported["flat_from_start"] == 20 and "needs_n_classes" not in reported
