@@ -176,3 +176,24 @@ def test_a_flat_start_is_certain_only_after_enough_points_and_notes_stay_out_of_
         for finding in live.log(step, {"loss": 2.3 + 0.01 * rng.standard_normal()}):
             reported.setdefault(finding.symptom, step)
     assert reported["flat_from_start"] == 20 and "needs_n_classes" not in reported
+
+
+def test_a_certain_finding_is_logged_and_sent_as_a_wandb_alert_when_the_run_uses_wandb(monkeypatch, caplog):
+    import enum
+    import types
+
+    from curvedoc.integrations import announce
+
+    sent = []
+    fake = types.SimpleNamespace(AlertLevel=enum.Enum("AlertLevel", "INFO WARN ERROR"),
+                                 run=types.SimpleNamespace(alert=lambda **alert: sent.append(alert)))
+    monkeypatch.setitem(sys.modules, "wandb", fake)
+    live = LiveRun("live", overhead=None)
+    for step in range(10):
+        findings = live.log(step, {"loss": math.nan if step == 9 else 1.0 / (step + 1)})
+    (finding,) = findings
+    announce(finding)
+    assert "curvedoc CD101 nan_inf at step 9" in caplog.text
+    assert sent[0]["title"] == "curvedoc CD101 nan_inf" and sent[0]["level"] is fake.AlertLevel.ERROR
+    fake.run = types.SimpleNamespace(alert=lambda **alert: (_ for _ in ()).throw(RuntimeError("offline")))
+    announce(finding)  # an alert that cannot be sent does not stop training

@@ -100,3 +100,40 @@ def test_the_command_prints_json_lines_exits_on_the_finding_and_once_for_cron(tm
     assert main(["watch", str(tmp_path), "--interval", "0.05", "--idle", "0.1", "--fail-on", "never"]) == 0
     out = capsys.readouterr().out
     assert "CD101 nan_inf step 60" in out and "FAILING" in out  # the finding, then curvedoc PATH's report
+
+
+WRITER = """
+import math, sys, time
+from tensorboard.compat.proto import event_pb2, summary_pb2
+from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+writer = EventFileWriter(sys.argv[1])
+for step in range(10_000):
+    loss = 2.3 * math.exp(-step / 40) + 0.1 if step < 60 else math.nan
+    value = summary_pb2.Summary.Value(tag="train/loss", simple_value=loss)
+    writer.add_event(event_pb2.Event(step=step, wall_time=time.time(), summary=summary_pb2.Summary(value=[value])))
+    writer.flush()
+    time.sleep(0.01)
+"""
+
+
+def test_a_writer_process_killed_while_the_watch_follows_it(tmp_path):
+    """TensorBoard's own event writer in another process, killed (SIGKILL) mid-run: the watch has reported the NaN
+    at its step, keeps reading what the file holds, and finishes on idle."""
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "run")])
+    seen = []
+    watch = Watch([str(tmp_path)], Config(), lambda run, finding: seen.append(finding))
+    try:
+        deadline = time.monotonic() + 60
+        while not [f for f in seen if f.symptom == "nan_inf"] and time.monotonic() < deadline:
+            watch.look()
+            time.sleep(0.05)
+    finally:
+        process.kill()
+        process.wait()
+    assert [f.step for f in seen if f.symptom == "nan_inf"] == [60]
+    assert follow(watch, interval=0.05, idle=0.3) == "idle"
+    assert [f.step for f in seen if f.symptom == "nan_inf"] == [60]  # printed once

@@ -7,7 +7,9 @@ with the same rules as ``curvedoc PATH``, within a share of training's wall time
 
 from __future__ import annotations
 
+import logging
 import math
+import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -93,6 +95,21 @@ def warm_up() -> None:
 def at_least(severity: str | None, finding: Finding) -> bool:
     """Whether ``finding`` is as severe as ``severity`` (None: never)."""
     return severity is not None and SEVERITIES.index(finding.severity) <= SEVERITIES.index(severity)
+
+
+def announce(finding: Finding) -> None:
+    """A certain finding, told where the user looks: the ``curvedoc`` logger (a warning), and a W&B alert when the
+    run logs to W&B (the tracker's own notification, by e-mail or Slack as the user set it up)."""
+    logging.getLogger("curvedoc").warning(describe(finding))
+    wandb = sys.modules.get("wandb")
+    run = getattr(wandb, "run", None)
+    if run is None:
+        return
+    level = wandb.AlertLevel.ERROR if finding.severity == "error" else wandb.AlertLevel.WARN
+    try:
+        run.alert(title=f"curvedoc {finding.code} {finding.symptom}", text=describe(finding), level=level)
+    except Exception as exc:  # noqa: BLE001 — an alert that cannot be sent (offline, no network) must not stop training
+        logging.getLogger("curvedoc").debug("W&B alert not sent: %s", exc)
 
 
 def describe(finding: Finding) -> str:

@@ -1,5 +1,6 @@
 """``CurvedocCallback`` for the Hugging Face ``Trainer``: the rules on every log event, a warning per certain
-finding (in the Trainer's logger), and, when asked, the training stopped at a finding of a chosen severity.
+finding (the ``curvedoc`` logger, and a W&B alert when the run logs to W&B), and, when asked, training stopped at
+a finding of a chosen severity.
 
     trainer = Trainer(..., callbacks=[CurvedocCallback(stop_on="error")])
 
@@ -10,14 +11,10 @@ CD101 reads.
 
 from __future__ import annotations
 
-import logging
-
 from transformers import TrainerCallback
 
 from curvedoc.config import Config
-from curvedoc.integrations import LiveRun, at_least, describe, warm_up
-
-logger = logging.getLogger("curvedoc")
+from curvedoc.integrations import LiveRun, announce, at_least, warm_up
 
 
 class CurvedocCallback(TrainerCallback):
@@ -38,6 +35,6 @@ class CurvedocCallback(TrainerCallback):
             return
         for finding in self.live.log(state.global_step, logs):
             self.findings.append(finding)
-            logger.warning(describe(finding))
+            announce(finding)
             if at_least(self.stop_on, finding):
                 control.should_training_stop = True

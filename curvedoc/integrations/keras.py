@@ -9,14 +9,10 @@ metrics at each epoch's end; the step is the number of batches trained.
 
 from __future__ import annotations
 
-import logging
-
 import keras
 
 from curvedoc.config import Config
-from curvedoc.integrations import LiveRun, at_least, describe, warm_up
-
-logger = logging.getLogger("curvedoc")
+from curvedoc.integrations import LiveRun, announce, at_least, warm_up
 
 
 class CurvedocCallback(keras.callbacks.Callback):
@@ -50,6 +46,6 @@ class CurvedocCallback(keras.callbacks.Callback):
             return
         for finding in self.live.log(self.step, {name: float(value) for name, value in logs.items()}):
             self.findings.append(finding)
-            logger.warning(describe(finding))
+            announce(finding)
             if at_least(self.stop_on, finding):
                 self.model.stop_training = True

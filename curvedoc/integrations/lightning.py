@@ -9,14 +9,10 @@ each validation; the class count comes from the module's hyperparameters (``num_
 
 from __future__ import annotations
 
-import logging
-
 from lightning.pytorch.callbacks import Callback
 
 from curvedoc.config import Config
-from curvedoc.integrations import LiveRun, at_least, describe, warm_up
-
-logger = logging.getLogger("curvedoc")
+from curvedoc.integrations import LiveRun, announce, at_least, warm_up
 
 
 class CurvedocCallback(Callback):
@@ -49,6 +45,6 @@ class CurvedocCallback(Callback):
         values = {name: float(value) for name, value in metrics.items() if getattr(value, "numel", lambda: 1)() == 1}
         for finding in self.live.log(trainer.global_step, values):
             self.findings.append(finding)
-            logger.warning(describe(finding))
+            announce(finding)
             if at_least(self.stop_on, finding):
                 trainer.should_stop = True
