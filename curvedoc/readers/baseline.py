@@ -17,6 +17,8 @@ from curvedoc.model import Run
 
 LEVELS_UP = 3
 _reading: set[str] = set()  # base folders being read now: a base whose config names a base of its own stops here
+# A base read once per process while its files are unchanged: an archive's many fine-tunes of one base read it once
+_read_bases: dict[str, tuple[dict, tuple[float, str, list[str]]]] = {}
 
 
 def base_loss_of(path: str | os.PathLike[str]) -> tuple[float, str, list[str]]:
@@ -47,15 +49,27 @@ def complete(runs: list[Run], source_path: Path) -> None:
         folder = _base_folder(run.meta.base_model, anchor)
         if folder is None or str(folder) in _reading:
             continue
-        _reading.add(str(folder))
         try:
-            loss, where, files = base_loss_of(folder)
+            loss, where, files = _base_of(folder)
         except CurvedocError:
             continue  # a model folder with weights but no logs: nothing to compare with
-        finally:
-            _reading.discard(str(folder))
         run.meta.base_loss, run.meta.base_loss_source = loss, f"{where}, the base the config names"
         run.meta.files.extend(name for name in files if name not in run.meta.files)
+
+
+def _base_of(folder: Path) -> tuple[float, str, list[str]]:
+    from curvedoc.audit.cache import stamp
+
+    cached = _read_bases.get(str(folder))
+    if cached is not None and stamp(cached[1][2]) == cached[0]:
+        return cached[1]
+    _reading.add(str(folder))
+    try:
+        found = base_loss_of(folder)
+    finally:
+        _reading.discard(str(folder))
+    _read_bases[str(folder)] = (stamp(found[2]), found)
+    return found
 
 
 def _base_folder(base_model: str, anchor: Path) -> Path | None:
