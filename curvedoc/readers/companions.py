@@ -108,30 +108,36 @@ def search_folders(folder: Path) -> list[str]:
     return folders
 
 
-_listings: dict[str, tuple[int, list[str]]] = {}
+_listings: dict[str, tuple[int, frozenset[str]]] = {}
 _readings: dict[str, tuple[tuple[int, int], Companion | None]] = {}
 
 
-def _candidates(folder: str) -> list[str]:
-    """The companion names in ``folder`` in the order they are consulted (see the module doc)."""
+def folder_names(folder: str) -> frozenset[str]:
+    """The names in ``folder`` (hidden ones left out), listed once while its modification time is unchanged: an
+    archive's runs under one parent look at that parent once, not once each (companions, generations)."""
     try:
         modified = os.stat(folder).st_mtime_ns
     except OSError:
-        return []
+        return frozenset()
     cached = _listings.get(folder)
     if cached and cached[0] == modified:
         return cached[1]
     try:
         with os.scandir(folder) as entries:
-            names = {entry.name for entry in entries if not entry.name.startswith(".")}
+            names = frozenset(entry.name for entry in entries if not entry.name.startswith("."))
     except OSError:
-        names = set()
+        names = frozenset()
+    _remember(_listings, folder, (modified, names))
+    return names
+
+
+def _candidates(folder: str) -> list[str]:
+    """The companion names in ``folder`` in the order they are consulted (see the module doc)."""
+    names = folder_names(folder)
     other_yaml = sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES)
                         and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
-    ordered += other_yaml + [name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names]
-    _remember(_listings, folder, (modified, ordered))
-    return ordered
+    return ordered + other_yaml + [name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names]
 
 
 def _read(path: str) -> Companion | None:

@@ -22,7 +22,6 @@ every report renders it inert.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -72,13 +71,12 @@ def complete(runs: list[Run], source_path: Path) -> None:
 
 
 def _files_in(folder: Path) -> list[Path]:
-    try:
-        names = sorted(entry.name for entry in os.scandir(folder) if entry.is_file())
-    except OSError:
-        return []
-    found = [folder / name for name in names if is_generations_file(folder / name)]
+    from curvedoc.readers.companions import folder_names
+
+    names = folder_names(str(folder))
+    found = [folder / name for name in sorted(names) if is_generations_file(folder / name)]
     tables = folder / "files" / "media" / "table"
-    if tables.is_dir():
+    if "files" in names and tables.is_dir():
         found += sorted(tables.rglob("*.table.json"))
     return found
 
