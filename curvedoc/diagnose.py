@@ -110,10 +110,10 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
 def apply_baseline(runs: Iterable[Run], baseline: str | os.PathLike[str]) -> None:
     """Gives ``runs`` the base model's loss read off the run at ``baseline`` (the run the base was trained or
     evaluated in; see curvedoc.readers.baseline)."""
-    from curvedoc.readers.baseline import base_loss_of
+    from curvedoc.readers.baseline import cached_base_loss
 
-    try:
-        loss, where, _ = base_loss_of(baseline)
+    try:  # read once however many paths the command names
+        loss, where, _ = cached_base_loss(baseline)
     except CurvedocError as exc:
         raise CurvedocError(exc.path, f"--baseline: {exc.problem}") from None
     for run in runs:

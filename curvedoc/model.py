@@ -180,6 +180,33 @@ def language_model_from(config: Mapping[str, Any]) -> bool:
         and any(isinstance(name, str) and name.endswith(LANGUAGE_MODEL_HEADS) for name in architectures))
 
 
+class ConfigFacts(NamedTuple):
+    """What a configuration says of a run: its class count, the pretrained base it fine-tunes, whether it is a
+    language model, the base model's loss ((key, value))."""
+
+    count: ClassCount | None = None
+    base_model: str | None = None
+    language_model: bool = False
+    base_loss: tuple[str, float] | None = None
+
+
+def facts_from(config: Mapping[str, Any]) -> ConfigFacts:
+    return ConfigFacts(n_classes_from(config), base_model_from(config), language_model_from(config),
+                       base_loss_from(config))
+
+
+def complete_meta(meta: RunMeta, source: str, facts: ConfigFacts) -> None:
+    """Gives ``meta`` what ``facts`` (read from ``source``) say where it does not know it yet: the first config to
+    state a fact wins (the run's own hyperparameters, then configs it logged, then companion files)."""
+    if meta.n_classes is None and facts.count:
+        meta.n_classes, meta.n_classes_kind = facts.count.count, facts.count.kind
+        meta.n_classes_source = f"{source}: {facts.count.key}"
+    meta.base_model = meta.base_model or facts.base_model
+    meta.language_model = meta.language_model or facts.language_model
+    if meta.base_loss is None and facts.base_loss:
+        meta.base_loss, meta.base_loss_source = facts.base_loss[1], f"{source}: {facts.base_loss[0]}"
+
+
 def _as_count(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
@@ -220,9 +247,9 @@ class RunMeta:
     n_classes_kind: str | None = None
     # the pretrained model the run fine-tunes, when a config or a PEFT adapter_config.json names it
     base_model: str | None = None
-    # the base model's own loss on the task, and where it was read (--baseline RUN: that run's last loss)
     # a config says the model predicts tokens: its chance level is ln(vocabulary), known or not
     language_model: bool = False
+    # the base model's own loss on the task, and where it was read (--baseline RUN: that run's last loss)
     base_loss: float | None = None
     base_loss_source: str | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
@@ -379,13 +406,7 @@ class RunBuilder:
             )
         scalars = _frame(frames)
         for source, config in [(self.hparams_source, self.meta.hparams), *self._configs]:
-            if self.meta.n_classes is None and (found := n_classes_from(config)):
-                self.meta.n_classes, self.meta.n_classes_kind = found.count, found.kind
-                self.meta.n_classes_source = f"{source}: {found.key}"
-            self.meta.base_model = self.meta.base_model or base_model_from(config)
-            self.meta.language_model = self.meta.language_model or language_model_from(config)
-            if self.meta.base_loss is None and (base_loss := base_loss_from(config)):
-                self.meta.base_loss, self.meta.base_loss_source = base_loss[1], f"{source}: {base_loss[0]}"
+            complete_meta(self.meta, source, facts_from(config))
         per_class = {match.group(1) for tag in roles if (match := PER_CLASS_AP_TAG.match(tag))}
         if self.meta.n_classes is None and len(per_class) >= 2:
             self.meta.n_classes, self.meta.n_classes_kind = len(per_class), CLASSES

@@ -165,10 +165,15 @@ def finding_line(run: Run, finding: Finding, fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"event": "finding", "run": run.path, "time": time.time(), **finding.to_dict()},
                           ensure_ascii=False)
-    where = f"step {finding.step}" if finding.step is not None else (
-        f"steps {finding.step_range[0]}..{finding.step_range[1]}" if finding.step_range else "")
     return (f"{time.strftime('%H:%M:%S')} {run.name}: {finding.severity.upper()} {finding.code} {finding.symptom} "
-            f"{where} — {finding.title}\n    check: {finding.cheapest_check}")
+            f"{step_text(finding)} — {finding.title}\n    check: {finding.cheapest_check}")
+
+
+def step_text(finding: Finding) -> str:
+    """Where a finding shows: "step 60", "steps 1..20", or "" for a finding of no step."""
+    if finding.step is not None:
+        return f"step {finding.step}"
+    return f"steps {finding.step_range[0]}..{finding.step_range[1]}" if finding.step_range else ""
 
 
 def follow(watch: Watch, interval: float, idle: float | None, stop_when: Callable[[], bool] = lambda: False,

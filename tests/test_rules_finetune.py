@@ -66,7 +66,7 @@ def test_a_spike_that_recovers_reports_its_outcome_and_its_rate():
 
 
 def test_the_model_card_names_the_base():
-    found = [c.base_model for c in companions_of(FINETUNE / "healthy/full_sft") if c.base_model]
+    found = [c.facts.base_model for c in companions_of(FINETUNE / "healthy/full_sft") if c.facts.base_model]
     assert found == ["curvedoc-fixtures/stdlib-gpt2-tiny"]
 
 

@@ -18,9 +18,9 @@ import numpy as np
 
 from curvedoc.config import Config
 from curvedoc.diagnose import diagnose_run
-from curvedoc.model import Run, RunBuilder, base_model_from, language_model_from, n_classes_from
+from curvedoc.model import Run, RunBuilder
 from curvedoc.rules import SEVERITIES, Finding
-from curvedoc.watch import Certainty
+from curvedoc.watch import Certainty, step_text
 
 # The share of training's wall time the rules may take: the run is diagnosed again only while the time spent on
 # diagnosis stays within it (and at once on a NaN). Slow steps get every log event judged; a millisecond step of a
@@ -73,13 +73,7 @@ class LiveRun:
         builder = RunBuilder(self.name, "live")
         for tag, (steps, numbers) in self.points.items():
             builder.add(tag, np.array(steps), np.array(numbers))
-        if self.model_config:
-            found = n_classes_from(self.model_config)
-            if found:
-                builder.meta.n_classes, builder.meta.n_classes_kind = found.count, found.kind
-                builder.meta.n_classes_source = f"model config: {found.key}"
-            builder.meta.base_model = base_model_from(self.model_config)
-            builder.meta.language_model = language_model_from(self.model_config)
+        builder.add_config("model config", self.model_config)
         run = builder.build()
         self.config.apply([run])
         return run
@@ -113,5 +107,5 @@ def announce(finding: Finding) -> None:
 
 
 def describe(finding: Finding) -> str:
-    where = f" at step {finding.step}" if finding.step is not None else ""
+    where = f" at {step_text(finding)}" if step_text(finding) else ""
     return f"curvedoc {finding.code} {finding.symptom}{where}: {finding.title}. Cheapest check: {finding.cheapest_check}"

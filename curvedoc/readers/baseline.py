@@ -50,14 +50,15 @@ def complete(runs: list[Run], source_path: Path) -> None:
         if folder is None or str(folder) in _reading:
             continue
         try:
-            loss, where, files = _base_of(folder)
+            loss, where, files = cached_base_loss(folder)
         except CurvedocError:
             continue  # a model folder with weights but no logs: nothing to compare with
         run.meta.base_loss, run.meta.base_loss_source = loss, f"{where}, the base the config names"
         run.meta.files.extend(name for name in files if name not in run.meta.files)
 
 
-def _base_of(folder: Path) -> tuple[float, str, list[str]]:
+def cached_base_loss(folder: str | os.PathLike[str]) -> tuple[float, str, list[str]]:
+    """:func:`base_loss_of`, read once per process while the base run's files are unchanged."""
     from curvedoc.audit.cache import stamp
 
     cached = _read_bases.get(str(folder))

@@ -30,8 +30,7 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import (CLASSES, ClassCount, Run, base_loss_from, base_model_from, language_model_from,
-                            n_classes_from)
+from curvedoc.model import CLASSES, ClassCount, ConfigFacts, Run, complete_meta, facts_from
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -55,11 +54,8 @@ CACHED_ENTRIES = 16384  # folders and files each; a long audit starts the cache 
 @dataclass(frozen=True)
 class Companion:
     path: str
-    count: ClassCount | None
-    base_model: str | None
+    facts: ConfigFacts
     problem: str | None  # a named companion that could not be read: one line for the run's warnings
-    language_model: bool = False
-    base_loss: tuple[str, float] | None = None  # (key, value): the base model's loss the config records
 
 
 def complete(runs: list[Run], source_path: Path) -> None:
@@ -76,14 +72,7 @@ def complete(runs: list[Run], source_path: Path) -> None:
                 run.meta.files.append(companion.path)
             if companion.problem:
                 run.warnings.append(companion.problem)
-            if run.meta.n_classes is None and companion.count:
-                where = os.path.relpath(companion.path, anchor)
-                run.set_n_classes(companion.count.count, f"{where}: {companion.count.key}", companion.count.kind)
-            run.meta.base_model = run.meta.base_model or companion.base_model
-            run.meta.language_model = run.meta.language_model or companion.language_model
-            if run.meta.base_loss is None and companion.base_loss:
-                run.meta.base_loss = companion.base_loss[1]
-                run.meta.base_loss_source = f"{os.path.relpath(companion.path, anchor)}: {companion.base_loss[0]}"
+            complete_meta(run.meta, os.path.relpath(companion.path, anchor), companion.facts)
 
 
 def companions_of(folder: Path) -> list[Companion]:
@@ -159,7 +148,7 @@ def _parse(path: str, size: int) -> Companion | None:
     if size > MAX_BYTES:
         # a file this big is data, not a config, unless its name says otherwise
         problem = f"{path}: over {MAX_BYTES >> 20} MB; no class count read from it" if name in COMPANION_NAMES else None
-        return Companion(path, None, None, problem)
+        return Companion(path, ConfigFacts(), problem)
     try:
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8-sig", errors="replace")
@@ -167,18 +156,17 @@ def _parse(path: str, size: int) -> Companion | None:
         return None
     if name in LABEL_LIST_FILES:
         count = _label_list(text)
-        return Companion(path, count and ClassCount(count, "labels", CLASSES), None, None)
+        return Companion(path, ConfigFacts(count=count and ClassCount(count, "labels", CLASSES)), None)
     if name == MODEL_CARD:
-        return Companion(path, None, _card_base_model(text), None)
+        return Companion(path, ConfigFacts(base_model=_card_base_model(text)), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
         kind = "JSON" if name.endswith(".json") else "YAML"
         problem = f"{path}: not valid {kind}; no class count read from it" if name in COMPANION_NAMES else None
-        return Companion(path, None, None, problem)
+        return Companion(path, ConfigFacts(), problem)
     if is_wandb_config(config):
         config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
-    return Companion(path, n_classes_from(config), base_model_from(config), None, language_model_from(config),
-                     base_loss_from(config))
+    return Companion(path, facts_from(config), None)
 
 
 def is_wandb_config(config: dict) -> bool:

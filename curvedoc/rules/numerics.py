@@ -54,7 +54,7 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             last_finite = np.flatnonzero(np.isfinite(first.values[:index]))[-1]
             evidence.append(f"last finite value before it: {fmt(first.values[last_finite])} "
                             f"at step {int(first.steps[last_finite])}")
-        if index == 0 and first.role in (Role.TRAIN_LOSS,):
+        if index == 0 and first.role == Role.TRAIN_LOSS:
             evidence.append("non-finite at its very first value, before any update could overflow: the inputs or "
                             "labels of the first batches (NaN in the data; a mean over no supervised token, every "
                             "label −100, is 0/0)")
