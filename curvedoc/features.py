@@ -343,7 +343,11 @@ def trend_z(curve: Curve) -> float:
     """Spearman rank correlation of the finite values with their order, scaled by √(N−1): about N(0, 1) for a
     curve that is noise around a constant, strongly negative for one that keeps falling. Rank-based, so heavy
     minibatch noise and outliers neither hide nor fake a trend."""
-    values = curve.finite_values
+    return rank_trend_z(curve.finite_values)
+
+
+def rank_trend_z(values: np.ndarray) -> float:
+    """:func:`trend_z` of finite values in logging order."""
     if len(values) < 3:
         return 0.0
     from scipy.stats import rankdata

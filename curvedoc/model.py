@@ -11,6 +11,7 @@ import math
 import os
 import re
 from collections.abc import Mapping
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -371,6 +372,17 @@ class RunBuilder:
         """A configuration the run logged besides its hyperparameters (a TensorBoard text summary of the model
         config): searched for the class count after the hyperparameters, in the order added."""
         self._configs.append((source, config))
+
+    def without_points(self) -> RunBuilder:
+        """A builder that knows what this one knows of the run but holds none of its points: a reader of a growing
+        run keeps one such of its notes and builds each look's run from a copy, since building completes the meta."""
+        copy = RunBuilder(self.path, self.format, self.name)
+        copy.meta = deepcopy(self.meta)
+        copy.warnings = list(self.warnings)
+        copy.hparams_source = self.hparams_source
+        copy._configs = list(self._configs)
+        copy.generations = list(self.generations)
+        return copy
 
     @property
     def has_points(self) -> bool:

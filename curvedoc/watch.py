@@ -1,8 +1,9 @@
 """``curvedoc watch``: the same rules on runs that are still being written, so a silent failure is reported at the
 step it becomes certain rather than when someone looks at the finished curves.
 
-Each look lists the runs under the watched paths again (a run that appears is picked up), re-reads only the runs
-whose files changed since the last look (size or modification time), and diagnoses them with the same rules and
+Each look lists the runs under the watched paths again (a run that appears is picked up), reads again only the runs
+whose files changed since the last look (size or modification time) — of a TensorBoard run only the records
+appended since, from the end of the last complete one — and diagnoses them with the same rules and
 settings as ``curvedoc PATH``. A half-written last record is what a growing file looks like: it is read as far as
 it is complete, and the next look reads on. A finding is printed once, when it is certain:
 
@@ -12,7 +13,9 @@ it is complete, and the next look reads on. A finding is printed once, when it i
 - a finding about the whole curve's shape (flat, at chance, a plateau, overfitting …) once it has also held
   while the run doubled, with at least 20 points logged (and, in a callback that knows the planned length, once a
   quarter of it is done): a flat start that starts to fall after a slow warmup, or a best validation step that
-  moves, is never printed;
+  moves, is never printed; a shape saying the curve stopped (flat, at chance, a plateau) not while the latest half
+  of that curve still trends beyond its noise, however slowly; a jump not before its curve has JUMP_CONTEXT
+  points to measure its noise against;
 - nothing but a NaN while the run is still too short to have a shape; notes (info) only in the final report.
 
 On exit — Ctrl-C, no new data for ``idle`` seconds, or ``--once`` — the report is the one ``curvedoc PATH`` gives
@@ -26,12 +29,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from curvedoc.audit.cache import source_files, stamp
 from curvedoc.config import Config
 from curvedoc.diagnose import diagnose_run
 from curvedoc.errors import CurvedocError
+from curvedoc.features import rank_trend_z
 from curvedoc.model import Run
-from curvedoc.readers import Source, discover, read_source
+from curvedoc.readers import Source, discover, follower, read_source
 from curvedoc.rules import INFO, Finding
 
 IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
@@ -41,6 +47,17 @@ IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
 WHOLE_RUN = {"flat_from_start", "flat_at_chance", "plateau_high", "underfitting", "overfitting", "memorizing",
              "oscillation", "val_below_train", "predictions_frozen", "accuracy_majority", "eval_scores_clustered",
              "start_high", "start_low", "finetune_start_high"}
+# Shapes that say the curve stopped moving, with the share of the curve they speak of (a flat start: all of it; a
+# plateau: its latest half): while that part still has a rank trend beyond STILL_MOVING_Z standard deviations, the
+# curve is moving, however slowly, and they are not yet certain (a loss falling 4% over its first 40 steps is flat
+# to a finished run's rule, and falls on). A low bar: a curve that only wanders crosses it at some looks, which
+# costs a look or two of delay, never a wrong alert.
+STOPPED = {"flat_from_start": 1.0, "flat_at_chance": 1.0, "plateau_high": 0.5, "underfitting": 0.5}
+STILL_MOVING_Z = 2.0
+# A jump stands out of the noise of the curve around it only when there is enough of that curve to know its noise:
+# one at step 9 of a noisy minibatch loss, judged against 9 points, is often the first of many as large
+JUMPS = {"spike", "exploding_grad"}
+JUMP_CONTEXT = 50
 GROWN = 2.0
 PLANNED_SHARE = 0.25
 WHOLE_RUN_POINTS = 20  # and not before the run's longest curve has this many points: doubling 3 points says little
@@ -82,7 +99,9 @@ class Certainty:
             if sighting.printed or (run.insufficient and finding.symptom not in IMMEDIATE):
                 continue
             held = sighting.looks >= self.confirm and (finding.symptom not in WHOLE_RUN or (
-                far_enough and last_step >= GROWN * max(sighting.since, 1)))
+                far_enough and last_step >= GROWN * max(sighting.since, 1))) and not (
+                finding.symptom in STOPPED and still_moving(run, finding)) and not (
+                finding.symptom in JUMPS and points_of(run, finding) <= JUMP_CONTEXT)
             if finding.symptom in IMMEDIATE or held:
                 sighting.printed = True
                 certain.append(finding)
@@ -90,6 +109,20 @@ class Certainty:
             if key[0] == run.path and key not in seen and not sighting.printed:
                 sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
         return certain
+
+
+def points_of(run: Run, finding: Finding) -> int:
+    """How many points the first curve ``finding`` names has so far."""
+    return run.point_counts().get(finding.tags[0], 0) if finding.tags else 0
+
+
+def still_moving(run: Run, finding: Finding) -> bool:
+    """Whether the part of the first curve ``finding`` names that it speaks of still trends beyond its noise."""
+    if not finding.tags or finding.tags[0] not in run.roles:
+        return False
+    values = run.series(finding.tags[0])["value"].to_numpy()
+    values = values[np.isfinite(values)]
+    return abs(rank_trend_z(values[round(len(values) * (1 - STOPPED[finding.symptom])):])) > STILL_MOVING_Z
 
 
 def longest_curve(run: Run) -> int:
@@ -104,7 +137,8 @@ def run_end(run: Run) -> int:
 
 @dataclass
 class _Followed:
-    stamps: dict
+    reader: Callable[[Source], list[Run]]
+    stamps: dict = field(default_factory=dict)
     runs: list[Run] = field(default_factory=list)
 
 
@@ -138,15 +172,15 @@ class Watch:
     def _look_at(self, source: Source) -> bool:
         key = (source.family, str(source.path))
         stamps = stamp(source_files(source))
-        followed = self.followed.get(key)
-        if followed is not None and followed.stamps == stamps:
+        followed = self.followed.setdefault(key, _Followed(follower(source)))
+        if followed.runs and followed.stamps == stamps:
             return False
         try:
-            runs = read_source(source)
+            runs = read_source(source, followed.reader)
         except CurvedocError:
             return False  # nothing complete in it yet: still being written
         self.config.apply(runs)
-        self.followed[key] = _Followed(stamps, runs)
+        followed.stamps, followed.runs = stamps, runs
         for run in runs:
             self._judge(run)
         return True

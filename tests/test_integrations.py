@@ -108,6 +108,9 @@ def test_the_trainer_callback_is_silent_on_a_healthy_run(tmp_path):
 def test_the_lightning_callback_stops_at_the_first_nan_and_is_silent_when_healthy(tmp_path):
     torch = pytest.importorskip("torch")
     lightning = pytest.importorskip("lightning")
+    from lightning.pytorch.loggers import TensorBoardLogger
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
     from curvedoc.integrations.lightning import CurvedocCallback
 
     class Classifier(lightning.LightningModule):
@@ -135,7 +138,8 @@ def test_the_lightning_callback_stops_at_the_first_nan_and_is_silent_when_health
     data = torch.utils.data.TensorDataset(x, (x[:, 0] > 0).long() + 2 * (x[:, 1] > 0).long())
     for blow_up_at in (30, None):
         callback = CurvedocCallback(stop_on="error")
-        trainer = lightning.Trainer(max_steps=200, log_every_n_steps=1, callbacks=[callback], logger=False,
+        logger = TensorBoardLogger(tmp_path / f"tb_{blow_up_at}") if blow_up_at is not None else False
+        trainer = lightning.Trainer(max_steps=200, log_every_n_steps=1, callbacks=[callback], logger=logger,
                                     enable_checkpointing=False, enable_progress_bar=False, enable_model_summary=False,
                                     default_root_dir=str(tmp_path), accelerator="cpu")
         trainer.fit(Classifier(blow_up_at), torch.utils.data.DataLoader(data, batch_size=16, shuffle=True))
@@ -144,6 +148,11 @@ def test_the_lightning_callback_stops_at_the_first_nan_and_is_silent_when_health
             assert trainer.global_step == 200 and not alarms
         else:
             assert alarms[0].symptom == "nan_inf" and trainer.global_step <= alarms[0].step + 1 < 200
+            logger.experiment.flush()
+            texts = [(value.tag, event.step) for event_file in (tmp_path / "tb_30").rglob("*tfevents*")
+                     for event in EventFileLoader(str(event_file)).Load() for value in event.summary.value
+                     if value.tag.startswith("curvedoc/")]
+            assert texts == [("curvedoc/CD101/text_summary", alarms[0].step)]  # the alert, in the run's own TensorBoard
 
 
 def test_the_keras_callback_stops_at_the_first_nan(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -91,10 +91,17 @@ def at_least(severity: str | None, finding: Finding) -> bool:
     return severity is not None and SEVERITIES.index(finding.severity) <= SEVERITIES.index(severity)
 
 
-def announce(finding: Finding) -> None:
-    """A certain finding, told where the user looks: the ``curvedoc`` logger (a warning), and a W&B alert when the
-    run logs to W&B (the tracker's own notification, by e-mail or Slack as the user set it up)."""
+def announce(finding: Finding, text_writers: Iterable[Any] = ()) -> None:
+    """A certain finding, told where the user looks: the ``curvedoc`` logger (a warning), a W&B alert when the
+    run logs to W&B (the tracker's own notification, by e-mail or Slack as the user set it up), and a text summary
+    ``curvedoc/<code>`` at the finding's step through each TensorBoard writer given (``add_text``), so it shows in
+    the TensorBoard the run is watched in."""
     logging.getLogger("curvedoc").warning(describe(finding))
+    for writer in text_writers:
+        try:
+            writer.add_text(f"curvedoc/{finding.code}", describe(finding), global_step=finding.step)
+        except Exception as exc:  # noqa: BLE001 — a summary that cannot be written must not stop training
+            logging.getLogger("curvedoc").debug("TensorBoard text not written: %s", exc)
     wandb = sys.modules.get("wandb")
     run = getattr(wandb, "run", None)
     if run is None:

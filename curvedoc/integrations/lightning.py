@@ -1,5 +1,5 @@
 """``CurvedocCallback`` for Lightning: the rules on what the LightningModule logs (``self.log``), a warning per
-certain finding, and, when asked, training stopped at a finding of a chosen severity.
+certain finding (the ``curvedoc`` logger, a text summary in the run's TensorBoard, a W&B alert), and, when asked, training stopped at a finding of a chosen severity.
 
     trainer = L.Trainer(..., callbacks=[CurvedocCallback(stop_on="error")])
 
@@ -13,6 +13,12 @@ from lightning.pytorch.callbacks import Callback
 
 from curvedoc.config import Config
 from curvedoc.integrations import LiveRun, announce, at_least, warm_up
+
+
+def tensorboard_writers(trainer) -> list:
+    """The SummaryWriters of the run's TensorBoard loggers (``TensorBoardLogger.experiment``)."""
+    return [logger.experiment for logger in trainer.loggers
+            if type(logger).__name__ == "TensorBoardLogger" and hasattr(logger.experiment, "add_text")]
 
 
 class CurvedocCallback(Callback):
@@ -45,6 +51,6 @@ class CurvedocCallback(Callback):
         values = {name: float(value) for name, value in metrics.items() if getattr(value, "numel", lambda: 1)() == 1}
         for finding in self.live.log(trainer.global_step, values):
             self.findings.append(finding)
-            announce(finding)
+            announce(finding, tensorboard_writers(trainer))
             if at_least(self.stop_on, finding):
                 trainer.should_stop = True

@@ -14,6 +14,7 @@ import importlib
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,20 +130,28 @@ def file_run_name(path: Path) -> str:
     return path.name
 
 
-def read_source(source: Source) -> list[Run]:
+def read_source(source: Source, reader: Callable[[Source], list[Run]] | None = None) -> list[Run]:
     """The runs of ``source``, completed from their companion files (a model config, a label list beside the log:
     see :mod:`curvedoc.readers.companions`) where their own files do not record the class count. Raises
-    :class:`CurvedocError` when it yields none, so no source vanishes unreported."""
+    :class:`CurvedocError` when it yields none, so no source vanishes unreported. ``reader``: a :func:`follower`
+    of the source, for a run read again as it grows."""
     from curvedoc.readers import baseline, companions, generations
 
-    module = importlib.import_module(READER_MODULES[source.family])
-    runs = module.read(source)
+    runs = (reader or importlib.import_module(READER_MODULES[source.family]).read)(source)
     if not runs:
         raise CurvedocError(source.path, "holds no run (nothing in it could be read as one)")
     companions.complete(runs, source.path)
     generations.complete(runs, source.path)
     baseline.complete(runs, source.path)
     return runs
+
+
+def follower(source: Source) -> Callable[[Source], list[Run]]:
+    """A reader to call on ``source`` at each look while its run is written: one that reads only what was appended
+    since its last call where the format has one (TensorBoard), the format's reader otherwise."""
+    module = importlib.import_module(READER_MODULES[source.family])
+    follower_class = getattr(module, "Follower", None)
+    return follower_class(source.path).read if follower_class else module.read
 
 
 def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str], ...] = ()) -> Discovery:

@@ -15,6 +15,7 @@ otherwise two sessions' points would be spliced into one curve). Each drop is re
 from __future__ import annotations
 
 import bisect
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,35 +63,112 @@ WORD_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], 
 
 
 def read(source: Source) -> list[Run]:
-    builder = RunBuilder(source.path, FORMAT)
-    files = source.files or tuple((None, path) for path in sorted(Path(source.path).glob("*tfevents*")))
-    groups: dict[str | None, _Folder] = {}
-    failures: list[tuple[Path, str]] = []
-    records = 0
-    for split, path in files:
-        folder = groups.setdefault(split, _Folder(split, builder))
-        read_records, failure = folder.read_file(path)
-        records += read_records
-        if failure:
-            failures.append((path, failure))
-    if records == 0:
-        if len(failures) == 1:
-            raise CurvedocError(*failures[0])
-        problems = "; ".join(f"{path.name}: {problem}" for path, problem in failures) or "no event files"
-        raise CurvedocError(source.path, f"nothing readable in its event files ({problems})")
-    for path, problem in failures:
-        builder.warn(f"{path}: {problem}")
-    for folder in groups.values():
-        folder.finish()
-    if not builder.has_points:
-        builder.warn(f"{source.path}: no scalar summaries in its event files (only images, histograms, graphs or text)")
-    return [builder.build()]
+    return Follower(source.path).read(source)
+
+
+@dataclass
+class _FileState:
+    """How far one event file has been read, for a run that is still being written."""
+
+    identity: tuple[int, int]  # (device, inode): a file replaced under the same name starts afresh
+    end: int = 0  # offset after its last complete record: where the next read starts
+    records: int = 0
+    problems: list[str] = field(default_factory=list)  # what was wrong in the part read, kept
+    cut_off: str | None = None  # a last record still being written, as of the latest read
+    failure: str | None = None  # why nothing of it could be read yet
+    stuck: bool = False  # framing lost: nothing after it can ever be read
+
+
+class Follower:
+    """One run's event files read again and again as they grow, each time only what was appended since the last
+    read (from the end of the last complete record): the watch's reader, and, read once, the ordinary one.
+
+    A file that shrank or was replaced, a file that disappeared, a new file that does not sort after the files
+    already read, or an earlier file that grew while a later one exists (record order, on which restarts are
+    judged, would no longer be file order) make the next read start afresh, so the result is always the one a
+    fresh read of the files as they are gives.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = path
+        self._start_afresh()
+
+    def _start_afresh(self) -> None:
+        self.notes = RunBuilder(self.path, FORMAT)  # what the files say besides their points
+        self.groups: dict[str | None, _Folder] = {}
+        self.files: dict[Path, _FileState] = {}
+        self.order: list[tuple[str | None, Path]] = []
+
+    def read(self, source: Source) -> list[Run]:
+        files = list(source.files or ((None, path) for path in sorted(Path(source.path).glob("*tfevents*"))))
+        identities = {path: _identity(path) for _, path in files}
+        if not self._continues(files, identities):
+            self._start_afresh()
+        for split, path in files:
+            state = self.files.get(path)
+            if state is None:
+                state = self.files[path] = _FileState(identities[path])
+                self.order.append((split, path))
+            if not state.stuck:
+                self.groups.setdefault(split, _Folder(split, self.notes)).read_file(path, state)
+        return [self._build(source.path)]
+
+    def _continues(self, files: list[tuple[str | None, Path]], identities: dict) -> bool:
+        if files[:len(self.order)] != self.order:
+            return False
+        last_of_folder = {split: path for split, path in self.order}
+        for split, path in self.order:
+            state, identity = self.files[path], identities[path]
+            if identity != state.identity or _size(path) < state.end:
+                return False
+            if path != last_of_folder[split] and _size(path) > state.end and not state.stuck:
+                return False
+        return True
+
+    def _build(self, path: Path) -> Run:
+        states = [self.files[path] for _, path in self.order]
+        if not any(state.records for state in states):
+            failures = [(file, state.failure) for (_, file), state in zip(self.order, states) if state.failure]
+            if len(failures) == 1:
+                raise CurvedocError(*failures[0])
+            problems = "; ".join(f"{file.name}: {problem}" for file, problem in failures) or "no event files"
+            raise CurvedocError(path, f"nothing readable in its event files ({problems})")
+        builder = self.notes.without_points()
+        for (_, file), state in zip(self.order, states):
+            if state.records:
+                builder.add_file(file)
+            for problem in [*state.problems, state.cut_off] if state.records else ():
+                if problem:
+                    builder.warn(f"{file}: {problem}")
+        for (_, file), state in zip(self.order, states):
+            if state.failure and not state.records:
+                builder.warn(f"{file}: {state.failure}")
+        for folder in self.groups.values():
+            folder.finish(builder)
+        if not builder.has_points:
+            builder.warn(f"{path}: no scalar summaries in its event files (only images, histograms, graphs or text)")
+        return builder.build()
+
+
+def _identity(path: Path) -> tuple[int, int]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return 0, 0  # gone: reading it reports why
+    return info.st_dev, info.st_ino
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return -1
 
 
 def event_file_points(path: str | Path) -> pd.DataFrame:
     """One file's scalar points in file order, before restarts are judged (for tests and inspection)."""
     folder = _Folder(None, RunBuilder(path, FORMAT))
-    folder.read_file(Path(path))
+    folder.read_file(Path(path), _FileState(_identity(Path(path))))
     if not folder.parts:
         return pd.DataFrame({"tag": [], "step": [], "wall_time": [], "value": []})
     position, tag, step, wall_time, value = (np.concatenate(c) for c in zip(*(p.columns() for p in folder.parts)))
@@ -128,34 +206,36 @@ class _Folder:
     undecodable: int = 0
     texts_read: set[int] = field(default_factory=set)  # text tags whose first value was looked at
 
-    def read_file(self, path: Path) -> tuple[int, str | None]:
-        """Reads one event file; returns the records read and, when reading failed outright, why."""
+    def read_file(self, path: Path, state: _FileState) -> None:
+        """Reads one event file on from where ``state`` says the last read ended, and notes in it how far."""
         self.file_starts.append((self.position, path))
         self.undecodable = 0
         walk = None
         try:
             with open(path, "rb") as handle:
-                walk = FrameWalk(handle)
+                walk = FrameWalk(handle, start=state.end, records=state.records)
                 for chunk in walk:
                     self._decode(chunk, path)
         except OSError as exc:
             if walk is None or walk.records == 0:
-                return 0, describe_os_error(exc)
+                state.failure = describe_os_error(exc)
+                return
             walk.problems.append(f"{describe_os_error(exc)} while reading; kept the {walk.records} record(s) before it")
-        if walk.empty:
-            return 0, "empty file"
-        if walk.records == 0:
-            if walk.corrupt and walk.stopped_at == 0:
-                return 0, "not a TensorBoard event file (its first bytes are not a valid TFRecord frame)"
-            if walk.stopped_at == 0:
-                return 0, "no complete record: the file ends inside its first record"
-            return 0, walk.problems[0] if walk.problems else "no readable record"
-        self.builder.add_file(path)
-        for problem in walk.problems:
-            self.builder.warn(f"{path}: {problem}")
+        state.end, state.records, state.cut_off = walk.end, walk.records, walk.cut_off
+        state.stuck = walk.corrupt
+        state.problems.extend(walk.problems)
         if self.undecodable:
-            self.builder.warn(f"{path}: {self.undecodable} record(s) are not valid Event protos; skipped them")
-        return walk.records, None
+            state.problems.append(f"{self.undecodable} record(s) are not valid Event protos; skipped them")
+        if walk.records:
+            state.failure = None
+        elif walk.empty:
+            state.failure = "empty file"
+        elif walk.corrupt and walk.stopped_at == 0:
+            state.failure = "not a TensorBoard event file (its first bytes are not a valid TFRecord frame)"
+        elif walk.stopped_at == 0:
+            state.failure = "no complete record: the file ends inside its first record"
+        else:
+            state.failure = walk.problems[0] if walk.problems else "no readable record"
 
     # ---- decoding ------------------------------------------------------------------------------------------
 
@@ -396,14 +476,15 @@ class _Folder:
 
     # ---- restarts and hand-over ----------------------------------------------------------------------------
 
-    def finish(self) -> None:
+    def finish(self, builder: RunBuilder) -> None:
+        """Hands the points read so far to ``builder``, restarts judged; the folder can read on afterwards."""
         if not self.parts:
             return
         points = _Points(*(np.concatenate(column) for column in zip(*(part.columns() for part in self.parts))))
-        self.parts = []
         if len(points.position) > 1 and (np.diff(points.position) < 0).any():  # records the fallback decoded
             order = np.argsort(points.position, kind="stable")
             points = _Points(*(column[order] for column in points.columns()))
+        self.parts = [points]
         alive = np.ones(len(points.position), bool)
         for position, step, path in self.session_starts:
             before = np.searchsorted(points.position, position)
@@ -411,7 +492,7 @@ class _Folder:
             if hit.any():
                 alive[:before] &= ~hit
                 dropped = points.step[:before][hit]
-                self.builder.warn(
+                builder.warn(
                     f"{path}: training restarted at step {step} (SessionLog.START); dropped {len(dropped)} point(s) "
                     f"logged before it at steps {dropped.min()}-{dropped.max()}, as TensorBoard does"
                 )
@@ -426,12 +507,12 @@ class _Folder:
                 continue
             rows = self._drop_steps_going_back(rows, points, tag, steps_back)
             label = f"{self.split}/{name}" if self.split else name
-            self.builder.add(label, points.step[rows], points.value[rows], points.wall_time[rows], self.split)
+            builder.add(label, points.step[rows], points.value[rows], points.wall_time[rows], self.split)
         for (path, step), drops in steps_back.items():
             tags = sorted({tag for tag, _ in drops})
             dropped = [step for _, steps in drops for step in steps]
             shown = ", ".join(tags[:3]) + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")
-            self.builder.warn(
+            builder.warn(
                 f"{path}: steps went back to {step} without a restart marker in {shown}; dropped {len(dropped)} "
                 f"earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for out-of-order steps"
             )

@@ -50,25 +50,32 @@ class Chunk:
 
 @dataclass
 class FrameWalk:
-    """Walks one open event file; after iterating, ``problems`` says what was wrong with its framing.
+    """Walks one open event file from byte ``start`` (0, or where an earlier walk of a growing file ended); after
+    iterating, ``problems`` says what was wrong with its framing and ``cut_off`` whether it ends inside a record.
 
     ``stopped_at`` is the file offset where reading ended early: framing lost (``corrupt``) or the file cut.
+    ``end`` is the offset after the last complete record: where the next walk of a file still being written starts.
     """
 
     handle: BinaryIO
     chunk_bytes: int | None = None  # None: CHUNK_BYTES
+    start: int = 0
     problems: list[str] = field(default_factory=list)
+    cut_off: str | None = None
     records: int = 0
     stopped_at: int | None = None
     corrupt: bool = False
     empty: bool = False
+    end: int = 0
 
     def __iter__(self) -> Iterator[Chunk]:
         size = os.fstat(self.handle.fileno()).st_size
+        self.end = self.start
         if size == 0:
             self.empty = True
             return
-        pending, base, read = b"", 0, 0
+        self.handle.seek(self.start)
+        pending, base, read = b"", self.start, self.start
         while True:
             want = self.chunk_bytes or CHUNK_BYTES
             if len(pending) >= 12:
@@ -90,10 +97,11 @@ class FrameWalk:
                     self._lost_framing(corrupt_at)
                     return
             pending, base = buffer[offset:limit], base + offset
+            self.end = base
             if not data:
                 if pending:
                     self.stopped_at = base
-                    self.problems.append(
+                    self.cut_off = (
                         f"last record cut off at byte {base} ({len(pending)} bytes of an unfinished write, the usual "
                         f"state of a crashed or running job); kept the {self.records} complete record(s) before it"
                     )
