@@ -118,6 +118,7 @@ def read_once(reader: str, path: str) -> dict:
     """Runs in the child: import the reader, then time one full read."""
     if reader == "curvedoc":
         import curvedoc
+        import curvedoc.readers.tensorboard  # noqa: F401 — the reader itself, imported lazily by curvedoc.load
 
         def run() -> int:
             return sum(len(r.scalars) for r in curvedoc.load(path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import replace
 import shutil
 import sys
 from pathlib import Path
@@ -16,6 +17,8 @@ from curvedoc.report import RENDERERS, SUFFIXES, ReportOptions, printable, rende
 
 # Like a linter: 0 nothing reached --fail-on, 1 something did, 2 the command line or the input was unusable.
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+PLOT_FORMATS = {"text", "json", "markdown"}  # the reports that name a PNG written with --plots
+PLOT_REFUSALS = {"html": "draws its plots into the page itself"}
 FAIL_ON = {"error": {"error"}, "warning": {"error", "warning"}, "info": {"error", "warning", "info"}, "never": set()}
 
 
@@ -24,14 +27,21 @@ def build_parser() -> argparse.ArgumentParser:
         prog="curvedoc",
         description="Read the logs of a training run and report what silently went wrong.",
         epilog="`curvedoc rules` lists every rule; `curvedoc rules CODE` explains one; "
-               "`curvedoc audit ROOT` audits a whole archive of runs.",
+               "`curvedoc audit ROOT` audits a whole archive of runs; `curvedoc watch PATH` follows runs that are "
+               "still training; `curvedoc completion bash|zsh` prints shell completion.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a log file, a run folder, or a folder of runs")
     parser.add_argument("--format", choices=sorted(RENDERERS),
                         help="output format (default: text, or what the -o file's extension says)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of printing it")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only each run's verdict")
-    parser.add_argument("--plots", metavar="DIR", help="also write PNG plots into DIR and link them (markdown)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the text report: auto (a terminal, unless NO_COLOR; FORCE_COLOR forces it, as "
+                             "CI logs want), always or never")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also show the notes (info findings) and read warnings of healthy runs")
+    parser.add_argument("--plots", metavar="DIR", help="also write a PNG of each run with findings into DIR and "
+                                                        "name it in the report (text, json, markdown)")
     parser.add_argument("--baseline", metavar="RUN",
                         help="the base model's run: a fine-tune whose first loss is 1.5x its last loss starts high")
     add_diagnosis_options(parser)
@@ -46,6 +56,12 @@ def add_diagnosis_options(parser: argparse.ArgumentParser) -> None:
         "--role", action="append", default=[], metavar="ROLE=TAG",
         help="say which tag plays a role, e.g. --role val_loss=my/tag (repeatable)",
     )
+    parser.add_argument("--select", action="append", default=[], metavar="CODES",
+                        help="run only these rules: codes (CD402), code prefixes (CD4) or symptom ids (spike), "
+                             "comma-separated; replaces the config's select")
+    parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                        help="skip these rules (codes, code prefixes or symptom ids, comma-separated), on top of "
+                             "the config's disable")
     parser.add_argument("--num-classes", type=int, metavar="N", help="number of classes, when the run's config lacks it")
     parser.add_argument("--config", metavar="FILE", help="a curvedoc.toml or pyproject.toml to use instead of the nearest one")
     parser.add_argument("--version", action="version", version=f"curvedoc {curvedoc.__version__}")
@@ -61,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         from curvedoc.audit_cli import audit_command
 
         return audit_command(argv[1:])
+    if argv[:1] == ["completion"]:
+        from curvedoc.completion import completion_command
+
+        return completion_command(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         settings = settings_from_args(args)
@@ -101,7 +121,13 @@ def settings_from_args(args) -> Config:
     roles = dict(parse_role_option(option) for option in args.role)
     if args.num_classes is not None and args.num_classes < 2:
         raise CurvedocError(None, "--num-classes must be at least 2")
-    return config.merged(roles, args.num_classes)
+    rules = config.rules.merged(split_names(args.select), split_names(args.ignore))
+    rules.validate("--select/--ignore")
+    return replace(config.merged(roles, args.num_classes), rules=rules)
+
+
+def split_names(options: list[str]) -> list[str]:
+    return [name.strip() for option in options for name in option.split(",") if name.strip()]
 
 
 def gate(fail_on: str, severities) -> int:
@@ -117,16 +143,29 @@ def report_choice(args) -> tuple[str, ReportOptions]:
             raise CurvedocError(output, f"cannot tell the report format from {output.suffix or 'no extension'!r}; "
                                         f"use --format ({', '.join(sorted(RENDERERS))})")
     fmt = fmt or "text"
+    if args.plots and fmt not in PLOT_FORMATS:
+        raise CurvedocError(None, f"--plots: the {fmt} report {PLOT_REFUSALS.get(fmt, 'has no place for them')}; "
+                                  f"use it with --format {', '.join(sorted(PLOT_FORMATS))}")
     to_terminal = output is None and sys.stdout.isatty()
     options = ReportOptions(
         quiet=args.quiet,
-        color=to_terminal and fmt == "text" and not os.environ.get("NO_COLOR"),
+        verbose=args.verbose,
+        color=fmt == "text" and wants_color(args.color, to_terminal),
         width=shutil.get_terminal_size((100, 24)).columns if to_terminal else 100,
         cut_to_width=to_terminal,
         plots_dir=Path(args.plots) if args.plots else None,
         output=output,
     )
     return fmt, options
+
+
+def wants_color(choice: str, to_terminal: bool) -> bool:
+    """--color, then the FORCE_COLOR / NO_COLOR conventions (https://force-color.org, https://no-color.org)."""
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0", "false"):
+        return True
+    return to_terminal and not os.environ.get("NO_COLOR")
 
 
 def write_report(text: str, output: Path | None) -> None:
@@ -140,9 +179,7 @@ def write_report(text: str, output: Path | None) -> None:
         raise CurvedocError(output, f"cannot write the report: {exc.strerror or exc}") from None
 
 
-def watch_command(argv: list[str]) -> int:
-    from curvedoc.watch import Watch, finding_line, follow
-
+def build_watch_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="curvedoc watch",
         description="Follow runs that are still training: print each finding once it is certain (a NaN at once), "
@@ -159,6 +196,13 @@ def watch_command(argv: list[str]) -> int:
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="json: one JSON object per finding (JSON Lines), and the final report as JSON")
     add_diagnosis_options(parser)
+    return parser
+
+
+def watch_command(argv: list[str]) -> int:
+    from curvedoc.watch import Watch, finding_line, follow
+
+    parser = build_watch_parser()
     args = parser.parse_args(argv)
     if args.interval <= 0 or args.idle < 0:
         return fail(CurvedocError(None, "--interval must be above 0 and --idle at least 0"))
@@ -188,14 +232,20 @@ def watch_command(argv: list[str]) -> int:
     final = [*args.paths, "--fail-on", args.fail_on, *(f"--role={option}" for option in args.role)]
     final += [f"--num-classes={args.num_classes}"] if args.num_classes is not None else []
     final += [f"--config={args.config}"] if args.config else []
+    final += [f"--select={option}" for option in args.select] + [f"--ignore={option}" for option in args.ignore]
     return main(final + (["--format", "json"] if args.format == "json" else []))
 
 
-def rules_command(argv: list[str]) -> int:
+def build_rules_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="curvedoc rules", description="List the rules, or explain one.")
     parser.add_argument("code", nargs="?", help="a rule code (CD101) or symptom id (nan_inf) to explain")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    args = parser.parse_args(argv)
+    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                        help="markdown: the whole reference as one page (docs/rules.md is this)")
+    return parser
+
+
+def rules_command(argv: list[str]) -> int:
+    args = build_rules_parser().parse_args(argv)
     try:
         emit(rules_doc.render(args.code, args.format))
     except CurvedocError as exc:

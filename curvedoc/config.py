@@ -10,12 +10,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from curvedoc.diagnose import RuleSettings, settings_from
+from curvedoc.diagnose import RuleSettings, closest, settings_from
 from curvedoc.errors import CurvedocError
 from curvedoc.model import CLASSES, VOCABULARY
+from curvedoc.readers.limits import ReadLimits
 from curvedoc.roles import Role
 
 VALID_ROLES = {role.value for role in Role}
+
+
+# The keys of [tool.curvedoc]: any other is a mistake (a typo must not silently leave a setting at its default)
+KNOWN_KEYS = ("roles", "num_classes", "select", "disable", "ignore", "per-run-ignores", "thresholds", "limits")
 
 
 @dataclass
@@ -24,12 +29,36 @@ class Config:
     num_classes: int | None = None
     source: str | None = None
     rules: RuleSettings = field(default_factory=RuleSettings)
+    role_origins: dict[str, str] = field(default_factory=dict)  # role → where its override was given
+    limits: ReadLimits = field(default_factory=ReadLimits)  # what one input file may cost
 
-    def merged(self, roles: dict[str, str] | None = None, num_classes: int | None = None) -> "Config":
-        return Config({**self.roles, **(roles or {})}, num_classes or self.num_classes, self.source, self.rules)
+    def merged(self, roles: dict[str, str] | None = None, num_classes: int | None = None,
+               origin: str = "--role") -> "Config":
+        origins = {**self.role_origins, **{role: origin for role in roles or {}}}
+        return Config({**self.roles, **(roles or {})}, num_classes or self.num_classes, self.source, self.rules,
+                      origins, self.limits)
 
-    def apply(self, runs) -> None:
-        """Give freshly read runs the user's role overrides, and the class count where their config lacks one."""
+    def apply(self, runs, strict: bool = True) -> None:
+        """Give freshly read runs the user's role overrides, and the class count where their config lacks one.
+
+        A role override naming a tag that none of ``runs`` has is an error when ``strict`` (a typo would otherwise
+        leave the checks of that role without their curve and the run "healthy"); a run that lacks a tag other
+        runs have gets a warning.
+        """
+        runs = list(runs)
+        for role, tag in self.roles.items():
+            lacking = [run for run in runs if tag not in run.roles]
+            if not lacking:
+                continue
+            where = self.role_origins.get(role) or self.source or "roles"
+            if strict and len(lacking) == len(runs):
+                tags = sorted({name for run in runs for name in run.roles})
+                listed = ", ".join(repr(name) for name in tags[:8]) + (" …" if len(tags) > 8 else "")
+                raise CurvedocError(where, f"role {role} = {tag!r}: no run has that tag{closest(tag, tags)} "
+                                           f"(tags: {listed or 'none'})")
+            for run in lacking:
+                run.warnings.append(f"{where}: role {role} = {tag!r}, but this run has no such tag; the checks of "
+                                    f"{role} ran without it")
         for run in runs:
             run.set_roles(self.roles)
             if run.meta.n_classes is None and self.num_classes:
@@ -63,12 +92,16 @@ def _table(path: Path) -> dict[str, Any] | None:
     except tomllib.TOMLDecodeError as exc:
         raise CurvedocError(path, f"not valid TOML ({exc})") from None
     table = document.get("tool", {}).get("curvedoc")
-    if table is None and path.name == "curvedoc.toml":
+    if table is None and path.name != "pyproject.toml":  # curvedoc.toml, or any file named with --config
         table = document
     return table
 
 
 def parse_config(table: dict[str, Any], source: str) -> Config:
+    for key in table:
+        if key not in KNOWN_KEYS:
+            raise CurvedocError(source, f"unknown key {key!r}{closest(key, KNOWN_KEYS)} "
+                                        f"(keys: {', '.join(KNOWN_KEYS)})")
     roles = table.get("roles", {})
     if not isinstance(roles, dict):
         raise CurvedocError(source, "[tool.curvedoc] roles must be a table of role = \"tag\"")
@@ -84,7 +117,8 @@ def parse_config(table: dict[str, Any], source: str) -> Config:
         rules.validate(source)
     except CurvedocError as exc:
         raise CurvedocError(source, exc.problem) from None
-    return Config(dict(roles), num_classes, source, rules)
+    return Config(dict(roles), num_classes, source, rules, {role: source for role in roles},
+                  ReadLimits.from_table(table.get("limits", {}), source))
 
 
 def check_role(role: str, where: str | None) -> None:

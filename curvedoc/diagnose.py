@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -11,7 +13,7 @@ from curvedoc.errors import CurvedocError
 from curvedoc.features import LOSS_ROLES, RunCurves
 from curvedoc.model import Run
 from curvedoc.roles import Role, is_perplexity
-from curvedoc.rules import INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
+from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 NEEDS_N_CLASSES_CODE = "CD000"
@@ -22,27 +24,75 @@ MIN_SHAPE_POINTS = 3
 
 @dataclass
 class RuleSettings:
-    """What the user switched off (rule codes or symptom ids) and which thresholds they changed."""
+    """Which rules run, and with which thresholds. Rules are named as ruff names its checks: by code (CD402), code
+    prefix (CD4: every stability rule) or symptom id (spike). ``select`` (when given) keeps only the rules it
+    names; ``disabled`` (``disable``/``--ignore``) drops rules; ``per_run`` drops rules for the runs whose path
+    matches a glob; ``thresholds`` overrides a rule's thresholds."""
 
     disabled: set[str] = field(default_factory=set)
     thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
+    select: set[str] = field(default_factory=set)
+    per_run: dict[str, set[str]] = field(default_factory=dict)  # path glob → names of the rules dropped there
 
     def validate(self, where: str | None) -> None:
         rules = {rule.code: rule for rule in all_rules()}
-        known = set(rules) | {rule.symptom for rule in rules.values()}
-        for name in self.disabled:
-            if name not in known:
-                raise CurvedocError(where, f"disable: no rule or symptom named {name!r} (see `curvedoc rules`)")
+        for option, names in (("disable", self.disabled), ("select", self.select),
+                              *((f"per-run-ignores {pattern!r}", names) for pattern, names in self.per_run.items())):
+            for name in names:
+                if not any(names_rule(name, rule) for rule in rules.values()):
+                    raise CurvedocError(where, f"{option}: no rule, code prefix or symptom named {name!r}"
+                                               f"{closest(name, [*rules, *(r.symptom for r in rules.values())])}"
+                                               " (see `curvedoc rules`)")
         for code, values in self.thresholds.items():
             if code not in rules:
-                raise CurvedocError(where, f"thresholds: no rule {code!r} (see `curvedoc rules`)")
-            for name in values:
-                if name not in rules[code].thresholds:
-                    declared = ", ".join(rules[code].thresholds) or "none"
-                    raise CurvedocError(where, f"thresholds.{code}: no threshold {name!r} (it has: {declared})")
+                raise CurvedocError(where, f"thresholds: no rule {code!r}{closest(code, rules)} (see `curvedoc rules`)")
+            for name, value in values.items():
+                declared = rules[code].thresholds
+                if name not in declared:
+                    listed = ", ".join(declared) or "none"
+                    raise CurvedocError(where, f"thresholds.{code}: no threshold {name!r}{closest(name, declared)} "
+                                               f"(it has: {listed})")
+                problem = declared[name].problem_with(value)
+                if problem:
+                    raise CurvedocError(where, f"thresholds.{code}.{name} = {value:g} {problem} "
+                                               f"({declared[name].meaning})")
 
-    def enabled(self, rule: Rule) -> bool:
-        return rule.code not in self.disabled and rule.symptom not in self.disabled
+    def enabled(self, rule: Rule, run_path: str | None = None) -> bool:
+        if self.select and not any(names_rule(name, rule) for name in self.select):
+            return False
+        dropped = set(self.disabled)
+        if run_path is not None:
+            for pattern, names in self.per_run.items():
+                if path_matches(run_path, pattern):
+                    dropped |= names
+        return not any(names_rule(name, rule) for name in dropped)
+
+    def merged(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> RuleSettings:
+        """These settings with a command line's ``--select`` (replacing the file's) and ``--ignore`` (adding)."""
+        return RuleSettings(self.disabled | set(ignore), self.thresholds, set(select) or self.select, self.per_run)
+
+
+def names_rule(name: str, rule: Rule) -> bool:
+    """Whether ``name`` (a code, a code prefix such as CD4, or a symptom id) names ``rule``."""
+    return name == rule.symptom or (name[:2].upper() == "CD" and rule.code.startswith(name.upper()))
+
+
+def path_matches(run_path: str, pattern: str) -> bool:
+    """A run's path (as given, and relative to the current folder when under it) against a glob; ``**`` spans
+    folders."""
+    candidates = {run_path.replace(os.sep, "/")}
+    try:
+        candidates.add(os.path.relpath(run_path).replace(os.sep, "/"))
+    except ValueError:
+        pass  # another drive (Windows): only the path as given
+    return any(fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(candidate, pattern.rstrip("/") + "/*")
+               for candidate in candidates)
+
+
+def closest(name: str, choices: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` when one of ``choices`` is close to ``name``, else ""."""
+    match = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {match[0]!r}?" if match else ""
 
 
 def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurves | None = None) -> list[Finding]:
@@ -52,26 +102,56 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
     curves = curves or RunCurves(run)
     findings: list[Finding] = []
     waiting_for_n_classes: list[Rule] = []
+    lacking: dict[str, list[Rule]] = {}  # why → the rules that had nothing to judge for it
     for rule in all_rules(RUN):
-        if not settings.enabled(rule):
+        if not settings.enabled(rule, run.path):
             continue
         if rule.needs_n_classes and curves.n_classes is None:
             waiting_for_n_classes.append(rule)
             continue
         limits = Limits(rule.thresholds, settings.thresholds.get(rule.code, {}))
         try:
-            found = rule.detect(curves, limits)
+            found = found_items(rule.detect(curves, limits))
         except Exception as exc:  # noqa: BLE001 — one faulty rule must not cost the user the other findings
             run.warnings.append(f"rule {rule.code} ({rule.name}) failed on this run: {type(exc).__name__}: {exc}")
             continue
-        findings.extend(_with_assumptions(rule, item, curves) for item in found_items(found))
+        findings.extend(_with_assumptions(rule, item, curves) for item in found)
+        if not found and (missing := _missing(rule, run)):
+            lacking.setdefault(missing, []).append(rule)
     # an agent's losses are a policy's and a value function's objectives: no class count would judge them
     if waiting_for_n_classes and _has_classification_curves(run) and not curves.reinforcement_learning:
         findings.append(_needs_n_classes(waiting_for_n_classes, run.meta.language_model))
+        lacking["no vocabulary size" if run.meta.language_model else "no class count"] = waiting_for_n_classes
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
     run.findings = findings
     run.insufficient = too_little_to_judge(curves)
+    run.not_checked = [f"{', '.join(f'{rule.code} {rule.symptom}' for rule in rules)} ({why})"
+                       for why, rules in lacking.items()]
     return findings
+
+
+NEED_NAMES = {"val_loss": "validation", "test_loss": "test", "train_acc": "train", "val_acc": "validation",
+              "test_acc": "test", "grad_norm": "gradient norm", "score": "evaluation score", "train_loss": "train"}
+
+
+def _missing(rule: Rule, run: Run) -> str | None:
+    """Why ``rule`` had nothing to judge in ``run`` (none of the curves it needs is logged), or None. Generated
+    outputs are looked for only in a generative run's."""
+    if not rule.needs:
+        return None
+    if GENERATIONS in rule.needs:
+        return "no generations logged" if run.meta.language_model and not run.generations else None
+    roles = {str(role) for role in run.roles.values()}
+    if roles & set(rule.needs):
+        return None
+    kinds = sorted({need.rsplit("_", 1)[-1] for need in rule.needs if "_" in need} - {"norm"})
+    sides = dict.fromkeys(NEED_NAMES[need] for need in rule.needs if need != "grad_norm")
+    if "grad_norm" in rule.needs:
+        return "no gradient norm logged"
+    what = {"loss": "loss", "acc": "accuracy"}
+    named = " or ".join(what.get(kind, kind) for kind in kinds) or "curve"
+    extra = " or evaluation score" if "score" in rule.needs else ""
+    return f"no {' or '.join(side for side in sides if side != 'evaluation score')} {named}{extra} logged"
 
 
 def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
@@ -170,11 +250,13 @@ def first_moves(n_classes: int | None) -> list[str]:
 
 
 def settings_from(table: Mapping) -> RuleSettings:
-    """Rule settings from a ``[tool.curvedoc]`` table: ``disable = [...]`` and ``[thresholds.CODE]``."""
-    disabled = table.get("disable", [])
+    """Rule settings from a ``[tool.curvedoc]`` table: ``select``/``disable`` (or ``ignore``) lists,
+    ``[per-run-ignores]`` (path glob = list) and ``[thresholds.CODE]``."""
+    names = {key: _names(table, key) for key in ("select", "disable", "ignore")}
+    per_run = table.get("per-run-ignores", {})
+    if not isinstance(per_run, Mapping):
+        raise CurvedocError(None, "per-run-ignores must be a table of \"path glob\" = [rule codes or symptom ids]")
     thresholds = table.get("thresholds", {})
-    if not isinstance(disabled, list) or not all(isinstance(name, str) for name in disabled):
-        raise CurvedocError(None, "disable must be a list of rule codes or symptom ids")
     if not isinstance(thresholds, Mapping) or not all(isinstance(v, Mapping) for v in thresholds.values()):
         raise CurvedocError(None, "thresholds must be tables named by rule code, e.g. [tool.curvedoc.thresholds.CD101]")
     parsed = {}
@@ -183,4 +265,12 @@ def settings_from(table: Mapping) -> RuleSettings:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise CurvedocError(None, f"thresholds.{code}.{name} must be a number")
         parsed[code] = {name: float(value) for name, value in values.items()}
-    return RuleSettings(set(disabled), parsed)
+    return RuleSettings(names["disable"] | names["ignore"], parsed, names["select"],
+                        {pattern: _names(per_run, pattern, f"per-run-ignores {pattern!r}") for pattern in per_run})
+
+
+def _names(table: Mapping, key: str, what: str | None = None) -> set[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise CurvedocError(None, f"{what or key} must be a list of rule codes, code prefixes or symptom ids")
+    return set(value)

@@ -281,6 +281,7 @@ class Run:
     name: str = ""
     findings: list = field(default_factory=list)  # filled by curvedoc.diagnose
     insufficient: str | None = None  # filled by curvedoc.diagnose: why the run holds too little to judge
+    not_checked: list[str] = field(default_factory=list)  # filled by curvedoc.diagnose: checks without their curves
     generations: list[Generation] = field(default_factory=list)  # read by curvedoc.readers.generations
 
     def __post_init__(self) -> None:
@@ -328,6 +329,13 @@ class Run:
         self.meta.n_classes = n_classes
         self.meta.n_classes_source = source
         self.meta.n_classes_kind = kind
+
+    def _repr_html_(self) -> str:
+        """The run as a notebook shows it: its verdict, findings and plots, as in the HTML report."""
+        # imported here: the report pulls in matplotlib, which `import curvedoc` must not
+        from curvedoc.report.html import notebook_html
+
+        return notebook_html([self])
 
 
 class RunBuilder:

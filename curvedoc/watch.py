@@ -37,7 +37,7 @@ from curvedoc.diagnose import diagnose_run
 from curvedoc.errors import CurvedocError
 from curvedoc.features import rank_trend_z
 from curvedoc.model import Run
-from curvedoc.readers import Source, discover, follower, read_source
+from curvedoc.readers import Source, discover, follower, limits, read_source
 from curvedoc.rules import INFO, Finding
 
 IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
@@ -176,10 +176,11 @@ class Watch:
         if followed.runs and followed.stamps == stamps:
             return False
         try:
-            runs = read_source(source, followed.reader)
+            with limits.using(self.config.limits):
+                runs = read_source(source, followed.reader)
         except CurvedocError:
             return False  # nothing complete in it yet: still being written
-        self.config.apply(runs)
+        self.config.apply(runs, strict=False)
         followed.stamps, followed.runs = stamps, runs
         for run in runs:
             self._judge(run)

@@ -74,6 +74,7 @@ def test_output_folder_holds_the_index_in_every_format_linked_to_each_runs_repor
     jsonschema.validate(index, schema)
     rows = list(csv.DictReader(io.StringIO((out / "runs.csv").read_text())))
     assert len(rows) == len(index["runs"])
+    assert all(row["path"] == f"{archive}/{row['run']}" for row in rows), "a run is named by its path under ROOT"
 
     class Links(HTMLParser):
         hrefs = []

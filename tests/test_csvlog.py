@@ -281,7 +281,7 @@ def test_malformed_middle_line_is_skipped(tmp_path):
 def test_crashed_run_keeps_rows_before_the_cut_line():
     run = load_one(FIXTURES / "broken" / "crashed.csv")
     assert run.point_counts()["train_loss"] == 42
-    assert any("cut mid-write" in warning for warning in run.warnings)
+    assert any("last record cut off" in warning for warning in run.warnings)
 
 
 def test_non_utf8_bytes_are_read_with_a_warning():

@@ -61,7 +61,7 @@ def test_threshold_overrides_reach_the_rule():
 
 
 @pytest.mark.parametrize("text,message", [
-    ('disable = ["CD9999"]\n', "no rule or symptom named 'CD9999'"),
+    ('disable = ["CD9999"]\n', "no rule, code prefix or symptom named 'CD9999'"),
     ("[thresholds.CD102]\nnope = 1\n", "no threshold 'nope'"),
     ('[thresholds.CD102]\ntolerance = "x"\n', "must be a number"),
 ])

@@ -57,7 +57,7 @@ def test_nan_and_infinity_tokens_are_values():
 def test_crashed_run_keeps_the_lines_before_the_cut_one():
     run = load_one(FIXTURES / "generic" / "crashed.jsonl")
     assert run.point_counts()["train_loss"] == 86
-    assert any("cut mid-write" in warning for warning in run.warnings)
+    assert any("last record cut off" in warning for warning in run.warnings)
 
 
 def test_lone_wandb_history_file():
@@ -182,7 +182,7 @@ def test_utf16_json_lines_cut_mid_character_keep_the_complete_lines(tmp_path):
     path.write_bytes('{"step": 0, "loss": 1}\n{"step": 1, "loss": 2}\n'.encode("utf-16")[:-1])
     run = load_one(path)
     assert run.series("loss")["step"].tolist() == [0]
-    assert any("cut mid-write" in warning for warning in run.warnings)
+    assert any("last record cut off" in warning for warning in run.warnings)
 
 
 def test_detectron2_run_is_named_by_its_output_folder():

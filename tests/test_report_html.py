@@ -94,12 +94,12 @@ def test_page_is_self_contained(fixture_page):
     lowered = fixture_page.lower()
     for external in ('src="http', "src='http", 'href="http', "@import", "url(", "<link", "<script", "<iframe"):
         assert external not in lowered, external
-    images = Page(fixture_page).of("img")
-    assert images
-    for attrs in images:
-        width, height = png_size(attrs["src"])
-        assert width > 100 and height > 100
-        assert int(attrs["width"]) == width and int(attrs["height"]) == height
+    assert not Page(fixture_page).of("img")  # plots are inline SVG: nothing to load, not even a data: URI
+    charts = [attrs for attrs in Page(fixture_page).of("svg") if attrs.get("class") == "plot"]
+    assert charts
+    for attrs in charts:
+        assert int(attrs["width"]) > 100 and int(attrs["height"]) > 100
+        assert attrs["viewbox"] == f"0 0 {attrs['width']} {attrs['height']}"
 
 
 def test_a_plot_per_finding_and_healthy_runs_collapsed(fixture_page):
@@ -107,7 +107,8 @@ def test_a_plot_per_finding_and_healthy_runs_collapsed(fixture_page):
     plotted = sum(bool(finding.tags or finding.step is not None or finding.step_range) for run in runs
                   for finding in run.findings)
     failing_part, _, healthy_part = fixture_page.partition("<h2>Healthy runs")
-    assert failing_part.count('<img class="plot"') == plotted
+    assert failing_part.count('<svg class="plot"') == plotted
+    healthy_part = healthy_part.partition("<h2>The rules found")[0]
     assert healthy_part.count("<details") == len(curvedoc.diagnose(HEALTHY))
     assert fixture_page.count("First response, for any run with findings") == 1
     assert "<table>" in failing_part and "CD101 nan_inf" in failing_part
@@ -118,7 +119,8 @@ def test_cli_writes_html_by_extension(tmp_path):
     assert main([str(FIXTURES / "tensorboard" / "pytorch" / "lr_too_high"), "-o", str(output)]) == 1
     written = output.read_text(encoding="utf-8")
     assert written.startswith("<!DOCTYPE html>") and "CD101" in written
-    assert '<img class="plot"' in written
+    assert '<svg class="plot"' in written and '<a href="#rule-cd101">CD101</a>' in written
+    assert '<details class="rule-note" id="rule-cd101">' in written  # the rule's documentation, linked
 
 
 # --- a real browser ---------------------------------------------------------------------------------------------
@@ -148,10 +150,11 @@ def browse(browser: str, page: Path, profile: Path, *extra: str) -> subprocess.C
 # The page itself has no script; this probe is added to a copy only, to read what the browser laid out.
 PROBE = """<script>
 window.addEventListener("load", () => {
-  for (const img of document.images) {
-    const closed = img.closest("details:not([open])") !== null;
-    const box = img.getBoundingClientRect();
-    img.setAttribute("data-seen", `${img.complete && img.naturalWidth > 0} ${closed || (box.width > 0 && box.height > 0)}`);
+  for (const chart of document.querySelectorAll("svg.plot")) {
+    const closed = chart.closest("details:not([open])") !== null;
+    const box = chart.getBoundingClientRect();
+    const drawn = chart.querySelectorAll("polyline").length > 0 || chart.querySelectorAll("text").length > 1;
+    chart.setAttribute("data-seen", `${drawn} ${closed || (box.width > 0 && box.height > 0)}`);
   }
   document.body.setAttribute("data-scripts", String(document.scripts.length));
 });
@@ -176,5 +179,5 @@ def test_page_loads_in_a_headless_browser(tmp_path, hostile_page, fixture_page):
     assert dom.returncode == 0, dom.stderr[-2000:]
     seen = re.findall(r'data-seen="([^"]*)"', dom.stdout)
     assert seen and set(seen) == {"true true"}, seen
-    assert len(seen) == fixture_page.count('<img class="plot"')
+    assert len(seen) == fixture_page.count('<svg class="plot"')
     assert 'data-scripts="1"' in dom.stdout  # only the probe: the report brought no script of its own

@@ -17,7 +17,8 @@ import pytest
 import curvedoc
 from curvedoc.audit.summary import AuditResult, CrossRunFinding, RunSummary, Unreadable, summarize
 from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, WARNINGS, verdict
-from curvedoc.report.index import INDEX_RENDERERS, INDEX_SUFFIXES, Index, IndexOptions, render_index, shown_path
+from curvedoc.report.index import (INDEX_RENDERERS, INDEX_SUFFIXES, Index, IndexOptions, cut_apart, render_index,
+                                   shown_path)
 from curvedoc.report.index.csv import COLUMNS
 from curvedoc.report.index.json import INDEX_SCHEMA_VERSION, schema
 from curvedoc.report.index.markdown import ROWS_KEPT
@@ -98,11 +99,10 @@ def test_runs_come_worst_first_in_every_format(result):
     labels = {run.path: shown_path(run.path, result.roots) for run in result.runs}
     table = [line for line in render("markdown", result).splitlines() if re.match(r"^\| \d+ \|", line)]
     assert len(table) == len(expected)
-    for line, path in zip(table, expected):
+    for line, path in zip(table, expected, strict=True):
         assert labels[path].replace("_", r"\_") in line
     html_order = [match for match in re.findall(r'<a href="runs/run%20\d+\.html">([^<]*)</a>', render("html", result))]
-    cross_run_links = sum(len(finding.runs) for finding in result.cross_run)
-    assert html_order[cross_run_links:] == [labels[path] for path in expected]
+    assert html_order[:len(expected)] == [labels[path] for path in expected], "the runs table opens the page"
 
 
 def test_totals_and_symptom_counts_agree_across_formats(result):
@@ -222,6 +222,7 @@ def test_csv_round_trips_one_row_per_run(result):
     by_path = {run.path: run for run in result.runs}
     for row in rows:
         run = by_path[row["path"]]
+        assert row["run"] == shown_path(run.path, result.roots) and not row["run"].startswith(ROOT)
         assert row["verdict"] == verdict(run) and row["name"] == run.name
         assert int(row["n_errors"]) == sum(f.severity == "error" for f in run.findings)
         assert set(filter(None, row["symptoms"].split(";"))) == run.symptoms
@@ -241,7 +242,7 @@ def test_csv_cells_from_logs_never_start_a_formula(summaries, name):
     run = replace(summaries[0], name=name, path=f"{name}/run", format=name)
     run.findings = [replace(finding, title=name) for finding in run.findings]
     row = next(csv.DictReader(io.StringIO(render("csv", AuditResult([], [run])))))
-    for column in ("name", "path", "format") + (("first_finding",) if run.findings else ()):
+    for column in ("run", "name", "path", "format") + (("first_finding",) if run.findings else ()):
         assert row[column].startswith("'"), column
         assert row[column][1:] == name.replace("\n", "?") or row[column][1:].startswith(name[:3]), column
 
@@ -285,16 +286,76 @@ class _TagBalance(HTMLParser):
             self.open.pop()
 
 
-def test_html_is_one_well_formed_page_without_scripts(result):
+def test_html_is_one_well_formed_page_with_one_inline_script(result):
     page = render("html", result)
     parser = _TagBalance()
     parser.feed(page)
     parser.close()
     assert not parser.errors and parser.open == [], parser.errors[:3] or parser.open
-    assert parser.seen["script"] == 0 and parser.seen["link"] == 0 and parser.seen["img"] == 0
-    assert parser.seen["tr"] == len(result.runs) + 1 + 1 + len(result.symptom_counts()) + 1  # 2 tables + symptoms
-    assert "<details><summary>Healthy runs" in page
+    assert parser.seen["script"] == 1 and parser.seen["link"] == 0 and parser.seen["img"] == 0
+    assert parser.seen["tr"] == len(result.runs) + 1 + len(result.symptom_counts()) + 1  # runs and symptoms
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page), "the page must not load anything"
+    assert "<script src" not in page
+
+
+class _RunsTable(HTMLParser):
+    """The runs table's rows as the filters see them, and where the table and the filters stand in the page."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows, self.first, self.form = [], {}, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.first.setdefault(attrs.get("id") or attrs.get("class") or tag, self.getpos())
+        if tag == "tr" and "data-verdict" in attrs:
+            self.rows.append(attrs)
+        if tag == "form":
+            self.form = attrs
+
+
+def test_html_opens_with_every_run_in_one_table_the_filters_can_select(result):
+    page = render("html", result)
+    parser = _RunsTable()
+    parser.feed(page)
+    assert parser.first["runs"] < parser.first["finding sev-error"], "the runs table comes before the cross-run cards"
+    assert parser.first["run-filters"] < parser.first["runs"]
+    assert "hidden" in parser.form, "without the script the filters do nothing, so they are not shown"
+    ranked = Index(result, IndexOptions()).rows
+    assert [attrs["data-verdict"] for attrs in parser.rows] == [row.verdict for row in ranked]
+    assert [set(attrs["data-symptoms"].split()) for attrs in parser.rows] == [row.summary.symptoms for row in ranked]
+    for symptom, count in result.symptom_counts().items():
+        assert f'<option value="{symptom}">{symptom} ({count})</option>' in page
+
+
+def test_cut_apart_keeps_both_ends_and_never_shows_two_runs_alike():
+    sweep = [f"sweep/lr_0.{n}/seed_1/version_0/metrics.csv" for n in (1, 2)] + ["short/run"]
+    shown = cut_apart(sweep, 24)
+    assert len(set(shown)) == 3, shown
+    assert cells(shown[0]) > 24, "the two runs of the sweep got the room that tells them apart"
+    for whole, text in zip(sweep, shown, strict=True):
+        if text != whole:
+            head, tail = text.split("…")
+            assert whole.startswith(head) and whole.endswith(tail) and head and tail
+    assert shown[2] == "short/run"
+    alone = cut_apart([sweep[0]], 24)[0]
+    assert cells(alone) == 24 and alone.startswith("sweep/") and alone.endswith("metrics.csv")
+    assert cut_apart([sweep[0], sweep[0]], 24) == [alone, alone], "one label twice is one run twice: no growing"
+
+
+def test_terminal_and_markdown_tell_apart_runs_that_differ_only_in_the_middle(summaries):
+    base = next(summary for summary in summaries if verdict(summary) == FAILING)
+    runs = [replace(base, path=f"{ROOT}/sweep-{'x' * 60}/lr_0.{n}/seed_1/version_0/metrics.csv") for n in (1, 2)]
+    text = render("text", AuditResult([ROOT], runs), width=80, cut_to_width=True)
+    lines = [line for line in text.splitlines() if "metrics.csv" in line]
+    assert len(lines) == 2 and lines[0] != lines[1] and all("…" in line for line in lines)
+    assert all(cells(line) <= 80 for line in text.splitlines())
+    quiet = render("text", AuditResult([ROOT], runs), width=60, cut_to_width=True, quiet=True).splitlines()[:-1]
+    assert len(quiet) == 2 and quiet[0] != quiet[1]
+    deep = [replace(base, path=f"{ROOT}/{'deep/' * 100}run_{n}/metrics.csv") for n in (1, 2)]
+    table = [line for line in render("markdown", AuditResult([ROOT], deep)).splitlines()
+             if line.startswith(("| 1 |", "| 2 |"))]
+    assert len(table) == 2 and "run\\_1" in table[0] + table[1] and "run\\_2" in table[0] + table[1]
 
 
 def test_html_of_thousands_of_runs_stays_light(summaries):

@@ -15,6 +15,7 @@ from curvedoc.report import VERDICTS, render, verdict
 from curvedoc.report.json import SCHEMA_VERSION, schema
 from curvedoc.roles import Role
 from curvedoc.rules import SEVERITIES, SYMPTOMS
+from json_checks import assert_valid, strict_loads
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 # fixtures/public holds labels only: its logs stay outside the repository
@@ -43,18 +44,6 @@ def fixture_runs():
     runs = curvedoc.load(FIXTURES)
     diagnose_runs(runs)
     return runs
-
-
-def strict_loads(text: str):
-    def refuse(token):
-        raise ValueError(f"non-standard JSON token {token}")
-
-    return json.loads(text, parse_constant=refuse)
-
-
-def assert_valid(validator, document):
-    errors = sorted(validator.iter_errors(document), key=lambda error: list(error.absolute_path))
-    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
 
 
 def test_the_whole_fixture_tree_validates(validator, fixture_runs):

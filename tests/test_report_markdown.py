@@ -11,7 +11,8 @@ import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
 from curvedoc.report import ReportOptions, render
-from curvedoc.report.markdown import COMMENT_LIMIT, comment_length, md, mermaid_label, mermaid_number
+from curvedoc.report.markdown import (CHART_GRID_POINTS, COMMENT_LIMIT, chart_groups, comment_length, layered, md,
+                                      mermaid_label, mermaid_number, resample, step_grid, step_marks, y_range)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 HOSTILE_TAGS = [
@@ -84,7 +85,21 @@ def test_mermaid_numbers_are_plain_decimals():
         assert float(text) == pytest.approx(value, rel=1e-5, abs=1e-17)
 
 
-def test_chart_keeps_the_spike_step_and_names_the_nan_step():
+def chart(block):
+    """A chart's x range, y range and lines, each line at the grid steps Mermaid spreads it over."""
+    x_low, x_high = map(int, re.search(r'x-axis "step" (-?\d+) --> (-?\d+)$', block, flags=re.M).groups())
+    y_low, y_high = map(float, re.search(r'y-axis "[^"\n]*" (\S+) --> (\S+)$', block, flags=re.M).groups())
+    lines = [np.array([float(value) for value in found.split(", ")])
+             for found in re.findall(r"^    line \[(.*)\]$", block, flags=re.M)]
+    palette = re.search(r'plotColorPalette: "([^"]*)"', block).group(1).split(", ")
+    return (x_low, x_high), (y_low, y_high), lines, palette
+
+
+def grid_of(x_range, line):
+    return np.linspace(*x_range, len(line))
+
+
+def test_chart_keeps_the_spike_step_and_draws_the_nan_steps_on_the_top_edge():
     n, spike, nan_from = 5000, 3217, 4500
     values = 2.3 * np.exp(-np.arange(n) / 800) + 0.1
     values[spike] = 40.0
@@ -95,13 +110,19 @@ def test_chart_keeps_the_spike_step_and_names_the_nan_step():
     diagnose_run(run)
     text = markdown([run])
     block = mermaid_blocks(text)[0]
-    categories = re.findall(r'"(\d+)"', re.search(r"x-axis .*", block).group())
-    points = re.search(r"line \[(.*)\]", block).group(1).split(", ")
-    assert len(categories) == len(points) <= 105
-    assert str(spike) in categories and points[categories.index(str(spike))] == "40"
-    assert all(int(step) < nan_from for step in categories)  # NaN cannot be drawn ...
-    assert f"NaN from step {nan_from}" in text  # ... so the note says where it starts
-    assert "CD101 at step 4500" in block  # the finding's step is in the chart title
+    x_range, (_, top), lines, palette = chart(block)
+    marks, curve = lines[0], lines[-1]
+    grid = grid_of(x_range, curve)
+    assert x_range == (0, int(grid[-1])) and grid[-1] >= n - 1 and len(curve) <= CHART_GRID_POINTS
+    assert np.array_equal(grid, np.round(grid))  # whole, evenly spaced steps
+    at_spike = np.argmin(np.abs(grid - spike))
+    assert curve[at_spike] == 40  # the spike survives resampling, at its own step
+    finite = grid < nan_from - grid[1]
+    finite[at_spike] = False
+    assert (curve[grid >= nan_from] == top).all() and (curve[finite] < 3).all()
+    assert f"NaN from step {nan_from}" in text and "drawn on the top edge" in text  # the legend says so
+    assert "CD101 at step 4500" in block  # the finding's step is in the chart title ...
+    assert marks[np.argmin(np.abs(grid - nan_from))] == top and palette[0] == "#dc2626"  # ... and a red spike
 
 
 def test_exploded_values_get_a_log_axis():
@@ -149,8 +170,11 @@ def test_the_whole_corpus_fits_one_comment_and_says_what_was_cut(corpus):
     failing = next(line for line in text.splitlines() if line.startswith("| 1 |"))
     assert "FAILING" in failing  # the worst runs come first
     for block in mermaid_blocks(text):
-        x_count = len(re.findall(r'"\d+"', re.search(r"x-axis .*", block).group()))
-        assert x_count == len(re.search(r"line \[(.*)\]", block).group(1).split(", ")) <= 105
+        _, (low, high), lines, palette = chart(block)
+        assert len(lines) == len(palette)  # a colour for each line
+        points = {len(line) for line in lines} - {2}  # the chance level is a line of two points
+        assert len(points) == 1 and points.pop() <= CHART_GRID_POINTS  # every other line on one step grid
+        assert all(low <= line.min() and line.max() <= high for line in lines)
 
 
 def test_a_small_report_is_not_cut(corpus):
@@ -182,3 +206,100 @@ def test_plots_are_written_and_linked_relative_to_the_report(tmp_path):
     assert (output.parent / link).resolve().read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     printed = markdown([run], plots_dir=tmp_path / "to-stdout")
     assert re.search(r"\]\(" + re.escape((tmp_path / "to-stdout").as_posix()) + r"/001-", printed)
+
+
+def test_y_range_includes_chance_and_keeps_a_flat_curve_at_chance_flat():
+    chance = np.log(10)
+    flat = chance * (1 + 0.02 * np.sin(np.arange(200)))  # noise within 2% of chance
+    low, high = y_range(flat, [chance])
+    assert low < flat.min() and high > flat.max() and low < chance < high
+    assert (flat.max() - flat.min()) / (high - low) < 0.1  # drawn flat, not as a climb across the chart
+    low, high = y_range([0.02, 0.03], [np.log(2)])  # a loss far below chance (a leak): chance still on the chart
+    assert low < 0.02 and high > np.log(2)
+
+
+def test_y_range_does_not_hide_a_17_percent_rise():
+    rise = np.linspace(1.0, 1.17, 50)
+    low, high = y_range(rise)
+    assert low < 1.0 and high > 1.17 and 0.17 / (high - low) > 0.25
+
+
+def test_uneven_steps_are_drawn_at_their_values_on_an_even_grid():
+    steps = np.array([0, 1, 2, 3, 500, 1000])
+    values = np.array([2.3, 2.2, 2.1, 2.0, 1.0, 0.5])
+    grid = step_grid(0, 1000)
+    assert len(grid) <= CHART_GRID_POINTS and grid[0] == 0 and grid[-1] >= 1000
+    assert len(set(np.diff(grid))) == 1 and grid.dtype.kind == "i"  # whole, even spacing: one x-axis range
+    drawn = resample(steps, values, grid)
+    assert drawn[np.argmin(np.abs(grid - 500))] == 1.0 and drawn[-1] == 0.5
+    assert drawn[np.argmin(np.abs(grid - 250))] == pytest.approx(1.5, abs=0.05)  # between points: interpolated
+
+
+def test_the_x_axis_is_a_numeric_range_not_a_label_per_point(corpus):
+    # A category list labels every point (a hundred overlapping labels); a numeric range lets Mermaid label
+    # about ten round steps, placed by value.
+    text = markdown([run for run in corpus if run.findings][:5])
+    blocks = mermaid_blocks(text)
+    assert blocks
+    for block in blocks:
+        assert re.search(r'^    x-axis "step" -?\d+ --> -?\d+$', block, flags=re.M), block
+
+
+def test_resampling_keeps_a_one_point_spike_and_the_first_nan():
+    steps = np.arange(10_000)
+    values = np.full(10_000, 1.0)
+    values[6_543] = 9.0
+    values[8_000] = np.nan
+    grid = step_grid(0, 9_999)
+    drawn = resample(steps, values, grid)
+    assert np.nanmax(drawn) == 9.0 and np.isnan(drawn[np.argmin(np.abs(grid - 8_000))])
+    assert np.isfinite(drawn[grid > 8_100]).all()  # finite again after the one NaN
+
+
+def test_step_marks_rise_at_the_finding_step_only():
+    grid = step_grid(0, 790)
+    marks = step_marks(grid, [53], -0.1, 1.9)
+    assert marks[np.argmin(np.abs(grid - 53))] == 1.9
+    assert np.count_nonzero(marks == 1.9) == 1 and np.count_nonzero(marks == -0.1) == len(grid) - 1
+
+
+def overfitting_run(val_from=0):
+    builder = RunBuilder("/runs/overfit", "test")
+    steps = np.arange(400)
+    builder.add("train/loss", steps, 2.3 * np.exp(-steps / 60) + 0.01)
+    val_steps = steps[val_from::20]
+    builder.add("val/loss", val_steps, 1.0 + ((val_steps - 100) / 150) ** 2)
+    builder.meta.n_classes = 10
+    run = builder.build()
+    diagnose_run(run)
+    return run
+
+
+def test_train_and_validation_loss_share_one_chart_with_a_legend():
+    run = overfitting_run()
+    assert any(finding.symptom == "overfitting" for finding in run.findings)
+    assert chart_groups(run)[0] == ["train/loss", "val/loss"]
+    text = markdown([run])
+    block = mermaid_blocks(text)[0]
+    _, (low, high), lines, palette = chart(block)
+    assert palette[:2] == ["#dc2626", "#6b7280"] and set(palette[2:]) == {"#2563eb", "#ea580c"}  # curves on top
+    assert lines[1].tolist() == [pytest.approx(np.log(10), abs=1e-3)] * 2 and low < np.log(10) < high
+    assert "_blue: train/loss · orange: val/loss" in text and "· grey: chance level ln 10 = 2.303 ·" in text
+    assert 'title "train/loss, val/loss - CD501 at step' in block
+
+
+def test_a_curve_logged_later_follows_the_other_under_it_until_its_first_point():
+    grid = step_grid(0, 390)
+    train, val = np.linspace(2.3, 0.1, len(grid)), np.full(len(grid), 1.5)
+    first_val = 10
+    (under, under_colour), (over, over_colour) = layered([train, val], [(0, len(grid) - 1), (first_val, len(grid) - 1)],
+                                                         ["blue", "orange"])
+    assert (under_colour, over_colour) == ("orange", "blue")  # the shorter-logged curve is drawn first, underneath
+    assert np.array_equal(under[:first_val], train[:first_val]) and (under[first_val:] == 1.5).all()
+    assert np.array_equal(over, train)
+    # A last point one grid spacing short only rounds a step to the grid: no jump to the other curve there.
+    lines = dict((colour, line) for line, colour in layered([train, val], [(0, len(grid) - 1), (0, len(grid) - 2)],
+                                                            ["blue", "orange"]))
+    assert np.array_equal(lines["orange"], val)
+    text = markdown([overfitting_run(val_from=40)])
+    assert "orange: val/loss (logged at steps 40–380)" in text

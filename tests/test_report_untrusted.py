@@ -171,7 +171,8 @@ def test_the_index_csv_holds_no_formula_and_no_control_character(reports):
 
 
 def test_every_format_is_audited():
-    audited = {"text", "markdown", "html", "json"}  # json: tests/test_report_json.py
+    # json: tests/test_report_json.py; github: tests/test_report_github.py; sarif: tests/test_report_sarif.py
+    audited = {"text", "markdown", "html", "json", "github", "sarif"}
     assert set(RENDERERS) == audited
 
 

@@ -429,7 +429,7 @@ def test_unreadable_text_files_give_one_line_errors(tmp_path, content, problem):
 def test_a_last_line_cut_mid_write_is_dropped(tmp_path):
     run = read(write(tmp_path / "train.log", "step 1 loss 0.9\nstep 2 loss 0.8\nstep 3 loss 0.7\nstep 4 loss 0.6"))
     assert steps(run, "loss") == [1, 2, 3]
-    assert any("cut mid-write" in warning for warning in run.warnings)
+    assert any("last record cut off" in warning for warning in run.warnings)
 
 
 def test_a_100_mb_line_keeps_only_its_end(tmp_path):

@@ -46,7 +46,10 @@ def config_fingerprint(config: Config) -> str:
         "roles": sorted(config.roles.items()),
         "num_classes": config.num_classes,
         "disabled": sorted(rules.disabled),
+        "select": sorted(rules.select),
+        "per_run": {pattern: sorted(names) for pattern, names in sorted(rules.per_run.items())},
         "thresholds": {code: sorted(values.items()) for code, values in sorted(rules.thresholds.items())},
+        "limits": config.limits.as_dict(),
     }, sort_keys=True)
 
 

@@ -23,7 +23,7 @@ from curvedoc.audit.cache import FileStamps, source_files, stamp
 from curvedoc.audit.summary import RunSummary, summarize
 from curvedoc.config import Config
 from curvedoc.errors import CurvedocError, NotALog
-from curvedoc.readers import Source, read_source
+from curvedoc.readers import Source, limits, read_source
 
 # Per-run reports an audit writes under -o DIR, by format → file suffix.
 RUN_REPORT_SUFFIXES = {"html": ".html", "markdown": ".md"}
@@ -58,8 +58,9 @@ def audit_source(task: Task) -> SourceResult:
     source = task.source
     result = SourceResult(source, files=stamp(source_files(source)))  # stamped before reading: a file growing
     try:                                                               # meanwhile is seen as changed next time
-        runs = read_source(source)
-        task.config.apply(runs)
+        with limits.using(task.config.limits):
+            runs = read_source(source)
+        task.config.apply(runs, strict=False)
         for run in runs:
             curves = RunCurves(run)
             diagnose_run(run, task.config.rules, curves)

@@ -75,7 +75,7 @@ class LiveRun:
             builder.add(tag, np.array(steps), np.array(numbers))
         builder.add_config("model config", self.model_config)
         run = builder.build()
-        self.config.apply([run])
+        self.config.apply([run], strict=False)
         return run
 
 

@@ -117,6 +117,13 @@ class RunList(list):
         ]
         return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
 
+    def _repr_html_(self) -> str:
+        """The runs as a notebook shows them: each with its verdict, findings and plots, as in the HTML report."""
+        # imported here: the report pulls in matplotlib, which `import curvedoc` must not
+        from curvedoc.report.html import notebook_html
+
+        return notebook_html(self, self.problems)
+
 
 # Log files every run of their writer names the same (Lightning CSVLogger, Ultralytics, Detectron2, HF Trainer,
 # 2020-era W&B): the folder names the run, as a TensorBoard folder does.

@@ -21,7 +21,7 @@ import yaml
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export
+from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export, limits
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, restart_drops, warn_restarts, whole_steps,
@@ -95,7 +95,7 @@ def read(source: Source) -> list[Run]:
 def load_table(path: Path) -> Table:
     data = read_bytes(path)
     encoding, decoding_problem = encoding_of(data, path)
-    if encoding == "utf-16":  # the line checks below and the C parser work on bytes with one-byte line ends
+    if encoding.startswith(("utf-16", "utf-32")):  # the line checks and the C parser work on one-byte line ends
         data, encoding = data.decode(encoding, errors="replace").encode(), "utf-8"
     found = [decoding_problem] if decoding_problem else []
     data = data.lstrip(b"\r\n")
@@ -103,6 +103,8 @@ def load_table(path: Path) -> Table:
         data = data.split(b"\n", 1)[1] if b"\n" in data else b""
     header = data.split(b"\n", 1)[0].decode(encoding)
     delimiter = sniff_delimiter(header)
+    if (columns := count_fields(header.encode(), delimiter)) > limits.current().max_columns:
+        raise limits.refuse(path, f"{columns:,} columns", "max_columns")
     data = drop_cut_last_line(data, delimiter, path, found)
     # semicolon-separated files come from locales that write a decimal comma (Excel)
     decimal = "," if delimiter == ";" else "."
@@ -138,17 +140,24 @@ def count_fields(line: bytes, delimiter: str) -> int:
 
 
 def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]) -> bytes:
-    """A crashed writer leaves its last line short and without a line end: drop it, keep the rows before."""
+    """Every CSV writer ends each row with a line end, so a last line without one was being written when the
+    writer stopped: cut anywhere, even inside a number (``2,0.`` for ``2,0.75``), which would read as a changed
+    value. It is dropped, as a TensorBoard file's cut last record is; the rows before it are kept."""
     if data.endswith((b"\n", b"\r")):
         return data
     body_start = data.rfind(b"\n") + 1
-    if body_start == 0:
+    header_end = data.find(b"\n")
+    if body_start == 0 or body_start == header_end + 1 and not data[body_start:].strip():
         return data
     n_fields = count_fields(data[body_start:], delimiter)
     n_header = count_fields(data.split(b"\n", 1)[0].strip(), delimiter)
-    if n_fields >= n_header:
+    rows_before = data.count(b"\n", header_end + 1, body_start)
+    if rows_before == 0:  # its only row: kept, since dropping it would leave nothing to read
+        found.append(f"{path}: its only row has no line end (cut off while written?); kept it")
         return data
-    found.append(f"{path}: last line cut mid-write ({n_fields} of {n_header} fields); dropped, earlier rows kept")
+    found.append(f"{path}: last record cut off at byte {body_start} (a line without its line end, {n_fields} of "
+                 f"{n_header} fields: the usual state of a crashed or running job); dropped it, kept the "
+                 f"{rows_before} complete row(s) before it")
     return data[:body_start]
 
 

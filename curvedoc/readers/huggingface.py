@@ -17,7 +17,7 @@ from pathlib import Path
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name
+from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import add_rows
 from curvedoc.readers.text import read_text
 
@@ -50,6 +50,7 @@ def read(source: Source) -> list[Run]:
 
 def load_state(path: Path, builder: RunBuilder) -> dict:
     text, decoding_problem = read_text(path)
+    limits.check_json_depth(text, path)
     try:
         state = json.loads(text)
     except ValueError as exc:

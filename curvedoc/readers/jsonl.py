@@ -14,7 +14,7 @@ import numpy as np
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name
+from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, find_step_column, restart_drops,
     warn_restarts, whole_steps,
@@ -88,6 +88,7 @@ def read_lines(path: Path, builder: RunBuilder) -> list[dict]:
     text, decoding_problem = read_text(path)
     if decoding_problem:
         builder.warn(decoding_problem)
+    limits.check_json_depth(text, path)
     lines = text.splitlines()
     rows = _decode_all_at_once(lines)
     if rows is not None:
@@ -106,7 +107,8 @@ def read_lines(path: Path, builder: RunBuilder) -> list[dict]:
         else:
             bad_lines.append(number)
     if bad_lines and bad_lines[-1] == len(lines) and not text.endswith("\n"):
-        builder.warn(f"{path}: last line cut mid-write (line {bad_lines.pop()}); dropped, earlier lines kept")
+        builder.warn(f"{path}: last record cut off (line {bad_lines.pop()} has no line end: the usual state of a "
+                     f"crashed or running job); dropped it, kept the {len(rows)} complete line(s) before it")
     if bad_lines:
         builder.warn(f"{path}: {len(bad_lines)} line(s) that are not JSON objects skipped (first: line {bad_lines[0]})")
     return rows

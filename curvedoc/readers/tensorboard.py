@@ -26,7 +26,7 @@ from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Generation, Run, RunBuilder
-from curvedoc.readers import Source
+from curvedoc.readers import Source, limits
 from curvedoc.readers.companions import MAX_BYTES, parse_config_text
 from curvedoc.readers.generations import MAX_SAMPLES, is_generations_tag
 from curvedoc.readers.tfrecord import Chunk, FrameWalk
@@ -215,6 +215,8 @@ class _Folder:
             with open(path, "rb") as handle:
                 walk = FrameWalk(handle, start=state.end, records=state.records)
                 for chunk in walk:
+                    if walk.records > limits.current().max_records:
+                        raise limits.refuse(path, f"more than {walk.records:,} records", "max_records")
                     self._decode(chunk, path)
         except OSError as exc:
             if walk is None or walk.records == 0:

@@ -70,6 +70,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import STEP_LIMIT, restart_drops, warn_restarts
+from curvedoc.readers.text import encoding_of
 from curvedoc.roles import Role, infer_role, tokens
 
 FORMAT = "text-log"
@@ -399,11 +400,13 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
     head = handle.read(CHUNK_BYTES)
     if head.startswith(LFS_POINTER):
         raise CurvedocError(parsed.path, "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch it)")
-    # PowerShell 5's `>` writes UTF-16: decode it as it comes and go on in UTF-8, so one line splitter serves all
-    utf16 = head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace") if utf16 else None
+    # PowerShell 5's `>` writes UTF-16 (with a BOM or not): decode wide text as it comes and go on in UTF-8, so
+    # one line splitter serves all
+    encoding = encoding_of(head, parsed.path)[0] if b"\x00" in head[:4096] else "utf-8"
+    decoder = (codecs.getincrementaldecoder(encoding)(errors="replace")
+               if encoding.startswith(("utf-16", "utf-32")) else None)
     chunk = head.removeprefix(codecs.BOM_UTF8)
-    if not (head[2:] if utf16 else chunk).strip(b" \t\r\n\x00"):
+    if not (head if decoder else chunk).strip(b" \t\r\n\x00\xff\xfe"):
         raise CurvedocError(parsed.path, "empty file")
     carry, carry_cut = b"", False  # the unfinished line, and whether its start was already cut away
     read_so_far = cut_lines = 0
@@ -431,7 +434,8 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
         parsed.warn(f"{cut_lines} line(s) longer than {MAX_LINE_BYTES >> 10} KiB; only the end of each was read")
     if carry.strip(b"\r\x00 \t") and VALUE_HINT.search(carry.decode("utf-8", errors="replace")):
         # a writer killed mid-line leaves it cut, perhaps mid-number ("loss 0.4" of "loss 0.4512"): not trusted
-        parsed.warn("last line cut mid-write (no line end); dropped, earlier lines kept")
+        parsed.warn("last record cut off (a line without its line end: the usual state of a crashed or running job); "
+                    "dropped it, kept the lines before it")
 
 
 def read_line(text: str, state: _Reading) -> Line | None:

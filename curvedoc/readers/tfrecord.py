@@ -89,7 +89,7 @@ class FrameWalk:
             buffer = pending + data + PAD
             limit = len(buffer) - len(PAD)
             offset, frames = _walk(buffer, limit)
-            if frames:
+            if len(frames):
                 chunk, corrupt_at = self._checked(buffer, base, frames)
                 if len(chunk.starts):
                     yield chunk
@@ -114,7 +114,7 @@ class FrameWalk:
             f"file was not read (kept the {self.records} record(s) before it)"
         )
 
-    def _checked(self, buffer: bytes, base: int, frames: list[int]) -> tuple[Chunk, int | None]:
+    def _checked(self, buffer: bytes, base: int, frames: np.ndarray) -> tuple[Chunk, int | None]:
         """The chunk's records whose length and data CRCs hold, and where framing was lost, if it was.
 
         The walk trusted every length; the first length whose CRC fails ends the file, as in TensorBoard.
@@ -122,7 +122,7 @@ class FrameWalk:
         length passed its own CRC, so the next frame boundary is still trustworthy, and one damaged record (a
         flipped bit on disk) should cost one point, not the rest of the run.
         """
-        starts = np.array(frames, np.int64) + 12
+        starts = frames + 12
         lengths = np.ndarray((len(buffer) - 7,), "<u8", buffer, 0, (1,))[starts - 12].astype(np.int64)
         stored = np.ndarray((len(buffer) - 3,), "<u4", buffer, 0, (1,))
         distinct, which = np.unique(lengths, return_inverse=True)
@@ -146,18 +146,45 @@ class FrameWalk:
         return Chunk(buffer, base, starts, lengths), corrupt_at
 
 
-def _walk(buffer: bytes, limit: int) -> tuple[int, list[int]]:
-    """Offsets of the frames lying wholly inside ``buffer[:limit]``, trusting each length (checked afterwards)."""
+# A run of this many frames of one length is followed in bulk: scalar logs repeat one record layout for thousands
+# of records (the same tags, steps of the same varint width), so most frames are found without a Python step each.
+RUN_PROBE = 4096
+
+
+def _walk(buffer: bytes, limit: int) -> tuple[int, np.ndarray]:
+    """Offsets of the frames lying wholly inside ``buffer[:limit]``, trusting each length (checked afterwards).
+
+    Following lengths is sequential, but a frame of the length of the one before it is usually followed by many
+    more: their offsets are predicted as a stride, and the length field at each predicted offset read at once.
+    Every prediction up to the first frame of another length is a real frame start (each one's length says
+    where the next begins), so the walk goes on from there, one frame at a time until lengths repeat again.
+    """
     unpack = LENGTH.unpack_from
+    lengths = np.ndarray((max(len(buffer) - 7, 0),), "<u8", buffer, 0, (1,))
+    pieces: list[np.ndarray] = []
     frames: list[int] = []
     add = frames.append
-    offset = 0
+    offset, previous = 0, -1
     while True:  # PAD keeps the 8-byte read in bounds; a header running past limit makes end > limit too
-        end = offset + 16 + unpack(buffer, offset)[0]
+        length = unpack(buffer, offset)[0]
+        end = offset + 16 + length
         if end > limit:
-            return offset, frames
+            break
+        if length == previous and (count := min((limit - offset) // (16 + length), RUN_PROBE)) > 8:
+            predicted = offset + (16 + length) * np.arange(count, dtype=np.int64)
+            same = lengths[predicted] == length
+            run = count if same.all() else int(np.argmin(same))
+            if frames:
+                pieces.append(np.array(frames, np.int64))
+                frames = []
+                add = frames.append
+            pieces.append(predicted[:run])
+            offset += run * (16 + length)
+            continue
         add(offset)
-        offset = end
+        previous, offset = length, end
+    pieces.append(np.array(frames, np.int64))
+    return offset, np.concatenate(pieces)
 
 
 def _crc_tables() -> np.ndarray:

@@ -26,9 +26,11 @@ RENDERERS = {
     "json": "curvedoc.report.json",
     "markdown": "curvedoc.report.markdown",
     "html": "curvedoc.report.html",
+    "github": "curvedoc.report.github",
+    "sarif": "curvedoc.report.sarif",
 }
 SUFFIXES = {".txt": "text", ".json": "json", ".md": "markdown", ".markdown": "markdown", ".html": "html",
-            ".htm": "html"}
+            ".htm": "html", ".sarif": "sarif"}
 
 FAILING, WARNINGS, INSUFFICIENT, HEALTHY = "failing", "warnings", "insufficient", "healthy"
 VERDICTS = (FAILING, WARNINGS, INSUFFICIENT, HEALTHY)  # worst first
@@ -47,6 +49,7 @@ def verdict_tally(counts: Mapping[str, int]) -> str:
 @dataclass
 class ReportOptions:
     quiet: bool = False  # verdicts only
+    verbose: bool = False  # also the notes and read warnings of runs without findings
     color: bool = False  # ANSI colour (terminal only: decided by the CLI from TTY and NO_COLOR)
     width: int = 100  # terminal columns available: prose is wrapped to it
     cut_to_width: bool = True  # a terminal cuts what is wider; a file or a pipe keeps the whole line

@@ -1,29 +1,26 @@
 """One self-contained HTML page to read or send a colleague: no scripts, no external fonts, styles or images.
 
 The page has a summary table of every run, then per failing or warning run its findings, each with a plot where
-its evidence is drawn (PNG inlined as a ``data:`` URI, so the file needs no network and no neighbour files),
-then the healthy runs collapsed in ``<details>``, and the first-response checklist once. Everything read from a
+its evidence is drawn (inline SVG, curvedoc.report.svg, so the file needs no network and no neighbour files),
+then the healthy runs collapsed in ``<details>``, the first-response checklist once, and a note on each rule
+found, which each finding links to (``curvedoc rules CODE``). Everything read from a
 log (names, paths, tags, evidence that quotes tags) is HTML-escaped, quotes included, and never lands in an
 attribute that could run code; the page carries no JavaScript at all.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-
-import numpy as np
-from PIL import Image  # installed with matplotlib, which depends on it
+import re
 
 from curvedoc import __version__
 from curvedoc.diagnose import first_response
 from curvedoc.report import (HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WITHOUT_FINDINGS, ReportOptions,
                              printable, series_summary, verdict, verdict_tally)
-from curvedoc.report.plots import figure_for_finding, figure_for_run
+from curvedoc.report.rules_doc import anchor, explain
+from curvedoc.report.svg import svg_for_run
+from curvedoc.rules import REGISTRY
 
-PLOT_DPI = 90
-PALETTE_COLOURS = 64
 # a badge shows its verdict by name, but for the one whose name is no phrase
 VERDICT_LABELS = {INSUFFICIENT: VERDICT_PHRASES[INSUFFICIENT]}
 
@@ -58,13 +55,16 @@ th { background: #f5f5f5; }
 .finding ul { margin: 0; padding-left: 1.1rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em;
        background: #f3f3f3; padding: 0 0.2rem; border-radius: 3px; }
-img.plot { display: block; max-width: 100%; height: auto; margin-top: 0.5rem; border: 1px solid #eee; }
+svg.plot { display: block; max-width: 100%; height: auto; margin-top: 0.5rem; border: 1px solid #eee; }
+.rule-note pre { white-space: pre-wrap; font-size: 0.85em; background: #f7f7f7; padding: 0.5rem; }
 details { margin: 0.5rem 0; }
 summary { cursor: pointer; font-weight: 600; }
 .checklist { background: #f7f9fc; border: 1px solid #dde5f0; border-radius: 4px; padding: 0.6rem 1rem; }
 .checklist h2 { margin-top: 0.2rem; }
 .warnings-list li { color: #8a4b00; overflow-wrap: anywhere; }
 """
+# the class of the block a notebook shows a report in: the report's styles apply inside it only
+NOTEBOOK_SCOPE = "curvedoc-report"
 
 
 def render(runs, problems=(), options: ReportOptions | None = None) -> str:
@@ -88,13 +88,44 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
         steps = "".join(f"<li>{text(step)}</li>" for step in first_response(with_findings[0]))
         parts.append(f'<section class="checklist"><h2>First response, for any run with findings</h2>'
                      f"<ol>{steps}</ol></section>")
-    parts.extend(_run_section(run, index) for index, run in diagnosed)
+    parts.extend(run_html(run, index) for index, run in diagnosed)
     if quiet:
         heading = "Healthy runs" if all(verdict(run) == HEALTHY for _, run in quiet) else "Runs without findings"
         parts.append(f"<h2>{heading} ({len(quiet)})</h2>")
-        parts.extend(_quiet_run(run, index) for index, run in quiet)
+        parts.extend(run_html(run, index) for index, run in quiet)
+    parts.append(rule_notes(finding.code for run in ranked for finding in run.findings))
     parts.append("</body></html>")
     return "\n".join(part for part in parts if part)
+
+
+def notebook_html(runs, problems=()) -> str:
+    """What a notebook shows for runs (``Run._repr_html_``, ``RunList._repr_html_``): each run as the report shows
+    it, in the list's order, inside a block the report's styles are scoped to, so the notebook keeps its own look.
+    A run without findings shows its curves, folded when it is one of several."""
+    runs = list(runs)
+    folded = len(runs) > 1
+    counts = f'<p class="muted">{_counts(runs)}</p>' if folded else ""
+    sections = "".join(run_html(run, index, folded) for index, run in enumerate(runs))
+    sections += rule_notes(finding.code for run in runs for finding in run.findings)
+    style = _scoped(STYLE, NOTEBOOK_SCOPE)
+    return f'<div class="{NOTEBOOK_SCOPE}"><style>{style}</style>{counts}{_problems(problems)}{sections}</div>'
+
+
+def run_html(run, index: int, folded: bool = True) -> str:
+    """One run as the report shows it: with findings, its section with a plot per finding; without, its verdict
+    and curves in a ``<details>`` (open unless ``folded``)."""
+    return _quiet_run(run, index, folded) if verdict(run) in WITHOUT_FINDINGS else _run_section(run, index)
+
+
+def _scoped(style: str, scope: str) -> str:
+    """``style`` applied only inside the element of class ``scope``, the page's body rule to that element itself:
+    a notebook is someone else's page."""
+    def rule(match: re.Match) -> str:
+        selectors = [selector.strip() for selector in match[1].split(",")]
+        return "\n" + ", ".join(f".{scope}" if selector == "body" else f".{scope} {selector}"
+                                for selector in selectors) + " {"
+
+    return re.sub(r"([^{}]+)\{", rule, style)
 
 
 def text(value) -> str:
@@ -150,8 +181,10 @@ def _run_header(run) -> str:
     steps = f"steps {min(row['first_step'] for row in rows)}..{max(row['last_step'] for row in rows)}" if rows else \
         "no scalar points"
     warnings = "".join(f"<li>{text(warning)}</li>" for warning in run.warnings)
+    not_checked = "".join(f"<li>{text(item)}</li>" for item in run.not_checked)
     return (f'<p class="muted">{text(run.path)} · {text(run.format)} · {len(rows)} curves · {steps} · {classes}</p>'
-            + (f'<ul class="warnings-list">{warnings}</ul>' if warnings else ""))
+            + (f'<ul class="warnings-list">{warnings}</ul>' if warnings else "")
+            + (f'<p class="muted">Not checked:</p><ul class="muted">{not_checked}</ul>' if not_checked else ""))
 
 
 def _run_section(run, index: int) -> str:
@@ -169,9 +202,20 @@ def _finding(run, finding) -> str:
         details.append(("steps", f"{int(finding.step_range[0])}–{int(finding.step_range[1])}"))
     if finding.tags:
         details.append(("curves", ", ".join(f"<code>{text(tag)}</code>" for tag in finding.tags)))
-    plot = _plot(figure_for_finding(run, finding), f"{run.name}: {finding.code} {finding.symptom}") \
+    plot = svg_for_run(run, [finding], focused=True, description=f"{run.name}: {finding.code} {finding.symptom}") \
         if finding.tags or finding.step is not None or finding.step_range is not None else ""
     return finding_article(finding, details, finding.evidence, plot)
+
+
+def rule_notes(codes) -> str:
+    """The documentation of each rule found (``curvedoc rules CODE``), which each finding's code links to."""
+    known = sorted({code for code in codes if code in REGISTRY})
+    if not known:
+        return ""
+    notes = "".join(f'<details class="rule-note" id="{anchor(code)}"><summary>{text(code)} '
+                    f"{text(REGISTRY[code].name)}</summary><pre>{html.escape(explain(REGISTRY[code]))}</pre></details>"
+                    for code in known)
+    return f"<h2>The rules found</h2>{notes}"
 
 
 def finding_article(finding, details: list[tuple[str, str]], evidence, below: str = "") -> str:
@@ -187,7 +231,12 @@ def finding_article(finding, details: list[tuple[str, str]], evidence, below: st
     rows = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in details)
     severity = severity_class(finding.severity)
     return (f'<article class="finding sev-{severity}"><h3><span class="badge {severity}">{severity}</span> '
-            f"{text(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl>{below}</article>")
+            f"{_rule_link(finding.code)} · {text(finding.title)}</h3><dl>{rows}</dl>{below}</article>")
+
+
+def _rule_link(code: str) -> str:
+    """The finding's code, linked to its rule's note (rule_notes) when it is a rule's."""
+    return f'<a href="#{text(anchor(code))}">{text(code)}</a>' if code in REGISTRY else text(code)
 
 
 def severity_class(severity: str) -> str:
@@ -200,25 +249,11 @@ def html_list(items_html) -> str:
     return "<ul>" + "".join(f"<li>{item}</li>" for item in items_html) + "</ul>"
 
 
-def _quiet_run(run, index: int) -> str:
-    """A run without findings, folded: healthy, or too little to judge (and why)."""
+def _quiet_run(run, index: int, folded: bool = True) -> str:
+    """A run without findings: healthy, or too little to judge (and why)."""
     state = verdict(run)
     why = f"<p>Not enough to judge: {text(run.insufficient)}</p>" if state == INSUFFICIENT else ""
-    plot = _plot(figure_for_run(run), f"{run.name}: curves") if not run.scalars.empty else ""
+    plot = svg_for_run(run, description=f"{run.name}: curves") if not run.scalars.empty else ""
     notes = "".join(_finding(run, finding) for finding in run.findings)  # info findings: notes, not symptoms
-    return (f'<details id="{_anchor(index)}"><summary>{text(run.name)} {_badge(state)}'
+    return (f'<details id="{_anchor(index)}"{"" if folded else " open"}><summary>{text(run.name)} {_badge(state)}'
             f"</summary>{_run_header(run)}{why}{plot}{notes}</details>")
-
-
-def _plot(figure, description: str) -> str:
-    """The figure as an inline PNG with its pixel size, so the page lays out before the image decodes. A line plot
-    needs few colours: a 64-colour palette makes the page about 4× smaller than full-colour PNGs."""
-    figure.set_dpi(PLOT_DPI)
-    figure.canvas.draw()
-    image = Image.fromarray(np.asarray(figure.canvas.buffer_rgba())).convert("RGB").quantize(PALETTE_COLOURS)
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG", optimize=True)
-    width, height = image.size
-    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return (f'<img class="plot" width="{width}" height="{height}" alt="plot of {text(description)}" '
-            f'src="data:image/png;base64,{encoded}">')

@@ -12,6 +12,7 @@ import json
 import math
 from collections import Counter
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from curvedoc import __version__
@@ -35,6 +36,7 @@ def run_to_dict(run) -> dict[str, Any]:
         "format": run.format,
         "verdict": verdict(run),
         "insufficient": run.insufficient,
+        "not_checked": run.not_checked,
         "meta": {
             "n_classes": run.meta.n_classes,
             "n_classes_source": run.meta.n_classes_source,
@@ -62,20 +64,27 @@ def summary(runs) -> dict[str, Any]:
     }
 
 
-def document(runs, problems=()) -> dict[str, Any]:
+def document(runs, problems=(), plots: dict[int, Path] | None = None) -> dict[str, Any]:
+    """``plots``: the PNG written for each run (``--plots DIR``), by ``id(run)``."""
     runs = list(runs)
+    plots = plots or {}
     return valid_text({
         "schema_version": SCHEMA_VERSION,
         "curvedoc_version": __version__,
         "summary": summary(runs),
-        "runs": [run_to_dict(run) for run in runs],
+        "runs": [{**run_to_dict(run), "plot": str(plots[id(run)]) if id(run) in plots else None} for run in runs],
         "problems": [str(problem) for problem in problems],
     })
 
 
 def render(runs, problems=(), options=None) -> str:
+    plots = {}
+    if options is not None and options.plots_dir is not None:
+        from curvedoc.report.plots import write_plot_files  # matplotlib only when plots are asked for
+
+        plots = write_plot_files(runs, options)
     # allow_nan=False turns any non-finite number that slipped past sanitising into an error, not invalid JSON.
-    return json.dumps(document(runs, problems), indent=2, allow_nan=False)
+    return json.dumps(document(runs, problems, plots), indent=2, allow_nan=False)
 
 
 def valid_text(value: Any) -> Any:

@@ -8,43 +8,21 @@ downsampled with :func:`curvedoc.report.downsample`, which keeps every spike and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import os
+import re
+from pathlib import Path
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of
+from curvedoc.errors import CurvedocError
+from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
 from curvedoc.report import downsample, printable
-from curvedoc.roles import Role
+from curvedoc.report.chart import (CURVE_COLOURS, MAX_PLOT_POINTS, SEVERITY_COLOURS, Panel, chance_level,
+                                   chart_panels, finding_label, log_scale, panel_for, point_at)
 from curvedoc.rules import Finding
-
-MAX_PLOT_POINTS = 2000
-LOG_SCALE_DECADES = 2  # a loss spanning more than this many decades is drawn on a log axis
-
-SEVERITY_COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
-CURVE_COLOURS = {Role.TRAIN_LOSS: "#1f77b4", Role.VAL_LOSS: "#ff7f0e", Role.TEST_LOSS: "#2ca02c",
-                 Role.TRAIN_ACC: "#1f77b4", Role.VAL_ACC: "#ff7f0e", Role.TEST_ACC: "#2ca02c",
-                 Role.LR: "#6a3d9a", Role.GRAD_NORM: "#8c564b", Role.SCORE: "#17becf", Role.OTHER: "#7f7f7f"}
-
-# Panels from top to bottom: the loss panel is tall, the others are small companions sharing its step axis.
-_PANELS = (
-    ("loss", (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)),
-    ("accuracy", (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)),
-    ("score", (Role.SCORE,)),
-    ("learning rate", (Role.LR,)),
-    ("grad norm", (Role.GRAD_NORM,)),
-    ("other", (Role.OTHER,)),
-)
-_PANEL_OF_ROLE = {role: title for title, roles in _PANELS for role in roles}
-
-
-@dataclass
-class _Panel:
-    title: str
-    curves: list[Curve]
-    axes: object = None
 
 
 def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: float = 9.0,
@@ -54,11 +32,7 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
     the loss panel and the panels of the findings' curves."""
     findings = list(run.findings if findings is None else findings)
     curves = RunCurves(run)
-    panels = _panels(curves, findings)
-    if focused:
-        named = {tag for finding in findings for tag in finding.tags}
-        panels = [panel for panel in panels
-                  if panel.title == "loss" or any(curve.tag in named for curve in panel.curves)]
+    panels = chart_panels(curves, findings, focused)
     heights = [3 if panel.title == "loss" else 1.2 for panel in panels] or [3]
     height = 0.7 + 0.9 * sum(heights)
     figure = Figure(figsize=(width, height))
@@ -103,23 +77,7 @@ def _title(run: Run) -> str:
     return _text(f"{run.name}  [{run.format}]")
 
 
-def _panels(curves: RunCurves, findings: list[Finding]) -> list[_Panel]:
-    """The main curve of each role, plus the curves a finding names that are not among them, grouped into panels."""
-    chosen: dict[str, Curve] = {}
-    for role in _PANEL_OF_ROLE:
-        if role is not Role.OTHER and (curve := curves.curve(role)) is not None:
-            chosen[curve.tag] = curve
-    for finding in findings:
-        for tag in finding.tags:
-            if tag not in chosen and tag in curves.run.roles and (curve := curves.curve_of(tag)) is not None:
-                chosen[tag] = curve
-    by_panel: dict[str, list[Curve]] = {}
-    for curve in chosen.values():
-        by_panel.setdefault(_PANEL_OF_ROLE[curve.role], []).append(curve)
-    return [_Panel(title, by_panel[title]) for title, _ in _PANELS if title in by_panel]
-
-
-def _draw_panel(panel: _Panel, curves: RunCurves) -> None:
+def _draw_panel(panel: Panel, curves: RunCurves) -> None:
     axes = panel.axes
     for curve in panel.curves:
         steps, values = downsample(curve.steps, curve.values.astype(float), MAX_PLOT_POINTS)
@@ -130,10 +88,10 @@ def _draw_panel(panel: _Panel, curves: RunCurves) -> None:
     nonfinite = [curve for curve in panel.curves if curve.first_nonfinite is not None]
     for order, curve in enumerate(nonfinite):
         _mark_nonfinite(axes, curve, label_height=0.06 + 0.09 * order)
-    if _log_scale(panel.curves):
+    if log_scale(panel.curves):
         axes.set_yscale("log")
     if panel.title == "loss":
-        chance = _chance(curves, panel.curves)
+        chance = chance_level(curves, panel.curves)
         if chance is not None:
             axes.axhline(chance, color="#555555", linestyle=":", linewidth=1)
             # At the right end: the left end is where step ranges are labelled and where a loss starts.
@@ -170,27 +128,11 @@ def _beside(axes, step: float) -> dict:
     return {"xytext": (4, 0), "textcoords": "offset points", "ha": "left"}
 
 
-def _log_scale(panel_curves: list[Curve]) -> bool:
-    values = np.concatenate([curve.finite_values for curve in panel_curves]) if panel_curves else np.array([])
-    if not len(values) or values.min() <= 0:
-        return False
-    return math.log10(values.max() / values.min()) > LOG_SCALE_DECADES
-
-
-def _chance(curves: RunCurves, panel_curves: list[Curve]) -> float | None:
-    for curve in panel_curves:
-        if curve.role is Role.TRAIN_LOSS or curve.role is Role.VAL_LOSS:
-            chance = chance_loss_of(curves, curve)
-            if chance is not None:
-                return chance
-    return None
-
-
-def _draw_finding(finding: Finding, panels: list[_Panel], label_height: float) -> None:
+def _draw_finding(finding: Finding, panels: list[Panel], label_height: float) -> None:
     """Its step range shaded, its step as a dashed line with a label at ``label_height`` (a share of the panel
     height, so several findings' labels do not overlap) and the curve's value there circled."""
     colour = SEVERITY_COLOURS.get(finding.severity, "#555555")
-    target = _panel_for(finding, panels)
+    target = panel_for(finding, panels)
     axes = target.axes
     if finding.step_range is not None and finding.symptom != "overfitting":
         start, stop = finding.step_range
@@ -203,11 +145,8 @@ def _draw_finding(finding: Finding, panels: list[_Panel], label_height: float) -
     step = finding.step
     for panel in panels:
         panel.axes.axvline(step, color=colour, linestyle="--", linewidth=1, alpha=0.8)
-    label = {"nan_inf": f"first NaN/Inf: step {step}", "spike": f"spike at step {step}",
-             "exploding_grad": f"gradient spike at step {step}",
-             "overfitting": f"best validation, step {step}: stop here"}.get(finding.symptom,
-                                                                         f"{finding.code} at step {step}")
-    point = None if finding.symptom == "nan_inf" else _point_at(finding, target, step)  # a NaN has no point
+    label = finding_label(finding, step)
+    point = None if finding.symptom == "nan_inf" else point_at(finding, target, step)  # a NaN has no point
     if point is not None:
         axes.plot([point[0]], [point[1]], marker="o", markersize=8, markerfacecolor="none", markeredgecolor=colour,
                   markeredgewidth=2)
@@ -215,29 +154,32 @@ def _draw_finding(finding: Finding, panels: list[_Panel], label_height: float) -
                   fontweight="bold", **_beside(axes, step))
 
 
-def _panel_for(finding: Finding, panels: list[_Panel]) -> _Panel:
-    """The panel showing the finding's first tag (the loss panel when none of its tags is drawn)."""
-    for tag in finding.tags:
-        for panel in panels:
-            if any(curve.tag == tag for curve in panel.curves):
-                return panel
-    return panels[0]
-
-
-def _point_at(finding: Finding, panel: _Panel, step: int) -> tuple[int, float] | None:
-    """The finding's curve value at its step (nearest finite logged step), to circle it."""
-    tags = set(finding.tags)
-    if finding.symptom == "overfitting":
-        tags = {curve.tag for curve in panel.curves if curve.role is Role.VAL_LOSS} or tags
-    for curve in panel.curves:
-        if curve.tag in tags and len(curve.finite_steps):
-            index = int(np.argmin(np.abs(curve.finite_steps - step)))
-            return int(curve.finite_steps[index]), float(curve.finite_values[index])
-    return None
-
-
 def _text(text: str) -> str:
     """Log text as a plot label: literal, never mathtext ("$...$"), never a hidden legend entry (leading "_"),
     control characters (which no font draws) shown as "?"."""
     text = printable(text)
     return ("\u200b" + text if text.startswith("_") else text).replace("$", r"\$")
+
+
+def write_plot_files(runs, options) -> dict[int, Path]:
+    """With ``--plots DIR``: a PNG per run with warnings or errors in DIR, by ``id(run)``, each path relative to
+    where the report is written (as given when the report is printed)."""
+    from curvedoc.report import WITHOUT_FINDINGS, verdict
+
+    folder = options.plots_dir
+    if folder is None:
+        return {}
+    base = options.output.parent if options.output is not None else None
+    written = {}
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for number, run in enumerate(runs, start=1):
+            if verdict(run) in WITHOUT_FINDINGS:
+                continue
+            slug = re.sub(r"[^A-Za-z0-9_-]+", "-", run.name).strip("-")[:40] or "run"
+            target = folder / f"{number:03d}-{slug}.png"
+            figure_for_run(run).savefig(target, dpi=100)
+            written[id(run)] = Path(os.path.relpath(target, base)) if base is not None else target
+    except OSError as exc:
+        raise CurvedocError(folder, f"cannot write plots: {exc.strerror or exc}") from None
+    return written

@@ -47,13 +47,21 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
     options = options or ReportOptions()
     out = Output(options)
     verdicts = [verdict(run) for run in runs]
+    plots = {}
+    if options.plots_dir is not None:
+        from curvedoc.report.plots import write_plot_files  # matplotlib only when plots are asked for
+
+        plots = write_plot_files(runs, options)
     for run, run_verdict in zip(runs, verdicts):
         if options.quiet:
             out.line(*_verdict_line(run, run_verdict))
-        elif run_verdict in WITHOUT_FINDINGS:
+        elif run_verdict in WITHOUT_FINDINGS and not options.verbose:
             out.line(*_header(run, run_verdict))
+            _not_checked(out, run)
         else:
             _run_block(out, run, run_verdict)
+        if id(run) in plots:
+            out.line(("  plot: ", "dim"), (printable(str(plots[id(run)])), None))
     for problem in problems:
         if options.quiet:
             out.line(("warning: ", "warning"), (f"unreadable: {printable(problem)}", None))
@@ -182,10 +190,17 @@ def _run_block(out: Output, run, run_verdict: str) -> None:
         out.line(("  tags: ", "dim"), (tags, None))
     for warning in run.warnings:
         out.wrapped(printable(warning), indent="  read warning: ", style="warning")
+    _not_checked(out, run)
     _curves(out, run)
     for finding in run.findings:
         _finding(out, finding)
     out.blank()
+
+
+def _not_checked(out: Output, run) -> None:
+    """What the verdict could not cover: a "healthy" that never saw a validation curve must say so."""
+    if run.not_checked:
+        out.wrapped(printable("; ".join(run.not_checked)), indent="  not checked: ", style="dim", indent_style="dim")
 
 
 def _tags_line(run) -> str:

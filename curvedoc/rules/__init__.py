@@ -4,7 +4,8 @@ A rule is one decorated function in one module of this package (one module per s
 
     @rule("CD101", "loss-nan", symptom="nan_inf", severity=ERROR,
           causes=("learning rate too high", ...), check="print the loss per step up to the first NaN ...",
-          thresholds={"min_points": Threshold(3, "fewest points a curve needs before it is judged")})
+          thresholds={"min_points": Threshold(3, "fewest points a curve needs before it is judged")},
+          needs=(Role.TRAIN_LOSS,))
     def detect(run: RunCurves, limits: Limits) -> Iterable[Found] | Found | None:
         '''What the rule looks for, in a sentence or two (shown by `curvedoc rules CD101`).'''
         ...
@@ -14,6 +15,12 @@ The decorator records everything `curvedoc rules` documents, so the docs are gen
 never drift from the code. ``detect`` gets the run wrapped in :class:`~curvedoc.features.RunCurves` (shared,
 cached features: smoothed curves, trends, chance level) and the rule's thresholds after user overrides; it
 returns what it found, and the engine stamps each :class:`Found` with the rule's code, causes and check.
+``needs`` names what a rule cannot judge without (any one of these roles, or ``GENERATIONS``): a run lacking all of
+them is told which checks were not made, and why, beside its verdict.
+
+A threshold's kind follows from what it says it is: a "share" (or a p-value, a confidence) lies in [0, 1], a
+"fewest …" count is a whole number of at least 1, and no threshold is negative; a user's override that breaks
+its kind is refused where it is read.
 
 A rule of archive scope (``@archive_rule``, codes CD8xx) compares runs instead: its ``detect`` gets one family
 of comparable runs (:class:`curvedoc.audit.crossrun.Family`) and returns :class:`FoundAcross` items, which
@@ -24,6 +31,7 @@ documents both kinds, and ``disable``/``thresholds`` apply to both.
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -70,11 +78,31 @@ ARCHIVE_SYMPTOMS = {
 }
 
 RUN, ARCHIVE = "run", "archive"
+GENERATIONS = "generations"  # a rule's need: the outputs a generative run logged
 
 @dataclass(frozen=True)
 class Threshold:
     default: float
     meaning: str
+
+    @property
+    def is_share(self) -> bool:
+        return not self.meaning.startswith("fewest") and (
+            "share" in self.meaning or self.meaning.startswith(("chance that", "confidence")))
+
+    @property
+    def is_count(self) -> bool:
+        return self.meaning.startswith("fewest") and float(self.default).is_integer()
+
+    def problem_with(self, value: float) -> str | None:
+        """Why ``value`` cannot be this threshold, or None."""
+        if not math.isfinite(value) or value < 0:
+            return "must be a finite number of at least 0"
+        if self.is_share and value > 1:
+            return "is a share: between 0 and 1"
+        if self.is_count and (value < 1 or not float(value).is_integer()):
+            return "is a count: a whole number of at least 1"
+        return None
 
 
 @dataclass
@@ -152,6 +180,7 @@ class Rule:
     detect: Callable[..., Any]
     needs_n_classes: bool = False
     scope: str = RUN  # RUN: detect(RunCurves, Limits); ARCHIVE: detect(Family, Limits) -> FoundAcross items
+    needs: tuple[str, ...] = ()  # roles (any one of them) or GENERATIONS: without any, the rule had nothing to judge
 
     @property
     def description(self) -> str:
@@ -180,7 +209,8 @@ REGISTRY: dict[str, Rule] = {}
 
 
 def rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[str], check: str,
-         thresholds: Mapping[str, Threshold] | None = None, needs_n_classes: bool = False, scope: str = RUN):
+         thresholds: Mapping[str, Threshold] | None = None, needs_n_classes: bool = False, scope: str = RUN,
+         needs: Iterable[str] = ()):
     """Registers ``detect`` as rule ``code``; see the module docstring."""
     if symptom not in (SYMPTOMS if scope == RUN else ARCHIVE_SYMPTOMS):
         raise ValueError(f"{code}: unknown {scope} symptom {symptom!r}")
@@ -191,7 +221,7 @@ def rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[
         if code in REGISTRY:
             raise ValueError(f"rule code {code} registered twice")
         REGISTRY[code] = Rule(code, name, symptom, severity, tuple(causes), check, dict(thresholds or {}),
-                              detect, needs_n_classes, scope)
+                              detect, needs_n_classes, scope, tuple(str(need) for need in needs))
         return detect
 
     return register

@@ -45,6 +45,7 @@ def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
 
 @rule(
     "CD601", "accuracy-suspicious", symptom="accuracy_suspicious", severity=WARNING,
+    needs=(Role.VAL_ACC, Role.TEST_ACC, Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "train/test leakage: the same examples (or near-duplicates) in both splits",
         "the label, or something computed from it, among the input features",
@@ -309,6 +310,7 @@ def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
 
 @rule(
     "CD602", "accuracy-majority", symptom="accuracy_majority", severity=ERROR,
+    needs=(Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC),
     causes=(
         "the model learned only the class prior: it predicts the most common class for every input",
         "the input does not reach the model (zeroed, masked, constant after preprocessing), so only the prior "
@@ -360,6 +362,7 @@ def accuracy_majority(run: RunCurves, limits: Limits):
 
 @rule(
     "CD603", "predictions-frozen", symptom="predictions_frozen", severity=ERROR,
+    needs=(Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC),
     causes=(
         "the loss is computed on a different tensor than the predictions (a temperature, a scale or a detached "
         "copy is what trains)",

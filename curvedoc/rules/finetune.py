@@ -140,6 +140,7 @@ def _zero_or_nan(values: np.ndarray) -> str:
 
 @rule(
     "CD903", "eval-scores-clustered", symptom="eval_scores_clustered", severity=WARNING,
+    needs=(Role.VAL_ACC, Role.TEST_ACC, Role.SCORE),
     causes=(
         "generation broken: empty, truncated or constant outputs all score alike",
         "a judge that ignores the criteria (or the output) and gives every answer the same mark",

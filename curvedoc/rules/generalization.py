@@ -79,6 +79,7 @@ MEMORIZING_LIMITS = {
 
 @rule(
     "CD501", "overfitting", symptom="overfitting", severity=WARNING,
+    needs=(Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "classic overfitting: the model keeps fitting the training set after it stopped generalising",
         "too little data for the model's capacity, or too little regularisation (dropout, weight decay, augmentation)",
@@ -156,6 +157,7 @@ def overfitting(run: RunCurves, limits: Limits):
 
 @rule(
     "CD502", "memorizing", symptom="memorizing", severity=WARNING,
+    needs=(Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "the model memorises the training examples without learning anything that transfers",
         "training labels that do not match the inputs (shuffled, misaligned, or a different label mapping than "
@@ -195,6 +197,7 @@ def memorizing(run: RunCurves, limits: Limits):
 
 @rule(
     "CD503", "val-below-train", symptom="val_below_train", severity=WARNING,
+    needs=(Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "dropout, augmentation or noise active when the train loss is computed, off for validation",
         "a regulariser (weight decay, auxiliary loss) added to the logged train loss but not to the validation loss",

@@ -12,7 +12,7 @@ import re
 
 from curvedoc.features import RunCurves
 from curvedoc.model import Generation
-from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import GENERATIONS, WARNING, Found, Limits, Threshold, rule
 
 EXCERPT = 60  # characters of a generation quoted as evidence
 # Role markers of the common chat templates, and the Alpaca headers: in an output they are the template, not text
@@ -35,6 +35,7 @@ def _normal(text: str) -> str:
 
 @rule(
     "CD904", "prompt-echoed", symptom="prompt_echoed", severity=WARNING,
+    needs=(GENERATIONS,),
     causes=(
         "the whole output sequence decoded (prompt + completion) instead of only the new tokens",
         "the loss applied to the prompt tokens too (no completion-only mask), so the model learned to repeat them",
@@ -61,6 +62,7 @@ def prompt_echoed(run: RunCurves, limits: Limits):
 
 @rule(
     "CD905", "generations-cut-off", symptom="generations_cut_off", severity=WARNING,
+    needs=(GENERATIONS,),
     causes=(
         "max_new_tokens (or max_length) too small for the answers: every output is cut at the limit",
         "the model never learned to end: no EOS token in the training targets (a collator or template that drops "
@@ -112,6 +114,7 @@ def _cut_off(count: int, total: int, how: str, samples: list[Generation], limits
 
 @rule(
     "CD906", "template-leaked", symptom="template_leaked", severity=WARNING,
+    needs=(GENERATIONS,),
     causes=(
         "the chat template at inference differs from training's: the model writes the turn markers it was "
         "trained to see",

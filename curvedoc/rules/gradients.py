@@ -53,6 +53,7 @@ def _nonfinite_norms(grad: Curve) -> list[str]:
 
 @rule(
     "CD701", "gradient-explosion", symptom="exploding_grad", severity=ERROR,
+    needs=(Role.GRAD_NORM,),
     causes=(
         "no gradient clipping, so one bad batch or a steep region throws the weights far",
         "learning rate too high: each update makes the next gradient larger",
@@ -158,6 +159,7 @@ def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | Non
 
 @rule(
     "CD702", "gradient-vanished", symptom="vanishing_grad", severity=WARNING,
+    needs=(Role.GRAD_NORM,),
     causes=(
         "saturating activations (sigmoid/tanh) in a deep stack: each layer multiplies the gradient by < 1",
         "bad initialisation (weights too small), or dead ReLUs",

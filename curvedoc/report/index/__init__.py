@@ -24,6 +24,7 @@ from curvedoc.features import fmt as number
 from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, printable, verdict,
                              verdict_tally)
 from curvedoc.report.markdown import VERDICT_RANK
+from curvedoc.report.terminal import cells, cut
 
 INDEX_RENDERERS = {
     "text": "curvedoc.report.index.terminal",
@@ -214,6 +215,51 @@ def plain(text) -> str:
     """Log text that any output can hold: control characters shown as '?', and lone surrogates (a file name's
     undecodable bytes) replaced, so the index can be written as UTF-8."""
     return printable(str(text)).encode("utf-8", "replace").decode("utf-8")
+
+
+def cut_apart(labels: list[str], room: int) -> list[str]:
+    """Each run's label longer than ``room`` terminal cells shortened by dropping its middle: the start says where
+    in the archive, the end which run (its own folder and file, or its name). Labels that would then read the same
+    keep more of their start or of their end, whichever shows the first character that tells them apart sooner: a
+    sweep's runs often share both ends (``sweep/lr_0.1/…/metrics.csv``), and two rows alike would name one run
+    twice."""
+    ends = [_ends(label, room) if cells(label) > room else (len(label), 0) for label in labels]
+    while True:
+        alike: dict[str, list[int]] = {}
+        for at, (label, end) in enumerate(zip(labels, ends, strict=True)):
+            alike.setdefault(_joined(label, *end), []).append(at)
+        clashes = [group for group in alike.values() if len({labels[at] for at in group}) > 1]
+        if not clashes:
+            return [_joined(label, *end) for label, end in zip(labels, ends, strict=True)]
+        for group in clashes:
+            members = [labels[at] for at in group]
+            prefix = len(os.path.commonprefix(members))
+            suffix = len(os.path.commonprefix([member[::-1] for member in members]))
+            before = [ends[at] for at in group]
+            for at, (head, tail) in zip(group, before, strict=True):
+                grow_head = prefix - head <= suffix - tail
+                ends[at] = (max(head, prefix + 1), tail) if grow_head else (head, max(tail, suffix + 1))
+            if [ends[at] for at in group] == before:  # a label holding '…' reads like another one cut
+                for at in group:
+                    ends[at] = (len(labels[at]), 0)
+
+
+def _ends(text: str, room: int) -> tuple[int, int]:
+    """How many characters of its start and of its end a label cut to ``room`` cells keeps: two fifths of the
+    room for the start, the rest after the '…' for the end, which names the run."""
+    head_room = (room - 1) * 2 // 5
+    head = len(cut(text, head_room + 1)) - 1 if head_room else 0
+    tail, used = 0, cells(text[:head]) + 1
+    for char in reversed(text):
+        used += cells(char)
+        if used > room:
+            break
+        tail += 1
+    return head, tail
+
+
+def _joined(text: str, head: int, tail: int) -> str:
+    return text if head + tail >= len(text) else text[:head] + "…" + text[len(text) - tail:]
 
 
 def listed(items: list[str], at_most: int) -> str:

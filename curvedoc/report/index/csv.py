@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 
 from curvedoc.report.index import Index, Row, plain
 
+# run: the path under the audited root, as every other index format names the run; path: as the user would type it.
 COLUMNS = [
-    "path", "name", "format", "verdict", "n_errors", "n_warnings", "symptoms", "first_finding", "first_finding_step",
-    "final_val_loss", "final_val_acc", "final_train_loss", "start_time_utc", "n_points", "report",
+    "run", "path", "name", "format", "verdict", "n_errors", "n_warnings", "symptoms", "first_finding",
+    "first_finding_step", "final_val_loss", "final_val_acc", "final_train_loss", "start_time_utc", "n_points", "report",
 ]
 FINAL_ROLES = ("val_loss", "val_acc", "train_loss")
 FORMULA_STARTS = ("=", "+", "-", "@")
@@ -53,7 +54,7 @@ def _row(index: Index, row: Row) -> list:
     first = row.failures[0] if row.failures else None
     link = next((link for fmt in LINKED_FORMATS if (link := index.link(summary, fmt))), "")
     return [
-        guarded(summary.path), guarded(summary.name), guarded(summary.format), row.verdict,
+        guarded(row.shown_path), guarded(summary.path), guarded(summary.name), guarded(summary.format), row.verdict,
         row.n_errors, row.n_warnings,
         guarded(";".join(dict.fromkeys(f.symptom for f in row.failures))),
         guarded(first.title) if first else "",

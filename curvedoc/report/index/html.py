@@ -1,18 +1,20 @@
-"""The audit's index as one self-contained HTML page: totals, runs per symptom, every run in a table worst first
-(each linked to its own report when the audit wrote one), the healthy runs folded, the cross-run findings and what
-could not be read.
+"""The audit's index as one self-contained HTML page: totals, then every run in one table worst first (each
+linked to its own report when the audit wrote one), sortable by a click on a column's header and filtered by
+verdict or symptom; then the runs per symptom, the cross-run findings and what could not be read.
 
 Styles and escaping are the per-run page's (:data:`curvedoc.report.html.STYLE`, :func:`curvedoc.report.html.text`):
-no scripts, no external resources, log text escaped with its quotes and never in an attribute other than an
-``href`` built from a percent-encoded relative path. No plots: the page of an archive of thousands of runs stays a
-few hundred bytes a run and renders at once.
+no external resources, log text escaped with its quotes and never in an attribute other than an ``href`` built
+from a percent-encoded relative path or a ``data-`` attribute. The one script is inline and holds no log text: it
+reads the rows' ``data-`` attributes and text and only hides and reorders rows that are on the page, so without
+it the page shows the whole table (the filters, useless then, stay hidden) and log text never becomes markup.
+No plots: the page of an archive of thousands of runs stays a few hundred bytes a run and renders at once.
 """
 
 from __future__ import annotations
 
 from curvedoc import __version__
-from curvedoc.report import HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WITHOUT_FINDINGS
-from curvedoc.report.html import STYLE, finding_article, html_list, severity_class, text
+from curvedoc.report import INSUFFICIENT, VERDICT_PHRASES, VERDICTS
+from curvedoc.report.html import STYLE, finding_article, html_list, rule_notes, severity_class, text
 from curvedoc.report.index import Index, Row
 
 INDEX_STYLE = """
@@ -21,13 +23,86 @@ INDEX_STYLE = """
 td.number { text-align: right; white-space: nowrap; }
 td:last-child { white-space: nowrap; }
 table.symptoms { width: auto; }
+.filters:not([hidden]) { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; margin: 0.5rem 0;
+                         font-size: 0.9rem; }
+table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
+table.sortable th::after { content: " ↕"; color: #aaa; }
+table.sortable th[aria-sort="ascending"]::after { content: " ▲"; color: #333; }
+table.sortable th[aria-sort="descending"]::after { content: " ▼"; color: #333; }
+"""
+
+# (header, sorted by number): Verdict sorts by the rows' worst-first rank, Final by the metric's value.
+COLUMNS = (("Run", False), ("Format", False), ("Verdict", True), ("Findings", False), ("Final", True))
+
+# Sorts and filters the runs table. It reads data- attributes and cell text, sets `hidden` and moves rows, and
+# never writes markup: no log text can become HTML through it.
+SCRIPT = """
+(() => {
+  const table = document.getElementById("runs");
+  const form = document.getElementById("run-filters");
+  const body = table.tBodies[0];
+  const rows = Array.from(body.rows);
+  const headers = Array.from(table.tHead.rows[0].cells);
+  const shown = document.getElementById("runs-shown");
+
+  function filter() {
+    const verdict = form.elements.verdict.value;
+    const symptom = form.elements.symptom.value;
+    let count = 0;
+    for (const row of rows) {
+      const keep = (!verdict || row.dataset.verdict === verdict) &&
+        (!symptom || row.dataset.symptoms.split(" ").includes(symptom));
+      row.hidden = !keep;
+      count += keep ? 1 : 0;
+    }
+    shown.textContent = count === rows.length ? "" : count + " of " + rows.length + " runs shown";
+  }
+
+  function sortBy(header) {
+    const column = headers.indexOf(header);
+    const numeric = header.dataset.type === "number";
+    const direction = header.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+    const key = (row) => {
+      const cell = row.cells[column];
+      if (!numeric) return cell.textContent.trim();
+      return cell.dataset.sort ? Number(cell.dataset.sort) : NaN;
+    };
+    const keyed = rows.map((row) => [key(row), row]);
+    keyed.sort(([a], [b]) => {
+      if (!numeric) return a.localeCompare(b, undefined, {numeric: true}) * direction;
+      // a run without the value (no metric to compare) stays at the bottom whichever way the column is sorted
+      if (Number.isNaN(a) || Number.isNaN(b)) return Number.isNaN(a) - Number.isNaN(b);
+      return (a - b) * direction;
+    });
+    for (const other of headers) other.removeAttribute("aria-sort");
+    header.setAttribute("aria-sort", direction === 1 ? "ascending" : "descending");
+    const reordered = document.createDocumentFragment();
+    for (const [, row] of keyed) reordered.appendChild(row);
+    body.appendChild(reordered);
+  }
+
+  for (const header of headers) {
+    header.tabIndex = 0;
+    header.title = "sort by this column";
+    header.addEventListener("click", () => sortBy(header));
+    header.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        sortBy(header);
+      }
+    });
+  }
+  form.addEventListener("change", filter);
+  form.addEventListener("submit", (event) => event.preventDefault());
+  table.classList.add("sortable");
+  form.hidden = false;
+  filter();  // a reloaded page may come back with the filters it had
+})();
 """
 
 
 def render(index: Index) -> str:
     totals = index.totals
-    unhealthy = [row for row in index.rows if row.verdict not in WITHOUT_FINDINGS]
-    quiet = [row for row in index.rows if row.verdict in WITHOUT_FINDINGS]
     counts = "".join(f'<span class="badge {name}">{getattr(totals, name):,} {VERDICT_PHRASES[name]}</span>'
                      for name in VERDICTS if name != INSUFFICIENT or totals.insufficient)
     if totals.unreadable:
@@ -42,18 +117,33 @@ def render(index: Index) -> str:
         f'<p class="muted">{", ".join(text(root) for root in index.result.roots)} · curvedoc {text(__version__)}</p>',
         f'<div class="counts">{counts}</div>',
         f"<p>{text(totals.line())}; {totals.analysed:,} read and diagnosed in this audit</p>",
+        _runs(index),
         _symptoms(index),
         _cross_run(index),
+        _unreadable(index),
+        rule_notes(finding.code for finding in index.cross_run),
+        f"<script>{SCRIPT}</script>" if index.rows else "",
+        "</body></html>",
     ]
-    if unhealthy:
-        parts += [f"<h2>Runs with findings ({len(unhealthy):,})</h2>", _table(index, unhealthy)]
-    if quiet:
-        heading = "Healthy runs" if all(row.verdict == HEALTHY for row in quiet) else "Runs without findings"
-        parts.append(f"<details><summary>{heading} ({len(quiet):,})</summary>{_table(index, quiet)}</details>")
-    if not index.rows:
-        parts.append("<p>No runs were found.</p>")
-    parts += [_unreadable(index), "</body></html>"]
     return "\n".join(part for part in parts if part)
+
+
+def _runs(index: Index) -> str:
+    if not index.rows:
+        return "<p>No runs were found.</p>"
+    return f"<h2>Runs ({len(index.rows):,})</h2>{_filters(index)}{_table(index)}"
+
+
+def _filters(index: Index) -> str:
+    """The filter controls, hidden until the script that makes them work shows them."""
+    verdicts = "".join(f'<option value="{name}">{VERDICT_PHRASES[name]} ({count:,})</option>'
+                       for name in VERDICTS if (count := len(index.of_verdict(name))))
+    symptoms = "".join(f'<option value="{text(item.symptom)}">{text(item.symptom)} ({item.runs:,})</option>'
+                       for item in index.symptoms)
+    return ('<form id="run-filters" class="filters" hidden>'
+            f'<label>Verdict <select name="verdict"><option value="">all</option>{verdicts}</select></label>'
+            f'<label>Symptom <select name="symptom"><option value="">any</option>{symptoms}</select></label>'
+            '<output id="runs-shown"></output></form>')
 
 
 def _run_name(index: Index, row: Row) -> str:
@@ -62,15 +152,21 @@ def _run_name(index: Index, row: Row) -> str:
     return f'<a href="{text(link)}">{name}</a>' if link else name
 
 
-def _table(index: Index, rows: list[Row]) -> str:
-    body = "".join(
-        f"<tr><td>{_run_name(index, row)}</td><td>{text(row.summary.format)}</td>"
-        f'<td><span class="badge {row.verdict}">{row.verdict}</span></td>'
-        f"<td>{text(row.findings_text()) or '—'}</td><td>{text(row.key_metric_text())}</td></tr>"
-        for row in rows
-    )
-    return ("<table><thead><tr><th>Run</th><th>Format</th><th>Verdict</th><th>Findings</th><th>Final</th></tr>"
-            f"</thead><tbody>{body}</tbody></table>")
+def _table(index: Index) -> str:
+    header = "".join(f'<th scope="col" data-type="{"number" if numeric else "text"}">{name}</th>'
+                     for name, numeric in COLUMNS)
+    body = "".join(_row(index, rank, row) for rank, row in enumerate(index.rows))
+    return f'<table id="runs"><thead><tr>{header}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def _row(index: Index, rank: int, row: Row) -> str:
+    symptoms = " ".join(dict.fromkeys(finding.symptom for finding in row.failures))
+    key = row.key_metric
+    final = f' data-sort="{key[1].final!r}"' if key else ""
+    return (f'<tr data-verdict="{row.verdict}" data-symptoms="{text(symptoms)}">'
+            f"<td>{_run_name(index, row)}</td><td>{text(row.summary.format)}</td>"
+            f'<td data-sort="{rank}"><span class="badge {row.verdict}">{row.verdict}</span></td>'
+            f"<td>{text(row.findings_text()) or '—'}</td><td{final}>{text(row.key_metric_text())}</td></tr>")
 
 
 def _symptoms(index: Index) -> str:

@@ -12,8 +12,9 @@ the rest of the rows; a note at the top says what was left out.
 from __future__ import annotations
 
 from curvedoc.report import VERDICT_PHRASES, VERDICTS
-from curvedoc.report.index import Index, Row, listed
-from curvedoc.report.markdown import BUDGET, COMMENT_LIMIT, LISTED_AT_MOST, VERDICT_WORDS, comment_length, longest_fitting, md
+from curvedoc.report.index import Index, Row, cut_apart, listed
+from curvedoc.report.markdown import (BUDGET, COMMENT_LIMIT, LISTED_AT_MOST, LONGEST_TEXT, VERDICT_WORDS, comment_length,
+                                      longest_fitting, md)
 
 ROWS_KEPT = 50  # failing rows kept before any cross-run finding is dropped
 CROSS_RUN_LISTED = 20
@@ -28,6 +29,9 @@ def render(index: Index) -> str:
 class _IndexMarkdown:
     def __init__(self, index: Index):
         self.index = index
+        # md() keeps only the start of a text longer than it allows; runs of a sweep may differ only near the end.
+        self.labels = dict(zip((row.summary.path for row in index.rows),
+                               cut_apart([row.label for row in index.rows], LONGEST_TEXT), strict=True))
         self.rows = [self.row(number, row) for number, row in enumerate(index.rows, start=1)]
         self.cross_run = [self.cross_run_block(finding) for finding in index.cross_run[:CROSS_RUN_LISTED]]
 
@@ -37,7 +41,7 @@ class _IndexMarkdown:
             return whole
         floor = min(self.index.totals.failing, ROWS_KEPT)
         for crossed in dict.fromkeys((len(self.cross_run), min(CROSS_RUN_KEPT, len(self.cross_run)), 0)):
-            text = longest_fitting(lambda kept: self.document(kept, crossed), floor, len(self.rows) - 1)
+            text = longest_fitting(lambda kept, crossed=crossed: self.document(kept, crossed), floor, len(self.rows) - 1)
             if text is not None:
                 return text
         return longest_fitting(lambda kept: self.document(kept, 0), 0, floor - 1) or self.document(0, 0)
@@ -69,7 +73,7 @@ class _IndexMarkdown:
                 f"{' and '.join(left_out)}. The HTML, JSON and CSV index list every run.\n")
 
     def row(self, number: int, row: Row) -> str:
-        name = md(row.label)
+        name = md(self.labels[row.summary.path])
         link = self.index.link(row.summary, "markdown")
         if link:
             name = f"[{name}]({link})"
@@ -103,7 +107,7 @@ class _IndexMarkdown:
         for path in finding.runs:
             row = self.index.row_of(path)
             link = self.index.link(row.summary, "markdown") if row else None
-            name = md(row.label if row else path)
+            name = md(self.labels[path] if row else path)
             runs.append(f"[{name}]({link})" if link else name)
         lines = [f"**{md(finding.severity.upper())} {md(finding.code)}** · {md(finding.symptom)} — "
                  f"{md(finding.title)}", "", f"- runs: {listed(runs, RUNS_NAMED)}"]

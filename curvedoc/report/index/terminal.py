@@ -3,15 +3,16 @@ count; runs per symptom; what only a comparison of runs shows; what could not be
 
 Lines and styling come from the per-run terminal report's :class:`~curvedoc.report.terminal.Output`, so the same
 rules hold: log text passes through ``printable``, colour only when ``options.color``, lines cut to
-``options.width`` only on a terminal. A path too long for its column keeps its end (the run's own folder and file
-say which run it is) and loses its middle.
+``options.width`` only on a terminal. A path too long for its column keeps its start and its end (the run's own
+folder and file say which run it is) and loses its middle, never so much that two runs read the same
+(:func:`~curvedoc.report.index.cut_apart`).
 """
 
 from __future__ import annotations
 
 from curvedoc.diagnose import SEVERITY_ORDER
 from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, WITHOUT_FINDINGS
-from curvedoc.report.index import Index, Row, listed, plain
+from curvedoc.report.index import Index, Row, cut_apart, listed, plain
 from curvedoc.report.terminal import VERDICT_MARK, VERDICT_STYLE, Output, cells, cut
 
 GAP = "  "
@@ -31,8 +32,12 @@ LISTED_AT_MOST = 20  # unreadable sources
 def render(index: Index) -> str:
     out = Output(index.options)
     if index.options.quiet:
-        for row in index.of_verdict(FAILING):
-            out.line((f"{FAILING.upper():<{VERDICT_CELLS}}", VERDICT_STYLE[FAILING]), (plain(row.shown_path), None),
+        failing = index.of_verdict(FAILING)
+        paths = [plain(row.shown_path) for row in failing]
+        if out.cut_to_width:
+            paths = cut_apart(paths, out.width - VERDICT_CELLS)
+        for row, path in zip(failing, paths, strict=True):
+            out.line((f"{FAILING.upper():<{VERDICT_CELLS}}", VERDICT_STYLE[FAILING]), (path, None),
                      (f"{GAP}{plain(row.findings_text())}", "dim"))
         out.line((index.totals.line(), "bold"))
         return out.text()
@@ -84,6 +89,9 @@ def _table(out: Output, index: Index) -> None:
         else:
             room -= format_cells + len(GAP)
         label_cells = max(min(longest_label, room), SHORTEST_PATH)
+        labels = cut_apart(labels, label_cells)
+        # A label that grew to tell two runs apart widens the column, so the rows below stay aligned.
+        label_cells = max(label_cells, max((cells(label) for label in labels), default=0))
     else:
         label_cells = min(longest_label, LONGEST_UNCUT_PATH)
     format_column = (lambda text: GAP + pad(cut(text, format_cells), format_cells)) if format_cells else \
@@ -91,9 +99,7 @@ def _table(out: Output, index: Index) -> None:
     if rows:
         out.line((f"{'VERDICT':<{VERDICT_CELLS}}{pad('RUN', label_cells)}{format_column('FORMAT')}{GAP}"
                   f"{pad('FINAL', metric_cells)}{GAP}FINDINGS", "dim"))
-    for row, label, format_name, metric in zip(rows, labels, formats, metrics):
-        if out.cut_to_width:
-            label = cut_middle(label, label_cells)
+    for row, label, format_name, metric in zip(rows, labels, formats, metrics, strict=True):
         word = row.verdict.upper() if row.verdict not in WITHOUT_FINDINGS else row.verdict
         out.line((f"{VERDICT_MARK[row.verdict]} {word}".ljust(VERDICT_CELLS), VERDICT_STYLE[row.verdict]),
                  (pad(label, label_cells), "bold" if row.verdict == FAILING else None),
@@ -108,22 +114,6 @@ def _table(out: Output, index: Index) -> None:
 def pad(text: str, width: int) -> str:
     """``text`` padded to ``width`` terminal cells (wide characters count twice)."""
     return text + " " * max(width - cells(text), 0)
-
-
-def cut_middle(text: str, room: int) -> str:
-    """A run's label shortened to ``room`` cells by dropping its middle: the start says where in the archive, the
-    end which run (its own folder and file, or its name)."""
-    if cells(text) <= room:
-        return text
-    head_room = (room - 1) * 2 // 5
-    head = cut(text, head_room + 1)[:-1] if head_room else ""
-    tail, used = [], cells(head) + 1
-    for char in reversed(text):
-        used += cells(char)
-        if used > room:
-            break
-        tail.append(char)
-    return head + "…" + "".join(reversed(tail))
 
 
 def _symptoms(out: Output, index: Index) -> None:

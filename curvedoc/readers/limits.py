@@ -1,0 +1,103 @@
+"""What one input file may cost: a log with a million columns, a single line of hundreds of megabytes or JSON
+nested a million deep is not a training log, and reading it must end in a one-line refusal naming the file and
+the limit, not in minutes of parsing and gigabytes of memory.
+
+The limits are settable in ``[tool.curvedoc.limits]`` (see :data:`DEFAULTS` for their meanings); the command
+line, the API and the audit's workers read with the configuration's limits (:func:`using`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from curvedoc.errors import CurvedocError
+
+# name → (default, meaning); every limit is a whole number of at least 1
+DEFAULTS = {
+    "max_columns": (10_000, "columns of a CSV/TSV log (a log of 10,000 metrics is already an exceptional one)"),
+    "max_line_bytes": (16 << 20, "bytes in one line of a CSV or JSON Lines log, or in a whole JSON document line"),
+    "max_json_depth": (64, "nesting depth of the objects and arrays of a JSON log (W&B rows nest a few levels)"),
+    "max_records": (200_000_000, "rows of a CSV/JSON Lines log or records of one event file"),
+}
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    max_columns: int = DEFAULTS["max_columns"][0]
+    max_line_bytes: int = DEFAULTS["max_line_bytes"][0]
+    max_json_depth: int = DEFAULTS["max_json_depth"][0]
+    max_records: int = DEFAULTS["max_records"][0]
+
+    @classmethod
+    def from_table(cls, table: Mapping, where: str | None) -> ReadLimits:
+        """``[tool.curvedoc.limits]``: each key one of DEFAULTS, each value a whole number of at least 1."""
+        from curvedoc.diagnose import closest
+
+        if not isinstance(table, Mapping):
+            raise CurvedocError(where, "limits must be a table, e.g. [tool.curvedoc.limits] max_columns = 20000")
+        for key, value in table.items():
+            if key not in DEFAULTS:
+                raise CurvedocError(where, f"limits: unknown limit {key!r}{closest(key, DEFAULTS)} "
+                                           f"(limits: {', '.join(DEFAULTS)})")
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise CurvedocError(where, f"limits.{key} must be a whole number of at least 1 ({DEFAULTS[key][1]})")
+        return replace(cls(), **dict(table))
+
+    def as_dict(self) -> dict[str, int]:
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+
+_current = ReadLimits()
+
+
+def current() -> ReadLimits:
+    return _current
+
+
+@contextlib.contextmanager
+def using(limits: ReadLimits) -> Iterator[None]:
+    """Reads within ``limits`` for the duration (the CLI's, the API's or an audit worker's configuration)."""
+    global _current
+    previous, _current = _current, limits
+    try:
+        yield
+    finally:
+        _current = previous
+
+
+def refuse(path: Path | str, what: str, limit: str) -> CurvedocError:
+    value = getattr(_current, limit)
+    return CurvedocError(path, f"{what}, over the limit of {value:,} (limits.{limit}: raise it in "
+                               f"[tool.curvedoc.limits] if this really is a log)")
+
+
+def check_lines(data: bytes, path: Path | str) -> None:
+    """Refuses a text log with a line longer than max_line_bytes or more lines than max_records."""
+    limits = _current
+    if len(data) <= limits.max_line_bytes and len(data) // 2 < limits.max_records:
+        return  # too short to break either limit: most logs, at no cost
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == ord("\n"))
+    if len(ends) > limits.max_records:
+        raise refuse(path, f"{len(ends):,} lines", "max_records")
+    bounds = np.concatenate(([-1], ends, [len(data)]))
+    longest = int(np.diff(bounds).max()) - 1
+    if longest > limits.max_line_bytes:
+        raise refuse(path, f"a line of {longest:,} bytes", "max_line_bytes")
+
+
+def check_json_depth(data: bytes | str, path: Path | str) -> None:
+    """Refuses JSON nested deeper than max_json_depth (counting brackets, inside strings too: an upper bound)."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    codes = np.frombuffer(raw, np.uint8)
+    brackets = codes[np.isin(codes, (ord("{"), ord("["), ord("}"), ord("]")))]
+    if len(brackets) < 2 * _current.max_json_depth:
+        return
+    depth = np.cumsum(np.where((brackets == ord("{")) | (brackets == ord("[")), 1, -1), dtype=np.int64)
+    deepest = int(depth.max())
+    if deepest > _current.max_json_depth:
+        raise refuse(path, f"JSON nested {deepest:,} levels deep", "max_json_depth")
