@@ -1,6 +1,7 @@
 """Speed of ``curvedoc audit`` over an archive of runs: one worker against two, and a second, cached audit.
 
     python benchmarks/bench_audit.py [--runs 2000]     # --runs 200 for a quick check
+    python benchmarks/bench_audit.py --pages           # also -o DIR: an HTML and a Markdown page per run
 
 Generates (once, into benchmarks/data/audit_archive/, git-ignored; see archive.py) an archive of mixed formats,
 ~5,000 points over 5 tags per run, then runs the real command line in a fresh subprocess each time:
@@ -16,6 +17,9 @@ their RSS sampled every 0.2 s) with the largest single process seen; and whether
 index (apart from what came from the cache). Then the ratio of 1 to 2 (aim ≥ 1.8 on 2 cores) and of 3 to 2
 (aim ≤ 5 %), and what the cached audit is made of: interpreter start and imports, discovery alone, and a
 profile of the cached audit by stage (discovery, cache look-ups, cross-run checks, index rendering).
+
+With ``--pages``, the same audit with ``-o DIR`` at ``-j 1`` and ``-j 2`` (empty caches): its time against the
+plain ``-j 2`` audit's (aim ≤ 2×) and its own ``-j 1`` / ``-j 2`` (aim ≥ 1.8).
 """
 
 from __future__ import annotations
@@ -96,10 +100,12 @@ class TreeUsage:
         self._thread.join()
 
 
-def run_audit(root: Path, jobs: int, cache_dir: Path, scratch: Path) -> dict:
+def run_audit(root: Path, jobs: int, cache_dir: Path, scratch: Path, pages: bool = False) -> dict:
     report, output = scratch / f"rusage-{time.monotonic_ns()}.json", scratch / "index.json"
+    pages_dir = scratch / f"pages-{time.monotonic_ns()}"
     command = [sys.executable, "-c", CHILD, str(report), "audit", str(root), "-j", str(jobs),
                "--cache-dir", str(cache_dir), "--format", "json", "--fail-on", "never"]
+    command += ["-o", str(pages_dir)] if pages else []
     with open(output, "w") as stdout:
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, text=True)
@@ -109,7 +115,7 @@ def run_audit(root: Path, jobs: int, cache_dir: Path, scratch: Path) -> dict:
         usage.stop()
     if process.returncode != 0:
         sys.exit(f"curvedoc audit -j {jobs} failed ({process.returncode}):\n{errors[-3000:]}")
-    index = json.loads(output.read_text())
+    index = json.loads((pages_dir / "index.json" if pages else output).read_text())
     return {"seconds": seconds, "self_mb": json.loads(report.read_text())["self_kb"] / 1024,
             "tree_mb": usage.peak_total / 2**20, "worker_mb": usage.peak_single / 2**20,
             "cpu": sum(usage.cpu.values()), "index": index}
@@ -180,6 +186,7 @@ def measured_code() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2000, help="runs in the archive (default 2,000)")
+    parser.add_argument("--pages", action="store_true", help="also audit with -o DIR (a page per run)")
     args = parser.parse_args()
     root = archive(args.runs)
     manifest = json.loads((root.parent / f"{root.name}.json").read_text())
@@ -190,16 +197,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="curvedoc-bench-") as scratch_name:
         scratch = Path(scratch_name)
         results = {}
-        for label, jobs, cache in (("-j 1, empty cache", 1, "cache1"), ("-j 2, empty cache", 2, "cache2"),
-                                   ("-j 2, cached", 2, "cache2")):
+        audits = [("-j 1, empty cache", 1, "cache1", False), ("-j 2, empty cache", 2, "cache2", False),
+                  ("-j 2, cached", 2, "cache2", False)]
+        audits += [("-j 1, pages", 1, "cache3", True), ("-j 2, pages", 2, "cache4", True)] if args.pages else []
+        for label, jobs, cache, pages in audits:
             free = cores_free()
-            results[label] = result = run_audit(root, jobs, scratch / cache, scratch)
+            results[label] = result = run_audit(root, jobs, scratch / cache, scratch, pages)
             print(f"{label:18} {result['seconds']:8.2f} s {args.runs / result['seconds']:8.1f} runs/s   "
                   f"CPU {result['cpu']:7.1f} s ({result['cpu'] / result['seconds']:.2f} cores, {free:.2f} free)   "
                   f"main {result['self_mb']:5.0f} MB, tree peak {result['tree_mb']:5.0f} MB "
                   f"(largest process {result['worker_mb']:.0f} MB)   [{counts(result['index'])}]", flush=True)
-        one, two, cached = (results[label]["seconds"] for label in results)
-        first_label, *later = results
+        one, two, cached = (results[label]["seconds"] for label in list(results)[:3])
+        first_label, *later = list(results)[:3]  # pages add report links to the index: compared apart
         differing = {label: differences(results[first_label]["index"], results[label]["index"]) for label in later}
         for label, keys in differing.items():
             if keys:
@@ -211,6 +220,10 @@ def main() -> None:
             print("the three audits gave the same index")
         print(f"speed-up -j 1 / -j 2: {one / two:.2f} (aim >= 1.8)")
         print(f"cached / first (-j 2): {100 * cached / two:.1f} % (aim <= 5 %)")
+        if args.pages:
+            paged_one, paged_two = results["-j 1, pages"]["seconds"], results["-j 2, pages"]["seconds"]
+            print(f"with pages / without (-j 2): {paged_two / two:.2f}x (aim <= 2)")
+            print(f"with pages, speed-up -j 1 / -j 2: {paged_one / paged_two:.2f} (aim >= 1.8)")
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print("what the cached audit is made of:")
         print(f"  {'interpreter + import curvedoc.cli':34} {seconds_of('import curvedoc.cli'):6.2f} s")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import curvedoc
 from curvedoc.config import Config, find_config, load_config, parse_role_option
-from curvedoc.diagnose import apply_baseline, diagnose_runs
+from curvedoc.diagnose import RuleSettings, apply_baseline, diagnose_runs
 from curvedoc.errors import CurvedocError
 from curvedoc.report import RENDERERS, SUFFIXES, ReportOptions, printable, render, rules_doc
 
@@ -121,8 +121,9 @@ def settings_from_args(args) -> Config:
     roles = dict(parse_role_option(option) for option in args.role)
     if args.num_classes is not None and args.num_classes < 2:
         raise CurvedocError(None, "--num-classes must be at least 2")
-    rules = config.rules.merged(split_names(args.select), split_names(args.ignore))
-    rules.validate("--select/--ignore")
+    selected, ignored = split_names(args.select), split_names(args.ignore)
+    RuleSettings(set(ignored), select=set(selected)).validate(None, disable="--ignore", select="--select")
+    rules = config.rules.merged(selected, ignored)
     return replace(config.merged(roles, args.num_classes), rules=rules)
 
 

@@ -34,9 +34,11 @@ class RuleSettings:
     select: set[str] = field(default_factory=set)
     per_run: dict[str, set[str]] = field(default_factory=dict)  # path glob → names of the rules dropped there
 
-    def validate(self, where: str | None) -> None:
+    def validate(self, where: str | None, disable: str = "disable", select: str = "select") -> None:
+        """Raises CurvedocError at the first name or threshold that names nothing; ``disable`` and ``select``:
+        what to call those lists in the message (the command line's --ignore and --select)."""
         rules = {rule.code: rule for rule in all_rules()}
-        for option, names in (("disable", self.disabled), ("select", self.select),
+        for option, names in ((disable, self.disabled), (select, self.select),
                               *((f"per-run-ignores {pattern!r}", names) for pattern, names in self.per_run.items())):
             for name in names:
                 if not any(names_rule(name, rule) for rule in rules.values()):

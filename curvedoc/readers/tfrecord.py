@@ -146,9 +146,12 @@ class FrameWalk:
         return Chunk(buffer, base, starts, lengths), corrupt_at
 
 
-# A run of this many frames of one length is followed in bulk: scalar logs repeat one record layout for thousands
-# of records (the same tags, steps of the same varint width), so most frames are found without a Python step each.
+# Frames of one length are followed in bulk, up to this many at a time, once REPEATS in a row had one length:
+# scalar logs repeat one record layout for thousands of records (the same tags, steps of the same varint width),
+# so most frames are found without a Python step each; logs whose lengths vary (images, histograms) never pay for
+# a probe that finds no run.
 RUN_PROBE = 4096
+REPEATS = 3
 
 
 def _walk(buffer: bytes, limit: int) -> tuple[int, np.ndarray]:
@@ -164,13 +167,14 @@ def _walk(buffer: bytes, limit: int) -> tuple[int, np.ndarray]:
     pieces: list[np.ndarray] = []
     frames: list[int] = []
     add = frames.append
-    offset, previous = 0, -1
+    offset, previous, repeats = 0, -1, 0
     while True:  # PAD keeps the 8-byte read in bounds; a header running past limit makes end > limit too
         length = unpack(buffer, offset)[0]
         end = offset + 16 + length
         if end > limit:
             break
-        if length == previous and (count := min((limit - offset) // (16 + length), RUN_PROBE)) > 8:
+        repeats = repeats + 1 if length == previous else 0
+        if repeats >= REPEATS and (count := min((limit - offset) // (16 + length), RUN_PROBE)) > 8:
             predicted = offset + (16 + length) * np.arange(count, dtype=np.int64)
             same = lengths[predicted] == length
             run = count if same.all() else int(np.argmin(same))
@@ -180,6 +184,7 @@ def _walk(buffer: bytes, limit: int) -> tuple[int, np.ndarray]:
                 add = frames.append
             pieces.append(predicted[:run])
             offset += run * (16 + length)
+            repeats = 0 if run < count else repeats
             continue
         add(offset)
         previous, offset = length, end
