@@ -400,10 +400,13 @@ class RunBuilder:
         frames = []
         roles: dict[str, Role] = {}
         repeated_by_tag: dict[str, int] = {}
-        for tag, chunks in self._chunks.items():
-            steps = np.concatenate([c[0] for c in chunks])
-            values = np.concatenate([c[1] for c in chunks])
-            walls = np.concatenate([c[2] for c in chunks])
+        # each tag's chunks are let go as its curve is built, so the points are not held twice
+        while self._chunks:
+            tag, chunks = next(iter(self._chunks.items()))
+            del self._chunks[tag]
+            steps, values, walls = (chunks[0] if len(chunks) == 1 else
+                                    tuple(np.concatenate([c[i] for c in chunks]) for i in range(3)))
+            del chunks
             if len(steps) == 0:
                 continue
             if len(steps) > 1 and not (steps[1:] >= steps[:-1]).all():
@@ -416,7 +419,7 @@ class RunBuilder:
             if repeated:
                 repeated_by_tag[tag] = repeated
                 steps, walls, values = steps[keep], walls[keep], values[keep]
-            frames.append((tag, steps, walls, values))
+            frames.append([tag, steps, walls, values])
             roles[tag] = infer_role(tag, self._split_hint.get(tag))
         if repeated_by_tag:
             named = ", ".join(list(repeated_by_tag)[:3]) + (" and more" if len(repeated_by_tag) > 3 else "")
@@ -435,7 +438,9 @@ class RunBuilder:
                    generations=self.generations)
 
 
-def _frame(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> pd.DataFrame:
+def _frame(parts: list[list]) -> pd.DataFrame:
+    """The tidy table of the curves ``[tag, steps, wall times, values]``; each curve's column is let go once the
+    table's column holds it."""
     # pandas is imported where a frame is built, not with the model: an audit served from its cache builds none,
     # and importing pandas was a third of its time.
     import pandas as pd
@@ -445,12 +450,13 @@ def _frame(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> pd.Da
     tags = [p[0] for p in parts]
     lengths = [len(p[1]) for p in parts]
     codes = np.repeat(np.arange(len(tags), dtype=np.int32), lengths)
-    return pd.DataFrame({
-        "tag": pd.Categorical.from_codes(codes, categories=tags),
-        "step": np.concatenate([p[1] for p in parts]),
-        "wall_time": np.concatenate([p[2] for p in parts]),
-        "value": np.concatenate([p[3] for p in parts]),
-    })
+    columns = {"tag": pd.Categorical.from_codes(codes, categories=tags)}
+    del codes
+    for index, name in ((1, "step"), (2, "wall_time"), (3, "value")):
+        columns[name] = parts[0][index] if len(parts) == 1 else np.concatenate([p[index] for p in parts])
+        for part in parts:
+            part[index] = None
+    return pd.DataFrame(columns, copy=False)
 
 
 def empty_scalars() -> pd.DataFrame:

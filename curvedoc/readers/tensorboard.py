@@ -63,7 +63,7 @@ WORD_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(8)] + [(1 << 64) - 1], 
 
 
 def read(source: Source) -> list[Run]:
-    return Follower(source.path).read(source)
+    return Follower(source.path, keep=False).read(source)
 
 
 @dataclass
@@ -89,8 +89,10 @@ class Follower:
     fresh read of the files as they are gives.
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, keep: bool = True):
+        """``keep``: hold the points read, to read on at the next call (False: read once, hold nothing)."""
         self.path = path
+        self.keep = keep
         self._start_afresh()
 
     def _start_afresh(self) -> None:
@@ -144,7 +146,7 @@ class Follower:
             if state.failure and not state.records:
                 builder.warn(f"{file}: {state.failure}")
         for folder in self.groups.values():
-            folder.finish(builder)
+            folder.finish(builder, self.keep)
         if not builder.has_points:
             builder.warn(f"{path}: no scalar summaries in its event files (only images, histograms, graphs or text)")
         return builder.build()
@@ -366,7 +368,9 @@ class _Folder:
 
     def _add(self, position, tag, step, wall_time, value) -> None:
         if len(position):
-            self.parts.append(_Points(position, tag, step, wall_time, value))
+            # positions and tag ids fit 32 bits (max_records caps the records far below 2**31): 8 bytes a point less
+            narrow = np.int32 if self.position < 1 << 31 and len(self.tags) < 1 << 31 else np.int64
+            self.parts.append(_Points(position.astype(narrow), tag.astype(narrow), step, wall_time, value))
 
     def _scalar_tags(self) -> np.ndarray:
         """Per tag id, whether its plugin is "scalars"; one extra False entry answers for id -1 (no tag)."""
@@ -478,15 +482,17 @@ class _Folder:
 
     # ---- restarts and hand-over ----------------------------------------------------------------------------
 
-    def finish(self, builder: RunBuilder) -> None:
-        """Hands the points read so far to ``builder``, restarts judged; the folder can read on afterwards."""
+    def finish(self, builder: RunBuilder, keep: bool = True) -> None:
+        """Hands the points read so far to ``builder``, restarts judged. ``keep``: the folder can read on
+        afterwards (a followed run); else its points are let go as they are handed over, so a large file is not
+        held twice."""
         if not self.parts:
             return
-        points = _Points(*(np.concatenate(column) for column in zip(*(part.columns() for part in self.parts))))
+        points = self._joined()
         if len(points.position) > 1 and (np.diff(points.position) < 0).any():  # records the fallback decoded
             order = np.argsort(points.position, kind="stable")
             points = _Points(*(column[order] for column in points.columns()))
-        self.parts = [points]
+        self.parts = [points] if keep else []
         alive = np.ones(len(points.position), bool)
         for position, step, path in self.session_starts:
             before = np.searchsorted(points.position, position)
@@ -498,18 +504,21 @@ class _Folder:
                     f"{path}: training restarted at step {step} (SessionLog.START); dropped {len(dropped)} point(s) "
                     f"logged before it at steps {dropped.min()}-{dropped.max()}, as TensorBoard does"
                 )
-        # a 16-bit key gets numpy's radix sort: linear in the points
+        # a 16-bit key gets numpy's radix sort: linear in the points; the order kept as 32-bit indices where the
+        # points allow, since it lives beside them until they are handed over
         order = np.argsort(points.tag.astype(np.uint16 if len(self.tags) < 1 << 16 else np.int64), kind="stable")
+        order = order.astype(points.position.dtype)
         bounds = np.searchsorted(points.tag[order], np.arange(len(self.tags) + 1))
         steps_back: dict[tuple[Path, int], list] = {}
+        curves = []
         for tag, name in enumerate(self.tags):
             rows = order[bounds[tag]:bounds[tag + 1]]
             rows = rows[alive[rows]]
-            if not len(rows):
-                continue
-            rows = self._drop_steps_going_back(rows, points, tag, steps_back)
-            label = f"{self.split}/{name}" if self.split else name
-            builder.add(label, points.step[rows], points.value[rows], points.wall_time[rows], self.split)
+            if len(rows):
+                curves.append((f"{self.split}/{name}" if self.split else name,
+                               self._drop_steps_going_back(rows, points, tag, steps_back)))
+        del order, alive
+        self._hand_over(builder, points, curves, keep)
         for (path, step), drops in steps_back.items():
             tags = sorted({tag for tag, _ in drops})
             dropped = [step for _, steps in drops for step in steps]
@@ -518,6 +527,37 @@ class _Folder:
                 f"{path}: steps went back to {step} without a restart marker in {shown}; dropped {len(dropped)} "
                 f"earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for out-of-order steps"
             )
+
+    def _hand_over(self, builder: RunBuilder, points: _Points, curves: list[tuple[str, np.ndarray]],
+                   keep: bool) -> None:
+        """Each curve's points to ``builder``, gathered a column at a time for all curves at once; without ``keep``
+        each of the folder's columns is let go once gathered, so the points are never held twice."""
+        lengths = [len(rows) for _, rows in curves]
+        taken = np.concatenate([rows for _, rows in curves]) if curves else np.zeros(0, np.int64)
+        labels = [label for label, _ in curves]
+        del curves
+        gathered = {}
+        for name in ("step", "value", "wall_time"):
+            gathered[name] = getattr(points, name)[taken]
+            if not keep:
+                setattr(points, name, None)
+        del taken
+        bounds = np.cumsum([0, *lengths]).tolist()
+        for label, start, stop in zip(labels, bounds[:-1], bounds[1:]):
+            builder.add(label, gathered["step"][start:stop], gathered["value"][start:stop],
+                        gathered["wall_time"][start:stop], self.split)
+
+    def _joined(self) -> _Points:
+        """The parts as one set of columns, joined a column at a time and each part's column let go once joined:
+        the peak is the points plus one column, not twice the points."""
+        parts = [list(part.columns()) for part in self.parts]
+        self.parts = []
+        columns = []
+        for index in range(len(_Points.__dataclass_fields__)):
+            columns.append(np.concatenate([part[index] for part in parts]))
+            for part in parts:
+                part[index] = None
+        return _Points(*columns)
 
     def _drop_steps_going_back(self, rows: np.ndarray, points: _Points, tag: int, report: dict) -> np.ndarray:
         """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s.
