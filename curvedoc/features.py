@@ -85,18 +85,20 @@ class Curve:
         """Robust standard deviation of the point-to-point noise around the smoothed curve. A short curve is not
         smoothed: its noise comes from second differences, which a steady trend or a gentle bend leaves near 0
         (successive differences would count the slope as noise), and whose median keeps one sharp turn, such as
-        the bottom of a U, from counting. Below 6 second differences their median is too unsure, and the larger
-        of that and the successive-difference estimate is kept."""
+        the bottom of a U, from counting. Below 6 second differences their median is too unsure: the larger of
+        it and their root mean square is kept, which counts every second difference, a sharp turn included (so it
+        errs high), but never the slope: a validation loss that falls for three epochs and rises for three is not
+        noisy because it moved."""
         values = self.finite_values
         if len(values) < 3:
             return 0.0
         if self.window > 1:
             return robust_sigma(values - self.smooth)
-        successive = robust_sigma(np.diff(values) / math.sqrt(2))  # two draws per difference
         if len(values) < 5:
-            return successive
-        detrended = robust_sigma(np.diff(values, 2) / math.sqrt(6))  # Var(x[i-1] - 2 x[i] + x[i+1]) = 6 σ²
-        return detrended if len(values) >= 8 else max(detrended, successive)
+            return robust_sigma(np.diff(values) / math.sqrt(2))  # two draws per difference
+        second = np.diff(values, 2) / math.sqrt(6)  # Var(x[i-1] - 2 x[i] + x[i+1]) = 6 σ²
+        detrended = robust_sigma(second)
+        return detrended if len(values) >= 8 else max(detrended, float(np.sqrt(np.mean(second ** 2))))
 
     @cached_property
     def start_points(self) -> np.ndarray:

@@ -87,6 +87,26 @@ def test_a_validation_curve_that_recovers_is_not_overfitting():
     assert not findings(build({"train/loss": falling_train(500), "val/loss": val}, epochs), {"CD501"})
 
 
+def test_seven_smooth_epochs_down_then_up_are_overfitting_not_noise():
+    """A Keras log: the validation loss falls for three epochs and rises for three. Its slope is no noise (the
+    successive-difference estimate counted it as such and asked for a rise three times what it is)."""
+    val = [0.5626, 0.5231, 0.4952, 0.4569, 0.4685, 0.4984, 0.5339]
+    train = [0.6313, 0.5261, 0.4494, 0.3707, 0.2874, 0.2194, 0.1583]
+    (finding,) = findings(build({"loss": train, "val_loss": val}), {"CD501"})
+    assert finding.step == 3
+
+
+def test_a_validation_rise_beside_a_train_loss_that_never_learned_is_not_overfitting():
+    """SGD at an LR so high the train loss swings between 0 and 5 and ends where it started: the validation loss
+    rising is the instability's, not the price of a fit."""
+    rng = np.random.default_rng(0)
+    train = np.abs(2.3 + 1.8 * rng.standard_normal(260))
+    train[-60:] *= 0.7
+    val = [2.58, 4.68, 5.27, 5.81, 5.39, 4.41]
+    epochs = np.linspace(42, 257, 6).astype(int)
+    assert not findings(build({"train/loss": train, "val/loss": val}, epochs), {"CD501"})
+
+
 def test_noise_only_validation_is_quiet():
     rng = np.random.default_rng(1)
     val = 0.5 + 0.03 * rng.standard_normal(30)

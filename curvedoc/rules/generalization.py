@@ -12,7 +12,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, fmt, terms_beside
+from curvedoc.features import MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, terms_beside
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
 
@@ -137,7 +137,10 @@ def overfitting(run: RunCurves, limits: Limits):
     train_at_best = float(_train_at(train, np.array([best_step], dtype=float))[0])
     if math.isnan(train_at_best):
         train_at_best = float(train.smooth[min(np.searchsorted(train.finite_steps, best_step), len(train.smooth) - 1)])
-    if not train.end < train_at_best:
+    # and the train loss learned, beyond its own noise: one that swings by more than it ever fell (an LR so high it
+    # oscillates) has no fit that the validation rise could be the price of
+    level_noise = MEDIAN_SE * train.noise * math.sqrt(2 / max(train.window, 1))
+    if not (train.end < train_at_best and train.start_level - train.end > limits["rise_noise"] * level_noise):
         return None
     noise_units = (f"{rise / noise:.1f}× its noise ({fmt(noise)})" if noise > 0 else
                    "too few evaluations to measure their noise" if short else "no measurable noise")
