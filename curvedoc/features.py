@@ -53,12 +53,17 @@ class Curve:
         return np.isfinite(self.values)
 
     @cached_property
+    def all_finite(self) -> bool:
+        return bool(self.finite_mask.all())
+
+    @cached_property
     def finite_steps(self) -> np.ndarray:
-        return self.steps[self.finite_mask]
+        # the curve itself when nothing is to drop: a long curve is not held twice
+        return self.steps if self.all_finite else self.steps[self.finite_mask]
 
     @cached_property
     def finite_values(self) -> np.ndarray:
-        return self.values[self.finite_mask]
+        return self.values if self.all_finite else self.values[self.finite_mask]
 
     @cached_property
     def first_nonfinite(self) -> int | None:
@@ -183,6 +188,12 @@ def expanding_median(values: np.ndarray) -> np.ndarray:
     return medians
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A curve's array, which may be a view of the run's table: no rule may write into it."""
+    array.flags.writeable = False
+    return array
+
+
 def noise_reach(excursions: np.ndarray, around: slice, share: float = 0.005) -> float:
     """How far the curve's own noise reaches: the (1 − ``share``) quantile of ``excursions`` outside the event at
     ``around``, never below 0. Minibatch noise of a tiny batch is heavy-tailed (one misclassified example is 100×
@@ -198,7 +209,7 @@ class RunCurves:
         self.run = run
         self._cache: dict[str, Curve | None] = {}
         self._primary: dict[Role | str, str | None] = {}
-        self._rows: dict[str, np.ndarray] | None = None
+        self._rows: dict[str, np.ndarray | slice] | None = None
 
     def curve(self, role: Role | str) -> Curve | None:
         """The main curve of ``role`` (the total loss rather than a component), or None when not logged."""
@@ -218,12 +229,12 @@ class RunCurves:
             rows = self._rows_of_tag().get(tag)
             curve = None
             if rows is not None:
-                values = self._values[rows]
+                values = _read_only(self._values[rows])
                 role = self.run.roles[tag]
                 if role in LOSS_ROLES and is_perplexity(tag):
                     with np.errstate(divide="ignore", invalid="ignore"):  # a perplexity ≤ 0 is no value: NaN
                         values = np.where(values > 0, np.log(np.where(values > 0, values, 1.0)), np.nan)
-                curve = Curve(tag, role, self._steps[rows], values)
+                curve = Curve(tag, role, _read_only(self._steps[rows]), values)
             self._cache[tag] = curve
         return self._cache[tag]
 
@@ -233,10 +244,14 @@ class RunCurves:
         if self._rows is None:
             tags = self.run.scalars["tag"].astype("category")
             codes = tags.cat.codes.to_numpy()
-            order = np.argsort(codes, kind="stable")  # the builder keeps each tag's rows in step order
-            bounds = np.searchsorted(codes[order], np.arange(len(tags.cat.categories) + 1))
+            # the builder lays each tag's rows out together, in step order: then each curve is a slice of the
+            # table's columns (a view, not a copy); a table laid out otherwise is indexed through a sort
+            together = len(codes) < 2 or bool((codes[1:] >= codes[:-1]).all())
+            order = slice(None) if together else np.argsort(codes, kind="stable")
+            bounds = np.searchsorted(codes[order], np.arange(len(tags.cat.categories) + 1)).tolist()
             self._rows = {
-                tag: order[bounds[i]:bounds[i + 1]] for i, tag in enumerate(tags.cat.categories) if bounds[i + 1] > bounds[i]
+                tag: (slice(bounds[i], bounds[i + 1]) if together else order[bounds[i]:bounds[i + 1]])
+                for i, tag in enumerate(tags.cat.categories) if bounds[i + 1] > bounds[i]
             }
             self._steps = self.run.scalars["step"].to_numpy()
             self._values = self.run.scalars["value"].to_numpy()
