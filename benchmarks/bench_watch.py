@@ -67,11 +67,11 @@ def replay(run: Run, looks: int) -> tuple[dict, dict, dict, int]:
     return finished, printed, first_seen, len(steps)
 
 
-def named_index(finding, steps_count: int, steps: np.ndarray) -> int | None:
-    step = finding.step if finding.step is not None else None
-    if step is None:
+def named_index(finding, steps: np.ndarray) -> int | None:
+    """The index among the run's logged steps of the step a finding names, or None."""
+    if finding.step is None:
         return None
-    return min(int(np.searchsorted(steps, step)), steps_count - 1)
+    return min(int(np.searchsorted(steps, finding.step)), len(steps) - 1)
 
 
 def delays(looks: int) -> None:
@@ -94,7 +94,7 @@ def delays(looks: int) -> None:
                         continue
                     entry["printed"] += 1
                     at, live = printed[code]
-                    start = named_index(live, count, steps)
+                    start = named_index(live, steps)
                     start = first_seen.get(code, at) if start is None else start
                     entry["delay"].append(max(at - start, 0))
                     entry["share"].append((at + 1) / count)

@@ -6,7 +6,7 @@ import difflib
 import fnmatch
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from curvedoc.errors import CurvedocError
@@ -60,14 +60,21 @@ class RuleSettings:
                                                f"({declared[name].meaning})")
 
     def enabled(self, rule: Rule, run_path: str | None = None) -> bool:
-        if self.select and not any(names_rule(name, rule) for name in self.select):
-            return False
+        return self.filter_for(run_path)(rule)
+
+    def filter_for(self, run_path: str | None = None) -> Callable[[Rule], bool]:
+        """Whether a rule runs on the run at ``run_path`` (its path globs matched once, not once per rule)."""
         dropped = set(self.disabled)
         if run_path is not None:
-            for pattern, names in self.per_run.items():
-                if path_matches(run_path, pattern):
-                    dropped |= names
-        return not any(names_rule(name, rule) for name in dropped)
+            dropped.update(name for pattern, names in self.per_run.items() if path_matches(run_path, pattern)
+                           for name in names)
+
+        def enabled(rule: Rule) -> bool:
+            if self.select and not any(names_rule(name, rule) for name in self.select):
+                return False
+            return not any(names_rule(name, rule) for name in dropped)
+
+        return enabled
 
     def merged(self, select: Iterable[str] = (), ignore: Iterable[str] = ()) -> RuleSettings:
         """These settings with a command line's ``--select`` (replacing the file's) and ``--ignore`` (adding)."""
@@ -105,8 +112,9 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
     findings: list[Finding] = []
     waiting_for_n_classes: list[Rule] = []
     lacking: dict[str, list[Rule]] = {}  # why → the rules that had nothing to judge for it
+    enabled = settings.filter_for(run.path)
     for rule in all_rules(RUN):
-        if not settings.enabled(rule, run.path):
+        if not enabled(rule):
             continue
         if rule.needs_n_classes and curves.n_classes is None:
             waiting_for_n_classes.append(rule)
@@ -132,28 +140,27 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
     return findings
 
 
-NEED_NAMES = {"val_loss": "validation", "test_loss": "test", "train_acc": "train", "val_acc": "validation",
-              "test_acc": "test", "grad_norm": "gradient norm", "score": "evaluation score", "train_loss": "train"}
+# each need as the words that name it: the split it is measured on (if any) and what is measured
+NEED_WORDS = {"train_acc": ("train", "accuracy"), "val_loss": ("validation", "loss"), "test_loss": ("test", "loss"),
+              "val_acc": ("validation", "accuracy"), "test_acc": ("test", "accuracy"),
+              "score": ("", "evaluation score"), "grad_norm": ("", "gradient norm"), GENERATIONS: ("", "generations")}
 
 
 def _missing(rule: Rule, run: Run) -> str | None:
-    """Why ``rule`` had nothing to judge in ``run`` (none of the curves it needs is logged), or None. Generated
-    outputs are looked for only in a generative run's."""
+    """Why ``rule`` had nothing to judge in ``run`` ("no validation or test loss logged": none of the curves it
+    needs is logged), or None. Generated outputs are looked for only in a generative run's."""
     if not rule.needs:
         return None
     if GENERATIONS in rule.needs:
-        return "no generations logged" if run.meta.language_model and not run.generations else None
-    roles = {str(role) for role in run.roles.values()}
-    if roles & set(rule.needs):
+        if not run.meta.language_model or run.generations:
+            return None
+    elif {str(role) for role in run.roles.values()} & set(rule.needs):
         return None
-    kinds = sorted({need.rsplit("_", 1)[-1] for need in rule.needs if "_" in need} - {"norm"})
-    sides = dict.fromkeys(NEED_NAMES[need] for need in rule.needs if need != "grad_norm")
-    if "grad_norm" in rule.needs:
-        return "no gradient norm logged"
-    what = {"loss": "loss", "acc": "accuracy"}
-    named = " or ".join(what.get(kind, kind) for kind in kinds) or "curve"
-    extra = " or evaluation score" if "score" in rule.needs else ""
-    return f"no {' or '.join(side for side in sides if side != 'evaluation score')} {named}{extra} logged"
+    words = [NEED_WORDS[need] for need in rule.needs]
+    splits = " or ".join(dict.fromkeys(split for split, _ in words if split))
+    measured = " or ".join(dict.fromkeys(what for split, what in words if split))
+    named = [f"{splits} {measured}"] if splits else []
+    return f"no {' or '.join(named + [what for split, what in words if not split])} logged"
 
 
 def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:

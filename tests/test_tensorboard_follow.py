@@ -114,8 +114,11 @@ def test_a_resumed_run_in_a_new_file_drops_what_the_restart_replaces(tmp_path):
         writer._writer.add_event(event_pb2.Event(step=60, session_log=event_pb2.SessionLog(status=1)))
         for step in range(60, 120):
             writer.scalar("loss", 1.0, step)
+    (first,) = tmp_path.glob("*tfevents*")
     for path in second.iterdir():
-        path.rename(tmp_path / (path.name + "z"))  # sorts after the first file, as a later timestamp does
+        # named to sort after the first file, as a later timestamp does (the writers' own names may not: within
+        # one second, a uid of 10 sorts before a uid of 9)
+        path.rename(tmp_path / (first.name + "z"))
     run = followed(follower, tmp_path)
     same_run(run, fresh(tmp_path))
     loss = curve(run, "loss")

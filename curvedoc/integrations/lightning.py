@@ -16,7 +16,8 @@ from curvedoc.integrations import LiveRun, announce, at_least, warm_up
 
 
 def tensorboard_writers(trainer) -> list:
-    """The SummaryWriters of the run's TensorBoard loggers (``TensorBoardLogger.experiment``)."""
+    """The SummaryWriters of the run's TensorBoard loggers (``TensorBoardLogger.experiment``). Told by the logger's
+    class, not by asking each logger for its experiment: a W&B logger's ``experiment`` starts a W&B run."""
     return [logger.experiment for logger in trainer.loggers
             if type(logger).__name__ == "TensorBoardLogger" and hasattr(logger.experiment, "add_text")]
 

@@ -146,15 +146,15 @@ def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]
     if data.endswith((b"\n", b"\r")):
         return data
     body_start = data.rfind(b"\n") + 1
-    header_end = data.find(b"\n")
-    if body_start == 0 or body_start == header_end + 1 and not data[body_start:].strip():
+    if body_start == 0 or not data[body_start:].strip():  # the header alone, or trailing blanks: no record
         return data
-    n_fields = count_fields(data[body_start:], delimiter)
-    n_header = count_fields(data.split(b"\n", 1)[0].strip(), delimiter)
+    header_end = data.find(b"\n")
     rows_before = data.count(b"\n", header_end + 1, body_start)
     if rows_before == 0:  # its only row: kept, since dropping it would leave nothing to read
         found.append(f"{path}: its only row has no line end (cut off while written?); kept it")
         return data
+    n_fields = count_fields(data[body_start:], delimiter)
+    n_header = count_fields(data[:header_end].strip(), delimiter)
     found.append(f"{path}: last record cut off at byte {body_start} (a line without its line end, {n_fields} of "
                  f"{n_header} fields: the usual state of a crashed or running job); dropped it, kept the "
                  f"{rows_before} complete row(s) before it")

@@ -90,11 +90,14 @@ def check_lines(data: bytes, path: Path | str) -> None:
         raise refuse(path, f"a line of {longest:,} bytes", "max_line_bytes")
 
 
+NOT_BRACKETS = bytes(code for code in range(256) if code not in b"{}[]")
+
+
 def check_json_depth(data: bytes | str, path: Path | str) -> None:
     """Refuses JSON nested deeper than max_json_depth (counting brackets, inside strings too: an upper bound)."""
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    codes = np.frombuffer(raw, np.uint8)
-    brackets = codes[np.isin(codes, (ord("{"), ord("["), ord("}"), ord("]")))]
+    # bytes.translate keeps only the brackets at C speed: a numpy mask over every byte cost 1.6 s for 66 MB
+    brackets = np.frombuffer(raw.translate(None, NOT_BRACKETS), np.uint8)
     if len(brackets) < 2 * _current.max_json_depth:
         return
     depth = np.cumsum(np.where((brackets == ord("{")) | (brackets == ord("[")), 1, -1), dtype=np.int64)

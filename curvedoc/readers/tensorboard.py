@@ -103,27 +103,28 @@ class Follower:
 
     def read(self, source: Source) -> list[Run]:
         files = list(source.files or ((None, path) for path in sorted(Path(source.path).glob("*tfevents*"))))
-        identities = {path: _identity(path) for _, path in files}
-        if not self._continues(files, identities):
+        # only a run read again needs to know whether its files are still the ones read before
+        on_disk = {path: _stat(path) for _, path in files} if self.keep else {}
+        if self.keep and not self._continues(files, on_disk):
             self._start_afresh()
         for split, path in files:
             state = self.files.get(path)
             if state is None:
-                state = self.files[path] = _FileState(identities[path])
+                state = self.files[path] = _FileState(on_disk.get(path, UNKNOWN)[0])
                 self.order.append((split, path))
             if not state.stuck:
                 self.groups.setdefault(split, _Folder(split, self.notes)).read_file(path, state)
         return [self._build(source.path)]
 
-    def _continues(self, files: list[tuple[str | None, Path]], identities: dict) -> bool:
+    def _continues(self, files: list[tuple[str | None, Path]], on_disk: dict) -> bool:
         if files[:len(self.order)] != self.order:
             return False
         last_of_folder = {split: path for split, path in self.order}
         for split, path in self.order:
-            state, identity = self.files[path], identities[path]
-            if identity != state.identity or _size(path) < state.end:
+            state, (identity, size) = self.files[path], on_disk[path]
+            if identity != state.identity or size < state.end:
                 return False
-            if path != last_of_folder[split] and _size(path) > state.end and not state.stuck:
+            if path != last_of_folder[split] and size > state.end and not state.stuck:
                 return False
         return True
 
@@ -152,25 +153,22 @@ class Follower:
         return builder.build()
 
 
-def _identity(path: Path) -> tuple[int, int]:
+UNKNOWN = ((0, 0), -1)  # a file gone since it was listed: reading it reports why
+
+
+def _stat(path: Path) -> tuple[tuple[int, int], int]:
+    """A file's (device, inode) and size."""
     try:
         info = os.stat(path)
     except OSError:
-        return 0, 0  # gone: reading it reports why
-    return info.st_dev, info.st_ino
-
-
-def _size(path: Path) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return -1
+        return UNKNOWN
+    return (info.st_dev, info.st_ino), info.st_size
 
 
 def event_file_points(path: str | Path) -> pd.DataFrame:
     """One file's scalar points in file order, before restarts are judged (for tests and inspection)."""
     folder = _Folder(None, RunBuilder(path, FORMAT))
-    folder.read_file(Path(path), _FileState(_identity(Path(path))))
+    folder.read_file(Path(path), _FileState(UNKNOWN[0]))
     if not folder.parts:
         return pd.DataFrame({"tag": [], "step": [], "wall_time": [], "value": []})
     position, tag, step, wall_time, value = (np.concatenate(c) for c in zip(*(p.columns() for p in folder.parts)))
