@@ -112,7 +112,7 @@ def class_count(run: RunCurves) -> ClassCount | None:
     evidence = evidence_of(run)
     inferred = _count_from(evidence)
     if not meta.n_classes:
-        return inferred
+        return _with_benchmark(inferred, meta.benchmark_classes)
     recorded = ClassCount(meta.n_classes, meta.n_classes_source or "the run's config")
     if inferred is None or inferred.n == meta.n_classes:
         return recorded
@@ -122,6 +122,24 @@ def class_count(run: RunCurves) -> ClassCount | None:
     if not (inferred.certain or ruled_out):
         return recorded
     return replace(inferred, source=f"{inferred.source}, although {recorded.source} records {recorded.n}")
+
+
+def _with_benchmark(inferred: ClassCount | None, benchmark: tuple[str, int] | None) -> ClassCount | None:
+    """The count the curves show, weighed with the one of a public benchmark the config names. The name is one
+    piece of evidence (the run may not classify that benchmark's labels: a VAE on MNIST), independent of the
+    curves: a curve agreeing makes the count certain; a name outweighs a curve's lone uncertain reading (a first
+    minibatch of four examples), not curves that are certain between themselves."""
+    if benchmark is None:
+        return inferred
+    where, n = benchmark
+    named = ClassCount(n, f"{where} names a benchmark of {n} classes", inferred=True, certain=False,
+                       evidence=frozenset({(where, "benchmark")}))
+    if inferred is None:
+        return named
+    if inferred.n == n:
+        return replace(inferred, source=f"{named.source} and {inferred.source}", certain=True,
+                       evidence=inferred.evidence | named.evidence)
+    return inferred if inferred.certain else named
 
 
 def infer_class_count(run: RunCurves) -> ClassCount | None:

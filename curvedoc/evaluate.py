@@ -225,11 +225,13 @@ def _runs_of(path: Path) -> list:
 
 def _inferred_alone(curves: RunCurves) -> tuple[tuple[int, bool] | None, list[tuple[str, int]]]:
     """What the curves alone tell of the class count, whatever the run records: the count (and whether it is
-    certain), and each piece of evidence (kind and count) on its own."""
+    certain), and each piece of evidence (kind and count) on its own, a benchmark its config names among them."""
     from curvedoc.classcount import evidence_of, infer_class_count
 
     count = infer_class_count(curves)
     pieces = [(item.kind, item.n) for item in evidence_of(curves)]
+    if curves.run.meta.benchmark_classes is not None:
+        pieces.append(("benchmark", curves.run.meta.benchmark_classes[1]))
     return (None if count is None else (count.n, count.certain)), pieces
 
 

@@ -20,6 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+from curvedoc.datasets import named_benchmark
 from curvedoc.roles import Role, infer_role, is_total_norm, primary_tag
 
 
@@ -189,11 +190,12 @@ class ConfigFacts(NamedTuple):
     base_model: str | None = None
     language_model: bool = False
     base_loss: tuple[str, float] | None = None
+    benchmark: tuple[str, int] | None = None  # (where the config names a public benchmark, its class count)
 
 
 def facts_from(config: Mapping[str, Any]) -> ConfigFacts:
     return ConfigFacts(n_classes_from(config), base_model_from(config), language_model_from(config),
-                       base_loss_from(config))
+                       base_loss_from(config), named_benchmark(_entries(config)))
 
 
 def complete_meta(meta: RunMeta, source: str, facts: ConfigFacts) -> None:
@@ -206,6 +208,8 @@ def complete_meta(meta: RunMeta, source: str, facts: ConfigFacts) -> None:
     meta.language_model = meta.language_model or facts.language_model
     if meta.base_loss is None and facts.base_loss:
         meta.base_loss, meta.base_loss_source = facts.base_loss[1], f"{source}: {facts.base_loss[0]}"
+    if meta.benchmark_classes is None and facts.benchmark:
+        meta.benchmark_classes = (f"{source}: {facts.benchmark[0]}", facts.benchmark[1])
 
 
 def _as_count(value: Any) -> int | None:
@@ -253,6 +257,8 @@ class RunMeta:
     # the base model's own loss on the task, and where it was read (--baseline RUN: that run's last loss)
     base_loss: float | None = None
     base_loss_source: str | None = None
+    # a public benchmark the config names instead of a class count: (where, its class count); see curvedoc.datasets
+    benchmark_classes: tuple[str, int] | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     start_time: float | None = None  # unix seconds, when the format records it

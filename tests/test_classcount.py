@@ -159,3 +159,87 @@ def test_a_perplexity_is_judged_as_the_loss_it_is_the_exponential_of():
     (finding,) = [f for f in diagnose_run(run, curves=curves) if f.code == "CD501"]
     assert "val_ppl best = 3 " in finding.evidence[0]
     assert "ln(perplexity)" in finding.evidence[-1]
+
+
+@pytest.mark.parametrize("parts, value, expected", [
+    (("dataset",), "CIFAR-100", 100),
+    (("data",), "./data/cifar10", 10),
+    (("dataset", "value"), "IMDB", 2),  # W&B's config.yaml keeps each value under `value`
+    (("dataset_name",), "stanfordnlp/imdb", 2),
+    (("task_name",), "mnli", 3),
+    (("data",), "coco128.yaml", None),  # detection: no fixed class count listed
+    (("model",), "cifar10", None),  # not a key that names the data
+    (("dataset",), 10, None),
+])
+def test_a_config_naming_a_public_benchmark_tells_its_class_count(parts, value, expected):
+    from curvedoc.datasets import benchmark_classes
+
+    found = benchmark_classes(parts, value)
+    assert (found and found[1]) == expected
+
+
+def test_a_config_naming_two_benchmarks_of_different_counts_tells_none():
+    from curvedoc.model import facts_from
+
+    assert facts_from({"dataset": "cifar10", "data": {"name": "cifar100"}}).benchmark is None
+    assert facts_from({"dataset": "mnist", "data": "fashion_mnist"}).benchmark == ("dataset = 'mnist'", 10)
+
+
+def _named(curves: dict, dataset: str, n_classes=None, steps=None):
+    run = synthetic(curves, n_classes=n_classes, steps=steps)
+    run.meta.benchmark_classes = (f"config: dataset = {dataset!r}", {"imdb": 2, "cifar10": 10}[dataset.lower()])
+    return run
+
+
+def test_a_named_benchmark_alone_is_an_uncertain_count_a_finding_names():
+    """A per-batch loss at ln 2 all run long (IMDB sentiment that never learns), whose first batch says nothing and
+    whose swings leave its level too loose to tell k: the config's dataset tells it."""
+    rng = np.random.default_rng(3)
+    run = _named({"train_loss": np.r_[1.5, math.log(2) + 0.02 * rng.standard_normal(2000)]}, "IMDB")
+    count = class_count(RunCurves(run))
+    assert count.n == 2 and count.inferred and not count.certain
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD302"]
+    assert finding.severity == "warning"
+    assert "config: dataset = 'IMDB' names a benchmark of 2 classes" in finding.evidence[-1]
+
+
+def test_a_named_benchmark_a_curve_agrees_with_is_certain():
+    run = _named({"train/loss": np.full(50, 2.3026), "val/acc": np.full(10, 0.1)}, "cifar10",
+                 steps={"val/acc": np.arange(10) * 5 + 4})
+    count = class_count(RunCurves(run))
+    assert count.n == 10 and count.certain and "names a benchmark of 10 classes" in count.source
+
+
+def test_a_recorded_count_or_certain_curves_outweigh_a_named_benchmark():
+    assert class_count(RunCurves(_named({"train/loss": falling(1.5)}, "cifar10", n_classes=7))).n == 7
+    certain = _named({"train/loss": np.full(50, 0.6931), "val/acc": np.full(10, 0.5)}, "cifar10",
+                     steps={"val/acc": np.arange(10) * 5 + 4})
+    assert class_count(RunCurves(certain)).n == 2
+
+
+def test_a_generative_model_of_a_named_benchmark_raises_no_alarm_against_its_chance():
+    """A VAE on MNIST: its loss (a reconstruction summed over pixels) is no cross-entropy over the 10 digits, and
+    the named count is uncertain, so a comparison with ln 10 is at most a note."""
+    rng = np.random.default_rng(0)
+    run = _named({"loss": 16 + 28 * np.exp(-np.arange(300) / 30) + 0.3 * rng.standard_normal(300),
+                  "val_loss": 17 + 10 * np.exp(-np.arange(10) / 2)}, "cifar10", steps={"val_loss": np.arange(10) * 30 + 29})
+    assert all(f.severity == "info" for f in diagnose_run(run))
+
+
+def test_a_config_naming_the_benchmark_reaches_the_run(tmp_path):
+    """A Lightning run whose hparams.yaml names its dataset and no class count; a CSV log whose args.json beside it
+    does."""
+    version = tmp_path / "lightning_logs" / "version_0"
+    version.mkdir(parents=True)
+    (version / "hparams.yaml").write_text("lr: 0.001\ndataset: fashion_mnist\n")
+    rows = "\n".join(f"{step},0,{2.3026 + 0.001 * (step % 3)}" for step in range(60))
+    (version / "metrics.csv").write_text("step,epoch,train_loss\n" + rows + "\n")
+    (run,) = curvedoc.load(version)
+    assert run.meta.benchmark_classes == ("config: dataset = 'fashion_mnist'", 10)
+    assert "CD302" in {f.code for f in diagnose_run(run)}
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "args.json").write_text(json.dumps({"data": "./data/CIFAR-100", "lr": 0.1}))
+    (plain / "log.csv").write_text("step,loss\n" + "\n".join(f"{step},{4.6 - step / 100}" for step in range(50)))
+    (run,) = curvedoc.load(plain / "log.csv")
+    assert run.meta.benchmark_classes == ("args.json: data = './data/CIFAR-100'", 100)
