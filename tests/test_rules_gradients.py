@@ -138,3 +138,14 @@ def test_a_layer_exploding_under_a_quiet_total_is_reported():
                      "grad_norm/total": total, "grad_norm/encoder.embed.weight": layer})
     (finding,) = [f for f in diagnose_run(run) if f.code == "CD701"]
     assert finding.tags[0] == "grad_norm/encoder.embed.weight" and finding.step == 400
+
+
+def test_a_norm_that_explodes_within_its_first_steps_is_measured_from_its_first_few():
+    """A vanilla RNN at SGD LR 2 (a real held-out run's shape): its head's norm goes 0.3 → 8 in four of 129 logged
+    steps and stays there while the loss climbs 2.35 → 200. Its start is its first few norms, not a twentieth of
+    the log, which would already hold the explosion."""
+    rng = np.random.default_rng(4)
+    grad = np.r_[0.27, 0.46, 1.44, 4.87, 7.7 + 0.4 * rng.standard_normal(125)]
+    loss = np.r_[2.35, 2.3, 3.5, 20.0, 150 + 60 * rng.random(125)]
+    (finding,) = [f for f in diagnose_run(grad_run(loss, grad)) if f.code == "CD701"]
+    assert finding.step <= 6 and "median 0.46 over the first points" in finding.evidence[0]

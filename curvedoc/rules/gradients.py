@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
+from curvedoc.features import START_POINTS, Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
 from curvedoc.roles import Role, is_total_norm
 from curvedoc.rules import ERROR, INFO, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import event_window, loss_curve, once_per_event
@@ -132,7 +132,8 @@ def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | Non
     """The norm's running level climbs by orders of magnitude while the loss diverges: an explosion spread over
     many steps rather than one."""
     diverging = loss is not None and (loss.first_nonfinite is not None or loss.end > loss.start)
-    start = float(np.median(norms[:max(3, len(norms) // 20)]))
+    # the first few norms, not a share of the log: a norm can grow 30x within its first 5% of steps
+    start = float(np.median(norms[:START_POINTS]))
     if not diverging or start <= 0:
         return None
     level = trailing_median(norms, grad.window)
@@ -230,7 +231,7 @@ def _vanished(run: RunCurves, grad: Curve, loss: Curve, limits: Limits, largest_
         return None
     norms = median_filter(values, size=grad.window, mode="nearest") if grad.window > 1 else values
     loss_level = np.interp(steps, loss.finite_steps, loss.smooth)
-    start_norm = float(np.median(values[:max(3, len(values) // 20)]))
+    start_norm = float(np.median(values[:START_POINTS]))
     still_high = loss_level >= (1 - limits["max_progress"]) * loss.start
     if run.chance_loss is not None:
         still_high |= loss_level >= limits["max_progress"] * run.chance_loss
