@@ -18,8 +18,9 @@ import google_crc32c
 import numpy as np
 
 CHUNK_BYTES = 8 << 20
-# Zero bytes after each chunk so vectorised reads a little past a record (8-byte words; a fast-path layout check
-# that may follow a bogus one-byte length up to 127 bytes ahead) stay inside the buffer.
+# This many bytes after each chunk's last record (the file's next bytes, or these zeros at its end) so vectorised
+# reads a little past a record (8-byte words; a fast-path layout check that may follow a bogus one-byte length up
+# to 127 bytes ahead) stay inside the buffer.
 PAD = bytes(256)
 LENGTH = struct.Struct("<Q")
 LENGTH_CRC = struct.Struct("<I")
@@ -42,7 +43,7 @@ def masked_crcs(crcs: np.ndarray) -> np.ndarray:
 class Chunk:
     """Complete, CRC-checked records: ``starts``/``lengths`` locate each record's data inside ``data``."""
 
-    data: bytes  # ends with PAD
+    data: bytes  # at least len(PAD) bytes go on after its walked part
     base: int  # file offset of data[0]
     starts: np.ndarray
     lengths: np.ndarray
@@ -74,20 +75,21 @@ class FrameWalk:
         if size == 0:
             self.empty = True
             return
-        self.handle.seek(self.start)
-        pending, base, read = b"", self.start, self.start
+        # ``base``: file offset of the first byte not yet walked past; ``read``: how far the file has been read.
+        # [base, read) is the unfinished record a chunk ended in: it is read again at the head of the next chunk,
+        # and the next len(PAD) bytes of the file with it, as the padding, so that a chunk is one read() with no
+        # copy (joining it with the previous chunk's tail and a zero pad cost more than reading it).
+        base = read = self.start
+        want = self.chunk_bytes or CHUNK_BYTES
         while True:
-            want = self.chunk_bytes or CHUNK_BYTES
-            if len(pending) >= 12:
-                if masked_crc(pending[:8]) != LENGTH_CRC.unpack_from(pending, 8)[0]:
-                    self._lost_framing(base)
-                    return
-                # a record larger than a chunk: read all of it at once
-                want = max(want, LENGTH.unpack_from(pending)[0] + 16 - len(pending))
-            data = self.handle.read(min(want, max(size - read, 0) + 1))
-            read += len(data)
-            buffer = pending + data + PAD
-            limit = len(buffer) - len(PAD)
+            fresh = min(want, max(size - read, 0) + 1)
+            self.handle.seek(base)
+            buffer = self.handle.read(read - base + fresh + len(PAD))
+            limit = min(len(buffer), read - base + fresh)
+            fresh = max(limit - (read - base), 0)
+            read += fresh
+            if len(buffer) < limit + len(PAD):  # the end of the file: no bytes after it to pad with
+                buffer = buffer[:limit] + PAD
             offset, frames = _walk(buffer, limit)
             if len(frames):
                 chunk, corrupt_at = self._checked(buffer, base, frames)
@@ -96,16 +98,23 @@ class FrameWalk:
                 if corrupt_at is not None:
                     self._lost_framing(corrupt_at)
                     return
-            pending, base = buffer[offset:limit], base + offset
+            base += offset
             self.end = base
-            if not data:
-                if pending:
+            if not fresh:
+                if limit > offset:
                     self.stopped_at = base
                     self.cut_off = (
-                        f"last record cut off at byte {base} ({len(pending)} bytes of an unfinished write, the usual "
+                        f"last record cut off at byte {base} ({limit - offset} bytes of an unfinished write, the usual "
                         f"state of a crashed or running job); kept the {self.records} complete record(s) before it"
                     )
                 return
+            want = self.chunk_bytes or CHUNK_BYTES
+            if limit - offset >= 12:
+                if masked_crc(buffer[offset:offset + 8]) != LENGTH_CRC.unpack_from(buffer, offset + 8)[0]:
+                    self._lost_framing(base)
+                    return
+                # a record larger than a chunk: read all of it at once
+                want = max(want, LENGTH.unpack_from(buffer, offset)[0] + 16 - (limit - offset))
 
     def _lost_framing(self, offset: int) -> None:
         self.stopped_at, self.corrupt = offset, True
@@ -152,6 +161,10 @@ class FrameWalk:
 # a probe that finds no run.
 RUN_PROBE = 4096
 REPEATS = 3
+# ... and the frame this many strides ahead has that length too (one unpack): a media log's histograms come a few
+# of one length at a time (one per layer), and a probe that finds such a short run costs as much as walking a few
+# hundred frames one by one (it was half the read of an image/histogram file).
+LOOK_AHEAD = 8
 
 
 def _walk(buffer: bytes, limit: int) -> tuple[int, np.ndarray]:
@@ -174,7 +187,10 @@ def _walk(buffer: bytes, limit: int) -> tuple[int, np.ndarray]:
         if end > limit:
             break
         repeats = repeats + 1 if length == previous else 0
-        if repeats >= REPEATS and (count := min((limit - offset) // (16 + length), RUN_PROBE)) > 8:
+        if (
+            repeats >= REPEATS and (count := min((limit - offset) // (16 + length), RUN_PROBE)) > LOOK_AHEAD
+            and unpack(buffer, offset + LOOK_AHEAD * (16 + length))[0] == length
+        ):
             predicted = offset + (16 + length) * np.arange(count, dtype=np.int64)
             same = lengths[predicted] == length
             run = count if same.all() else int(np.argmin(same))
@@ -218,13 +234,16 @@ def data_crcs(buffer: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndar
     """
     crcs = np.zeros(len(starts), np.uint32)
     long_records = np.flatnonzero(lengths > VECTOR_CRC_MAX_LENGTH)
-    for index in long_records.tolist():
-        crcs[index] = google_crc32c.value(buffer[starts[index]:starts[index] + lengths[index]])
+    # numpy slices, not bytes slices: google_crc32c reads them in place, where slicing bytes would copy each record
+    data = np.frombuffer(buffer, np.uint8)
+    crcs[long_records] = [
+        google_crc32c.value(data[start:start + length])
+        for start, length in zip(starts[long_records].tolist(), lengths[long_records].tolist(), strict=True)
+    ]
     short = np.flatnonzero(lengths <= VECTOR_CRC_MAX_LENGTH)
     if not len(short):
         return crcs
     words = np.ndarray((len(buffer) - 3,), "<u4", buffer, 0, (1,))
-    data = np.frombuffer(buffer, np.uint8)
     t0, t1, t2, t3 = CRC_TABLES
     distinct, which = np.unique(lengths[short], return_inverse=True)
     groups = np.argsort(which, kind="stable")
