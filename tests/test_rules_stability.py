@@ -37,12 +37,14 @@ def test_every_labelled_spike_is_found(path):
         assert finding.severity == "warning" and "recovered" in finding.evidence[2]
 
 
-@pytest.mark.parametrize("path", ["corpus/oscillation/adam_lr_high", "corpus/oscillation/sgd_lr_high_clipped",
-                                  "corpus/oscillation/iris_sgd_batch4_high_lr", "stability/adam_lr_too_high.jsonl"])
+@pytest.mark.parametrize("path", ["corpus/oscillation/sgd_lr_high_clipped", "corpus/oscillation/iris_sgd_batch4_high_lr",
+                                  "stability/adam_lr_too_high.jsonl", "holdout/oscillation/tb_cnn_sgd_lr_05_clipped"])
 def test_a_loss_that_keeps_swinging_is_reported(path):
+    """The last: SGD at LR 0.5 with clipping, whose per-step losses run from 1e-4 to 4.4 around a median of 1.2 to
+    the end: the swings are measured against that typical level, not a mean they pull up themselves."""
     (finding,) = findings(FIXTURES / path, "CD401")
     assert finding.severity == "warning" and finding.step_range
-    assert "swing σ" in finding.evidence[0] and "lr" in finding.evidence[-1]
+    assert "swing σ" in finding.evidence[0] and "lr" in finding.evidence[-1].lower()
 
 
 @pytest.mark.parametrize("path", ["corpus/spike/corrupt_batch_adam", "stability/corrupt_batch_grad.jsonl"])

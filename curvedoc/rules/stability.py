@@ -161,10 +161,10 @@ def event_window(run: RunCurves) -> float:
                                          "judged: over its last half, or all of it when the half is shorter"),
         "late_share": Threshold(1 / 3, "share of the run, at its end, that must still be swinging"),
         "swing_vs_level": Threshold(SWING_VS_LEVEL, "swing σ of the late part (10th–90th percentile range around "
-                                                    "its trend) as a share of its mean level, from which the loss "
+                                                    "its trend) as a share of its median level, from which the loss "
                                                     "counts as swinging"),
         "swing_vs_progress": Threshold(SWING_VS_PROGRESS, "swing σ of the late part as a share of the drop from the "
-                                                          "first values to the late mean level, from which the swings "
+                                                          "first values to the late median level, from which the swings "
                                                           "rival what was learned"),
         "swing_vs_scale": Threshold(0.2, "swing σ of the late part as a share of the loss's natural scale (its "
                                          "first values, or chance −log(1/n) when larger), from which the swings "
@@ -178,7 +178,7 @@ def event_window(run: RunCurves) -> float:
 def oscillation(run: RunCurves, limits: Limits):
     """A loss curve (train, validation, test or one term) still swings wildly at the end of the run: around its
     trend there, its swings (a σ from the 10th–90th percentile range, so one rare hard batch does not count) are
-    at least half its mean level, at least 40% of the progress made since the start, and at least a fifth of the
+    at least half its median level, at least 40% of the progress made since the start, and at least a fifth of the
     loss's scale (its first value or chance, whichever is larger). A per-step curve is judged over its last third;
     a short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half,
     where it must also zig-zag. A noisy tiny-batch run that converges swings a lot relative to its low final
@@ -202,7 +202,9 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     if short and alternation(late) < limits["zigzag"]:
         return None
     start = float(np.median(values[:3]))
-    level = float(np.mean(late))
+    # the typical level, as a curve's end is read everywhere: the swings themselves pull a mean up (minibatch
+    # losses of an LR too high run from 1e-4 to 4.4 around a median of 1.2)
+    level = float(np.median(late))
     swing = spread(late)
     progress = start - level
     if not math.isfinite(swing) or swing <= 0 or level > limits["diverged_factor"] * abs(start):
@@ -216,10 +218,10 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
                      else "the loss made no progress since the start")
     low, high = np.percentile(late, [10, 90])
     part = "of its points" if late_from == 0 else f"{1 - late_from / len(values):.0%} of the run"
-    evidence = [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, mean level {fmt(level)} "
+    evidence = [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, median level {fmt(level)} "
                 f"({swing / abs(level) if level else math.inf:.0%} of the level); 10th–90th percentile "
                 f"{fmt(low)} … {fmt(high)}",
-                f"first values {fmt(start)} → late mean {fmt(level)}: {progress_note}"]
+                f"first values {fmt(start)} → late median {fmt(level)}: {progress_note}"]
     if short:
         evidence.append(f"{alternation(late):.0%} of its successive changes reverse the previous one: "
                         + " → ".join(fmt(value) for value in late[:8]) + (" …" if len(late) > 8 else ""))
