@@ -54,7 +54,8 @@ class Curve:
 
     @cached_property
     def all_finite(self) -> bool:
-        return bool(self.finite_mask.all())
+        # not read off the mask: the mask of a curve without NaN/Inf is then never kept (a byte a point, for nothing)
+        return bool(np.isfinite(self.values).all())
 
     @cached_property
     def finite_steps(self) -> np.ndarray:
@@ -68,8 +69,9 @@ class Curve:
     @cached_property
     def first_nonfinite(self) -> int | None:
         """Index of the first NaN/±Inf value, or None."""
-        bad = np.flatnonzero(~self.finite_mask)
-        return int(bad[0]) if len(bad) else None
+        if self.all_finite:
+            return None
+        return int(np.flatnonzero(~self.finite_mask)[0])
 
     @cached_property
     def window(self) -> int:
@@ -248,7 +250,8 @@ class RunCurves:
             # table's columns (a view, not a copy); a table laid out otherwise is indexed through a sort
             together = len(codes) < 2 or bool((codes[1:] >= codes[:-1]).all())
             order = slice(None) if together else np.argsort(codes, kind="stable")
-            bounds = np.searchsorted(codes[order], np.arange(len(tags.cat.categories) + 1)).tolist()
+            # searched for in the codes' own (narrowest) integer type: another would widen every code to it first
+            bounds = np.searchsorted(codes[order], np.arange(len(tags.cat.categories) + 1, dtype=codes.dtype)).tolist()
             self._rows = {
                 tag: (slice(bounds[i], bounds[i + 1]) if together else order[bounds[i]:bounds[i + 1]])
                 for i, tag in enumerate(tags.cat.categories) if bounds[i + 1] > bounds[i]

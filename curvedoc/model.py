@@ -25,6 +25,7 @@ from curvedoc.roles import Role, infer_role, is_total_norm, primary_tag
 
 
 CLASSES, VOCABULARY = "classes", "vocabulary"  # RunMeta.n_classes_kind
+POINT_COUNT_BLOCK = 1 << 20  # codes counted at a time by Run.point_counts
 # Keys under which configs of real frameworks record the number of output classes (HF: num_labels; YOLO: nc)
 CLASS_COUNT_KEYS = frozenset({
     "num_classes", "n_classes", "nb_classes", "num_class", "n_class", "nclasses", "numclasses", "number_of_classes",
@@ -323,7 +324,12 @@ class Run:
         if not isinstance(tags.dtype, pd.CategoricalDtype):
             tags = tags.astype("category")
         names = tags.cat.categories.tolist()
-        return dict(zip(names, np.bincount(tags.cat.codes.to_numpy(), minlength=len(names)).tolist()))
+        codes = tags.cat.codes.to_numpy()
+        counts = np.zeros(len(names), np.int64)
+        # a block at a time: bincount widens the (1-byte) codes to 64 bits, 8 bytes a point of the whole table
+        for start in range(0, len(codes), POINT_COUNT_BLOCK):
+            counts += np.bincount(codes[start:start + POINT_COUNT_BLOCK], minlength=len(names))
+        return dict(zip(names, counts.tolist(), strict=True))
 
     def set_roles(self, overrides: Mapping[str, str]) -> None:
         """Apply user overrides ``{role: tag}``; a tag named for a role takes it, other tags keep theirs."""
@@ -426,6 +432,9 @@ class RunBuilder:
                 repeated_by_tag[tag] = repeated
                 steps, walls, values = steps[keep], walls[keep], values[keep]
             frames.append([tag, steps, walls, values])
+            # the table lets each curve's column go once it holds it; a name left here would keep the last curve,
+            # and with it whatever array its columns are slices of (a reader's every curve), alive beside the table
+            del steps, values, walls
             roles[tag] = infer_role(tag, self._split_hint.get(tag))
         if repeated_by_tag:
             named = ", ".join(list(repeated_by_tag)[:3]) + (" and more" if len(repeated_by_tag) > 3 else "")
@@ -455,7 +464,8 @@ def _frame(parts: list[list]) -> pd.DataFrame:
         return empty_scalars()
     tags = [p[0] for p in parts]
     lengths = [len(p[1]) for p in parts]
-    codes = np.repeat(np.arange(len(tags), dtype=np.int32), lengths)
+    # in the narrowest type that holds them, which the categorical mostly keeps as is: 1 byte a point, not 4
+    codes = np.repeat(np.arange(len(tags), dtype=np.min_scalar_type(-len(tags))), lengths)
     columns = {"tag": pd.Categorical.from_codes(codes, categories=tags)}
     del codes
     for index, name in ((1, "step"), (2, "wall_time"), (3, "value")):

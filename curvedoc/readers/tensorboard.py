@@ -169,24 +169,56 @@ def event_file_points(path: str | Path) -> pd.DataFrame:
     """One file's scalar points in file order, before restarts are judged (for tests and inspection)."""
     folder = _Folder(None, RunBuilder(path, FORMAT))
     folder.read_file(Path(path), _FileState(UNKNOWN[0]))
-    if not folder.parts:
+    if not folder.points.count:
         return pd.DataFrame({"tag": [], "step": [], "wall_time": [], "value": []})
-    position, tag, step, wall_time, value = (np.concatenate(c) for c in zip(*(p.columns() for p in folder.parts)))
+    position, tag, step, wall_time, value = folder.points.columns()
     order = np.argsort(position, kind="stable")
-    return pd.DataFrame({"tag": np.array(folder.tags, dtype=object)[tag[order]], "step": step[order],
-                         "wall_time": wall_time[order], "value": value[order]})
+    return pd.DataFrame({"tag": np.array(folder.tags, dtype=object)[tag[order]], "step": step[order].astype(np.int64),
+                         "wall_time": wall_time[order], "value": value[order].astype(np.float64)})
 
 
-@dataclass
 class _Points:
-    position: np.ndarray  # ordinal of the record in the folder's reading order
-    tag: np.ndarray  # index into _Folder.tags
-    step: np.ndarray
-    wall_time: np.ndarray
-    value: np.ndarray
+    """A folder's points in columns that grow as chunks are decoded. Each chunk's points are copied in rather than
+    kept as parts to join at the end: joining held every point twice, and small parts left the allocator's heap
+    (which it seldom gives back) as large as the points themselves. Steps that fit 32 bits and values that are
+    32-bit floats (TensorBoard's scalars) are kept so while they are read, 8 bytes a point less; a chunk that holds
+    wider ones widens its column."""
+
+    NAMES = ("position", "tag", "step", "wall_time", "value")
+
+    def __init__(self):
+        self.count = 0
+        self.position = np.zeros(0, np.int32)  # ordinal of the record in the folder's reading order
+        self.tag = np.zeros(0, np.int32)  # index into _Folder.tags
+        self.step = np.zeros(0, np.int32)
+        self.wall_time = np.zeros(0)
+        self.value = np.zeros(0, np.float32)
+
+    def append(self, *columns: np.ndarray) -> None:
+        end = self.count + len(columns[0])
+        for name, added in zip(self.NAMES, columns, strict=True):
+            column = getattr(self, name)
+            if end > len(column) or not np.can_cast(added.dtype, column.dtype):
+                # room for half as many again: the copying stays linear overall, and the room not yet written is
+                # never touched, so it costs no resident memory
+                grown = np.empty(max(end, len(column) * 3 // 2), np.promote_types(column.dtype, added.dtype))
+                grown[:self.count] = column[:self.count]
+                setattr(self, name, grown)
+                column = grown
+            column[self.count:end] = added
+        self.count = end
 
     def columns(self) -> tuple[np.ndarray, ...]:
-        return self.position, self.tag, self.step, self.wall_time, self.value
+        return tuple(getattr(self, name)[:self.count] for name in self.NAMES)
+
+    def sort_by_position(self) -> None:
+        """Puts the points of records the protobuf fallback decoded (added as it decodes them, ahead of the rest of
+        their chunk's) in record order."""
+        position = self.position[:self.count]
+        if (position[1:] < position[:-1]).any():
+            order = np.argsort(position, kind="stable")
+            for name in self.NAMES:
+                setattr(self, name, getattr(self, name)[:self.count][order])
 
 
 @dataclass
@@ -199,7 +231,7 @@ class _Folder:
     tags: list[str] = field(default_factory=list)
     tag_ids: dict[str, int] = field(default_factory=dict)
     plugins: dict[str, str] = field(default_factory=dict)  # plugin of each tag's first metadata
-    parts: list[_Points] = field(default_factory=list)
+    points: _Points = field(default_factory=_Points)
     session_starts: list[tuple[int, int, Path]] = field(default_factory=list)  # (position, step, file)
     file_starts: list[tuple[int, Path]] = field(default_factory=list)
     position: int = 0
@@ -217,7 +249,9 @@ class _Folder:
                 for chunk in walk:
                     if walk.records > limits.current().max_records:
                         raise limits.refuse(path, f"more than {walk.records:,} records", "max_records")
-                    self._decode(chunk, path)
+                    # added once the decoding has returned: the columns' growth (old and new side by side) never
+                    # comes on top of its scratch arrays
+                    self._add(*self._decode(chunk, path))
         except OSError as exc:
             if walk is None or walk.records == 0:
                 state.failure = describe_os_error(exc)
@@ -241,7 +275,9 @@ class _Folder:
 
     # ---- decoding ------------------------------------------------------------------------------------------
 
-    def _decode(self, chunk: Chunk, path: Path) -> None:
+    def _decode(self, chunk: Chunk, path: Path) -> tuple[np.ndarray, ...]:
+        """The chunk's scalar points (record position, tag id, step, wall time, value), except those of records
+        only protobuf could decode: the fallback adds those itself."""
         words = _Words(chunk.data)
         n = len(chunk.starts)
         positions = self.position + np.arange(n, dtype=np.int64)
@@ -264,7 +300,7 @@ class _Folder:
         if len(parts) > 1:
             order = np.argsort(records, kind="stable")
             records, tags, values = records[order], tags[order], values[order]
-        self._add(positions[records], tags, step[records], wall[records], values)
+        return positions[records], tags, step[records], wall[records], values
 
     def _decode_general(self, chunk, words, rows, wall, step, positions, path):
         """Any Event, field by field; records it cannot handle go one by one through protobuf."""
@@ -368,7 +404,8 @@ class _Folder:
         if len(position):
             # positions and tag ids fit 32 bits (max_records caps the records far below 2**31): 8 bytes a point less
             narrow = np.int32 if self.position < 1 << 31 and len(self.tags) < 1 << 31 else np.int64
-            self.parts.append(_Points(position.astype(narrow), tag.astype(narrow), step, wall_time, value))
+            self.points.append(position.astype(narrow), tag.astype(narrow), _narrowed(step, np.int32), wall_time,
+                               _narrowed(value, np.float32))
 
     def _scalar_tags(self) -> np.ndarray:
         """Per tag id, whether its plugin is "scalars"; one extra False entry answers for id -1 (no tag)."""
@@ -484,39 +521,20 @@ class _Folder:
         """Hands the points read so far to ``builder``, restarts judged. ``keep``: the folder can read on
         afterwards (a followed run); else its points are let go as they are handed over, so a large file is not
         held twice."""
-        if not self.parts:
+        points = self.points
+        if not points.count:
             return
-        points = self._joined()
-        if len(points.position) > 1 and (np.diff(points.position) < 0).any():  # records the fallback decoded
-            order = np.argsort(points.position, kind="stable")
-            points = _Points(*(column[order] for column in points.columns()))
-        self.parts = [points] if keep else []
-        alive = np.ones(len(points.position), bool)
-        for position, step, path in self.session_starts:
-            before = np.searchsorted(points.position, position)
-            hit = alive[:before] & (points.step[:before] >= step)
-            if hit.any():
-                alive[:before] &= ~hit
-                dropped = points.step[:before][hit]
-                builder.warn(
-                    f"{path}: training restarted at step {step} (SessionLog.START); dropped {len(dropped)} point(s) "
-                    f"logged before it at steps {dropped.min()}-{dropped.max()}, as TensorBoard does"
-                )
-        # a 16-bit key gets numpy's radix sort: linear in the points; the order kept as 32-bit indices where the
-        # points allow, since it lives beside them until they are handed over
-        order = np.argsort(points.tag.astype(np.uint16 if len(self.tags) < 1 << 16 else np.int64), kind="stable")
-        order = order.astype(points.position.dtype)
-        bounds = np.searchsorted(points.tag[order], np.arange(len(self.tags) + 1))
+        if not keep:
+            self.points = _Points()
+        points.sort_by_position()
+        # unless kept, the points are held by these columns alone from here: each is let go once used
+        columns = dict(zip(_Points.NAMES, points.columns(), strict=True))
+        del points
+        alive = self._alive(columns, builder)
         steps_back: dict[tuple[Path, int], list] = {}
-        curves = []
-        for tag, name in enumerate(self.tags):
-            rows = order[bounds[tag]:bounds[tag + 1]]
-            rows = rows[alive[rows]]
-            if len(rows):
-                curves.append((f"{self.split}/{name}" if self.split else name,
-                               self._drop_steps_going_back(rows, points, tag, steps_back)))
-        del order, alive
-        self._hand_over(builder, points, curves, keep)
+        taken, curves = self._curves(columns, alive, steps_back)
+        del alive
+        self._hand_over(builder, columns, taken, curves)
         for (path, step), drops in steps_back.items():
             tags = sorted({tag for tag, _ in drops})
             dropped = [step for _, steps in drops for step in steps]
@@ -526,44 +544,66 @@ class _Folder:
                 f"earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for out-of-order steps"
             )
 
-    def _hand_over(self, builder: RunBuilder, points: _Points, curves: list[tuple[str, np.ndarray]],
-                   keep: bool) -> None:
-        """Each curve's points to ``builder``, gathered a column at a time for all curves at once; without ``keep``
-        each of the folder's columns is let go once gathered, so the points are never held twice."""
-        lengths = [len(rows) for _, rows in curves]
-        taken = np.concatenate([rows for _, rows in curves]) if curves else np.zeros(0, np.int64)
-        labels = [label for label, _ in curves]
-        del curves
-        gathered = {}
-        for name in ("step", "value", "wall_time"):
-            gathered[name] = getattr(points, name)[taken]
-            if not keep:
-                setattr(points, name, None)
-        del taken
-        bounds = np.cumsum([0, *lengths]).tolist()
-        for label, start, stop in zip(labels, bounds[:-1], bounds[1:]):
+    def _alive(self, columns: dict[str, np.ndarray], builder: RunBuilder) -> np.ndarray | None:
+        """Which points a restart (SessionLog.START) leaves; None when it leaves all of them."""
+        alive = None
+        for position, step, path in self.session_starts:
+            before = np.searchsorted(columns["position"], position)
+            steps = columns["step"][:before]
+            hit = steps >= step if alive is None else alive[:before] & (steps >= step)
+            if hit.any():
+                if alive is None:
+                    alive = np.ones(len(columns["step"]), bool)
+                alive[:before] &= ~hit
+                dropped = steps[hit]
+                builder.warn(
+                    f"{path}: training restarted at step {step} (SessionLog.START); dropped {len(dropped)} point(s) "
+                    f"logged before it at steps {dropped.min()}-{dropped.max()}, as TensorBoard does"
+                )
+        return alive
+
+    def _curves(self, columns: dict[str, np.ndarray], alive: np.ndarray | None,
+                steps_back: dict) -> tuple[np.ndarray, list[tuple[str, int]]]:
+        """The rows of every tag's curve, one curve after another (record order within each), and each curve's
+        label and length: the rows that restarts and steps going back leave."""
+        rows_by_tag, bounds = _by_tag(columns["tag"], len(self.tags))
+        curves = []
+        kept = 0
+        for tag, name in enumerate(self.tags):
+            rows = rows_by_tag[bounds[tag]:bounds[tag + 1]]
+            if alive is not None:
+                rows = rows[alive[rows]]
+            if len(rows):
+                rows = self._drop_steps_going_back(rows, columns, tag, steps_back)
+                # moved up in place over the rows dropped before them: all curves' rows end up in one array
+                # without a second copy of them
+                rows_by_tag[kept:kept + len(rows)] = rows
+                kept += len(rows)
+                curves.append((f"{self.split}/{name}" if self.split else name, len(rows)))
+        return rows_by_tag[:kept], curves
+
+    def _hand_over(self, builder: RunBuilder, columns: dict[str, np.ndarray], taken: np.ndarray,
+                   curves: list[tuple[str, int]]) -> None:
+        """Each curve's points to ``builder``, gathered a column at a time for all curves at once. Each of
+        ``columns`` is let go once gathered, and those not handed over before any is: when they are the only hold
+        on the folder's points (a run read once), the points are never held twice."""
+        del columns["position"], columns["tag"]
+        # the widest source first: the peak is at the last gather, beside all the columns gathered before it
+        gathered = {name: _gathered(columns.pop(name), taken, HANDED_OVER[name])
+                    for name in sorted(HANDED_OVER, key=lambda name: -columns[name].itemsize)}
+        bounds = np.cumsum([0, *(length for _, length in curves)]).tolist()
+        for (label, _), start, stop in zip(curves, bounds[:-1], bounds[1:], strict=True):
             builder.add(label, gathered["step"][start:stop], gathered["value"][start:stop],
                         gathered["wall_time"][start:stop], self.split)
 
-    def _joined(self) -> _Points:
-        """The parts as one set of columns, joined a column at a time and each part's column let go once joined:
-        the peak is the points plus one column, not twice the points."""
-        parts = [list(part.columns()) for part in self.parts]
-        self.parts = []
-        columns = []
-        for index in range(len(_Points.__dataclass_fields__)):
-            columns.append(np.concatenate([part[index] for part in parts]))
-            for part in parts:
-                part[index] = None
-        return _Points(*columns)
-
-    def _drop_steps_going_back(self, rows: np.ndarray, points: _Points, tag: int, report: dict) -> np.ndarray:
+    def _drop_steps_going_back(self, rows: np.ndarray, columns: dict[str, np.ndarray], tag: int,
+                               report: dict) -> np.ndarray:
         """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s.
 
         What is kept is always a stack of non-decreasing steps, so each step back just pops the stack's top:
         linear overall, even for a log whose step restarts every epoch (the batch index logged as the step).
         """
-        steps = points.step[rows]
+        steps = columns["step"][rows]
         backs = np.flatnonzero(steps[1:] < steps[:-1]) + 1
         if not len(backs):
             return rows
@@ -572,7 +612,7 @@ class _Folder:
         for first, end in zip(backs.tolist(), [*backs[1:].tolist(), len(steps)]):
             step = int(steps[first])
             cut = bisect.bisect_left(kept_steps, step)
-            path = self._file_of(points.position[rows[first]])
+            path = self._file_of(columns["position"][rows[first]])
             report.setdefault((path, step), []).append((self.tags[tag], kept_steps[cut:]))
             del kept[cut:], kept_steps[cut:]
             kept.extend(range(first, end))
@@ -582,6 +622,52 @@ class _Folder:
     def _file_of(self, position: int) -> Path:
         index = bisect.bisect_right(self.file_starts, position, key=lambda start: start[0]) - 1
         return self.file_starts[index][1]
+
+
+def _narrowed(values: np.ndarray, narrow: type) -> np.ndarray:
+    """``values`` as ``narrow`` when each of them comes back from it bit for bit (a NaN's payload too), else as
+    they are."""
+    narrowed = values.astype(narrow)
+    bits = np.dtype(f"u{values.itemsize}")
+    return narrowed if (narrowed.astype(values.dtype).view(bits) == values.view(bits)).all() else values
+
+
+BY_TAG_BLOCK = 1 << 18
+HANDED_OVER = {"step": np.int64, "value": np.float64, "wall_time": np.float64}  # the types the builder takes
+GATHER_BLOCK = 1 << 20
+
+
+def _gathered(column: np.ndarray, rows: np.ndarray, dtype: type) -> np.ndarray:
+    """``column[rows]`` as ``dtype``, a block of rows at a time when that widens it: a narrow copy of the whole
+    column is never made beside the wide one."""
+    if column.dtype == dtype:
+        return column[rows]
+    gathered = np.empty(len(rows), dtype)
+    for start in range(0, len(rows), GATHER_BLOCK):
+        gathered[start:start + GATHER_BLOCK] = column[rows[start:start + GATHER_BLOCK]]
+    return gathered
+
+
+def _by_tag(tags: np.ndarray, count: int) -> tuple[np.ndarray, list[int]]:
+    """The rows of each tag id in turn (in their order within a tag), and where each tag's rows start.
+
+    A counting sort a block of rows at a time: an argsort of all rows at once gives 64-bit indices, 8 bytes a point
+    beside the points; these are 32-bit where the rows allow."""
+    totals = np.zeros(count, np.int64)
+    for start in range(0, len(tags), BY_TAG_BLOCK):
+        totals += np.bincount(tags[start:start + BY_TAG_BLOCK], minlength=count)
+    bounds = np.concatenate([[0], np.cumsum(totals)])
+    rows = np.empty(len(tags), np.int32 if len(tags) < 1 << 31 else np.int64)
+    placed = bounds[:-1].copy()  # per tag: how many of its rows are placed, as a position in ``rows``
+    for start in range(0, len(tags), BY_TAG_BLOCK):
+        block = tags[start:start + BY_TAG_BLOCK]
+        # a 16-bit key gets numpy's radix sort: linear in the rows
+        order = np.argsort(block.astype(np.uint16) if count < 1 << 16 else block, kind="stable")
+        counts = np.bincount(block, minlength=count)
+        # each tag's rows in the block, consecutive in ``order``, go after that tag's rows placed so far
+        rows[np.arange(len(block)) + np.repeat(placed - (np.cumsum(counts) - counts), counts)] = order + start
+        placed += counts
+    return rows, bounds.tolist()
 
 
 @dataclass
