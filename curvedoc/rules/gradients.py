@@ -225,12 +225,18 @@ def _listed(tags: list[str], shown: int = 5) -> str:
 def _vanished(run: RunCurves, grad: Curve, loss: Curve, limits: Limits, largest_layer: float) -> Found | None:
     """Where ``grad`` sat near zero while the loss was high, when that was a good share of its points."""
     # Exact zeros among non-zero norms are steps without an update (gradient accumulation), not a vanished gradient.
-    logged = grad.finite_values != 0
-    values, steps = grad.finite_values[logged], grad.finite_steps[logged]
+    values, steps = grad.finite_values, grad.finite_steps
+    logged = values != 0
+    if not logged.all():  # the curve itself otherwise: a norm of millions of points is not copied for nothing
+        values, steps = values[logged], steps[logged]
+    del logged
     if len(values) < limits["min_points"]:
         return None
     norms = median_filter(values, size=grad.window, mode="nearest") if grad.window > 1 else values
-    loss_level = np.interp(steps, loss.finite_steps, loss.smooth)
+    # a norm logged at the loss's own steps (the common case) reads the loss there as it is: interpolating would
+    # copy both step columns as floats, 24 bytes a point of a norm of millions
+    same_steps = len(steps) == len(loss.finite_steps) and bool(np.array_equal(steps, loss.finite_steps))
+    loss_level = loss.smooth if same_steps else np.interp(steps, loss.finite_steps, loss.smooth)
     start_norm = float(np.median(values[:START_POINTS]))
     still_high = loss_level >= (1 - limits["max_progress"]) * loss.start
     if run.chance_loss is not None:
