@@ -222,7 +222,8 @@ def test_a_generative_model_of_a_named_benchmark_raises_no_alarm_against_its_cha
     the named count is uncertain, so a comparison with ln 10 is at most a note."""
     rng = np.random.default_rng(0)
     run = _named({"loss": 16 + 28 * np.exp(-np.arange(300) / 30) + 0.3 * rng.standard_normal(300),
-                  "val_loss": 17 + 10 * np.exp(-np.arange(10) / 2)}, "cifar10", steps={"val_loss": np.arange(10) * 30 + 29})
+                  "val_loss": 17 + 10 * np.exp(-np.arange(10) / 2)}, "cifar10",
+                 steps={"val_loss": np.arange(10) * 30 + 29})
     assert all(f.severity == "info" for f in diagnose_run(run))
 
 

@@ -37,8 +37,9 @@ def test_every_labelled_spike_is_found(path):
         assert finding.severity == "warning" and "recovered" in finding.evidence[2]
 
 
-@pytest.mark.parametrize("path", ["corpus/oscillation/sgd_lr_high_clipped", "corpus/oscillation/iris_sgd_batch4_high_lr",
-                                  "stability/adam_lr_too_high.jsonl", "holdout/oscillation/tb_cnn_sgd_lr_05_clipped"])
+@pytest.mark.parametrize("path", ["corpus/oscillation/sgd_lr_high_clipped",
+                                  "corpus/oscillation/iris_sgd_batch4_high_lr", "stability/adam_lr_too_high.jsonl",
+                                  "holdout/oscillation/tb_cnn_sgd_lr_05_clipped"])
 def test_a_loss_that_keeps_swinging_is_reported(path):
     """The last: SGD at LR 0.5 with clipping, whose per-step losses run from 1e-4 to 4.4 around a median of 1.2 to
     the end: the swings are measured against that typical level, not a mean they pull up themselves."""

@@ -18,8 +18,9 @@ import google_crc32c
 import numpy as np
 
 # Memory stays proportional to the scalars kept, not to the file: 2 MB chunks leave the allocator less free heap
-# from decoding than 8 MB ones (a 10 M-point run's read and diagnosis peak 43 -> 41 bytes a point) and keep scalar records in cache
-# (2.6 -> 3.0 M points/s), at a cost to image files (1,380 -> 1,010 MB/s: more chunks, as many records)
+# from decoding than 8 MB ones (a 10 M-point run's read and diagnosis peak 43 -> 41 bytes a point) and keep scalar
+# records in cache (2.6 -> 3.0 M points/s), at a cost to image files (1,380 -> 1,010 MB/s: more chunks, as many
+# records)
 CHUNK_BYTES = 2 << 20
 # This many bytes after each chunk's last record (the file's next bytes, or these zeros at its end) so vectorised
 # reads a little past a record (8-byte words; a fast-path layout check that may follow a bogus one-byte length up

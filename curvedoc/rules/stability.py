@@ -164,8 +164,8 @@ def event_window(run: RunCurves) -> float:
                                                     "its trend) as a share of its median level, from which the loss "
                                                     "counts as swinging"),
         "swing_vs_progress": Threshold(SWING_VS_PROGRESS, "swing σ of the late part as a share of the drop from the "
-                                                          "first values to the late median level, from which the swings "
-                                                          "rival what was learned"),
+                                                          "first values to the late median level, from which the "
+                                                          "swings rival what was learned"),
         "swing_vs_scale": Threshold(0.2, "swing σ of the late part as a share of the loss's natural scale (its "
                                          "first values, or chance −log(1/n) when larger), from which the swings "
                                          "are wild rather than small wobbles of a low loss"),
@@ -218,8 +218,8 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
                      else "the loss made no progress since the start")
     low, high = np.percentile(late, [10, 90])
     part = "of its points" if late_from == 0 else f"{1 - late_from / len(values):.0%} of the run"
-    evidence = [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, median level {fmt(level)} "
-                f"({swing / abs(level) if level else math.inf:.0%} of the level); 10th–90th percentile "
+    evidence = [f"steps {first_step}–{last_step}: swing σ = {fmt(swing)} around the trend, median level "
+                f"{fmt(level)} ({swing / abs(level) if level else math.inf:.0%} of the level); 10th–90th percentile "
                 f"{fmt(low)} … {fmt(high)}",
                 f"first values {fmt(start)} → late median {fmt(level)}: {progress_note}"]
     if short:
