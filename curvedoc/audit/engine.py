@@ -109,7 +109,7 @@ def worker_modules() -> list[str]:
     from curvedoc.readers import READER_MODULES
 
     return [
-        "curvedoc.audit.engine", "pandas", "scipy.ndimage", "scipy.stats", *READER_MODULES.values(),
+        "curvedoc.audit.engine", "pandas", "scipy.ndimage", *READER_MODULES.values(),
         *(f"{rules.__name__}.{module.name}" for module in pkgutil.iter_modules(rules.__path__)),
     ]
 
