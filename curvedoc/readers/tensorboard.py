@@ -311,7 +311,7 @@ class _Folder:
         wall[rows[events.owner[pick]]] = words.f64[events.start[pick]]
         pick = events.select(STEP, VARINT)
         step[rows[events.owner[pick]]] = events.value[pick].view(np.int64)
-        for event, start, length in events.spans(FILE_VERSION):
+        for event, _, _ in events.spans(FILE_VERSION):
             if not odd[event]:
                 self._note_file_version(float(wall[rows[event]]))
         for event, start, length in events.spans(SESSION_LOG):
