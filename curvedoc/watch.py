@@ -65,8 +65,8 @@ WHOLE_RUN_POINTS = 20  # and not before the run's longest curve has this many po
 
 @dataclass
 class Sighting:
-    looks: int  # consecutive looks with new data in which the finding was there, at the same step
-    since: int  # the run's last step when this streak of looks began
+    looks: int = 0  # consecutive looks with new data in which the finding was there, at the same step
+    since: int = 0  # the run's last step when this streak of looks began
     printed: bool = False
 
 
@@ -77,43 +77,47 @@ class Certainty:
 
     def __init__(self, confirm: int = 2):
         self.confirm = confirm
-        self.sightings: dict[tuple, Sighting] = {}
+        self.sightings: dict[str, dict[tuple, Sighting]] = {}  # per run path: a look touches only its run's
 
     def newly_certain(self, run: Run, findings: list[Finding], planned_end: int | None = None) -> list[Finding]:
         """The findings of this look at ``run`` that have just become certain (each is returned once). A run still
         too short to have a shape (``run.insufficient``) is certain of nothing but a NaN. ``planned_end``: the
         step training is set to end at, where known."""
         last_step = run_end(run)
-        far_enough = (planned_end is None or last_step >= PLANNED_SHARE * planned_end) and longest_curve(run) >= (
-            WHOLE_RUN_POINTS)
+        counts = run.point_counts()
+        far_enough = ((planned_end is None or last_step >= PLANNED_SHARE * planned_end)
+                      and max(counts.values(), default=0) >= WHOLE_RUN_POINTS)
+        sightings = self.sightings.setdefault(run.path, {})
         seen, certain = set(), []
         for finding in findings:
             if finding.severity == INFO:
                 continue  # notes (a class count not recorded) belong in the report, not in a live alert
-            key = finding_key(run, finding)
+            key = finding_key(finding)
             seen.add(key)
-            sighting = self.sightings.setdefault(key, Sighting(0, last_step))
+            sighting = sightings.setdefault(key, Sighting())
             if sighting.looks == 0:
                 sighting.since = last_step
             sighting.looks += 1
             if sighting.printed or (run.insufficient and finding.symptom not in IMMEDIATE):
                 continue
-            held = sighting.looks >= self.confirm and (finding.symptom not in WHOLE_RUN or (
-                far_enough and last_step >= GROWN * max(sighting.since, 1))) and not (
-                finding.symptom in STOPPED and still_moving(run, finding)) and not (
-                finding.symptom in JUMPS and points_of(run, finding) <= JUMP_CONTEXT)
-            if finding.symptom in IMMEDIATE or held:
+            if finding.symptom in IMMEDIATE or self._held(run, finding, sighting, last_step, far_enough, counts):
                 sighting.printed = True
                 certain.append(finding)
-        for key, sighting in self.sightings.items():
-            if key[0] == run.path and key not in seen and not sighting.printed:
+        for key, sighting in sightings.items():
+            if key not in seen and not sighting.printed:
                 sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
         return certain
 
-
-def points_of(run: Run, finding: Finding) -> int:
-    """How many points the first curve ``finding`` names has so far."""
-    return run.point_counts().get(finding.tags[0], 0) if finding.tags else 0
+    def _held(self, run: Run, finding: Finding, sighting: Sighting, last_step: int, far_enough: bool,
+              counts: dict[str, int]) -> bool:
+        if sighting.looks < self.confirm:
+            return False
+        if finding.symptom in WHOLE_RUN and not (far_enough and last_step >= GROWN * max(sighting.since, 1)):
+            return False
+        if finding.symptom in STOPPED and still_moving(run, finding):
+            return False
+        first_curve = finding.tags[0] if finding.tags else None
+        return not (finding.symptom in JUMPS and counts.get(first_curve, 0) <= JUMP_CONTEXT)
 
 
 def still_moving(run: Run, finding: Finding) -> bool:
@@ -123,11 +127,6 @@ def still_moving(run: Run, finding: Finding) -> bool:
     values = run.series(finding.tags[0])["value"].to_numpy()
     values = values[np.isfinite(values)]
     return abs(rank_trend_z(values[round(len(values) * (1 - STOPPED[finding.symptom])):])) > STILL_MOVING_Z
-
-
-def longest_curve(run: Run) -> int:
-    counts = run.point_counts()
-    return max(counts.values(), default=0)
 
 
 def run_end(run: Run) -> int:
@@ -142,8 +141,8 @@ class _Followed:
     runs: list[Run] = field(default_factory=list)
 
 
-def finding_key(run: Run, finding: Finding) -> tuple:
-    return run.path, finding.code, finding.step if finding.step is not None else (finding.step_range or (None,))[0]
+def finding_key(finding: Finding) -> tuple:
+    return finding.code, finding.step if finding.step is not None else (finding.step_range or (None,))[0]
 
 
 class Watch:
@@ -172,7 +171,9 @@ class Watch:
     def _look_at(self, source: Source) -> bool:
         key = (source.family, str(source.path))
         stamps = stamp(source_files(source))
-        followed = self.followed.setdefault(key, _Followed(follower(source)))
+        if key not in self.followed:
+            self.followed[key] = _Followed(follower(source))
+        followed = self.followed[key]
         if followed.runs and followed.stamps == stamps:
             return False
         try:
@@ -201,14 +202,7 @@ def finding_line(run: Run, finding: Finding, fmt: str) -> str:
         return json.dumps({"event": "finding", "run": run.path, "time": time.time(), **finding.to_dict()},
                           ensure_ascii=False)
     return (f"{time.strftime('%H:%M:%S')} {run.name}: {finding.severity.upper()} {finding.code} {finding.symptom} "
-            f"{step_text(finding)} — {finding.title}\n    check: {finding.cheapest_check}")
-
-
-def step_text(finding: Finding) -> str:
-    """Where a finding shows: "step 60", "steps 1..20", or "" for a finding of no step."""
-    if finding.step is not None:
-        return f"step {finding.step}"
-    return f"steps {finding.step_range[0]}..{finding.step_range[1]}" if finding.step_range else ""
+            f"{finding.where()} — {finding.title}\n    check: {finding.cheapest_check}")
 
 
 def follow(watch: Watch, interval: float, idle: float | None, stop_when: Callable[[], bool] = lambda: False,

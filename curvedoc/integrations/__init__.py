@@ -20,7 +20,7 @@ from curvedoc.config import Config
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import Run, RunBuilder
 from curvedoc.rules import SEVERITIES, Finding
-from curvedoc.watch import Certainty, step_text
+from curvedoc.watch import Certainty
 
 # The share of training's wall time the rules may take: the run is diagnosed again only while the time spent on
 # diagnosis stays within it (and at once on a NaN). Slow steps get every log event judged; a millisecond step of a
@@ -86,6 +86,29 @@ def warm_up() -> None:
         live.log(step, {"loss": 1.0 / (step + 1)})
 
 
+class Reporting:
+    """What the framework callbacks share: their settings, the live run (each framework makes it when training
+    starts) and the certain findings, each announced as it comes."""
+
+    def _setup(self, stop_on: str | None, config: Config | None) -> None:
+        self.stop_on = stop_on
+        self.config = config
+        self.live: LiveRun | None = None
+        self.findings: list[Finding] = []
+        warm_up()  # pandas and the rule modules are imported now, not inside the first training step's log event
+
+    def _report(self, step: int, values: Mapping[str, Any],
+                writers: Callable[[], Iterable[Any]] = lambda: ()) -> bool:
+        """Gives the live run what was logged at ``step`` and announces each finding that became certain (through
+        the TensorBoard ``writers`` too); True when one is as severe as ``stop_on``: training should stop."""
+        stop = False
+        for finding in self.live.log(step, values) if self.live is not None else ():
+            self.findings.append(finding)
+            announce(finding, writers())
+            stop |= at_least(self.stop_on, finding)
+        return stop
+
+
 def at_least(severity: str | None, finding: Finding) -> bool:
     """Whether ``finding`` is as severe as ``severity`` (None: never)."""
     return severity is not None and SEVERITIES.index(finding.severity) <= SEVERITIES.index(severity)
@@ -114,5 +137,5 @@ def announce(finding: Finding, text_writers: Iterable[Any] = ()) -> None:
 
 
 def describe(finding: Finding) -> str:
-    where = f" at {step_text(finding)}" if step_text(finding) else ""
+    where = f" at {finding.where()}" if finding.where() else ""
     return f"curvedoc {finding.code} {finding.symptom}{where}: {finding.title}. Cheapest check: {finding.cheapest_check}"

@@ -14,27 +14,18 @@ from __future__ import annotations
 from transformers import TrainerCallback
 
 from curvedoc.config import Config
-from curvedoc.integrations import LiveRun, announce, at_least, warm_up
+from curvedoc.integrations import LiveRun, Reporting
 
 
-class CurvedocCallback(TrainerCallback):
+class CurvedocCallback(TrainerCallback, Reporting):
     def __init__(self, stop_on: str | None = None, config: Config | None = None):
         """``stop_on``: "error", "warning" or "info" to stop training at a finding that severe; None never."""
-        self.stop_on = stop_on
-        self.config = config
-        warm_up()  # pandas and the rule modules are imported now, not inside the first training step's log event
-        self.live: LiveRun | None = None
-        self.findings = []
+        self._setup(stop_on, config)
 
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         model_config = model.config.to_dict() if model is not None and hasattr(model, "config") else {}
         self.live = LiveRun(args.output_dir, self.config, model_config, planned_end=state.max_steps or None)
 
     def on_log(self, args, state, control, logs=None, model=None, **kwargs):
-        if self.live is None or not logs:
-            return
-        for finding in self.live.log(state.global_step, logs):
-            self.findings.append(finding)
-            announce(finding)
-            if at_least(self.stop_on, finding):
-                control.should_training_stop = True
+        if logs and self._report(state.global_step, logs):
+            control.should_training_stop = True

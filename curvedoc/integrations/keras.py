@@ -12,21 +12,17 @@ from __future__ import annotations
 import keras
 
 from curvedoc.config import Config
-from curvedoc.integrations import LiveRun, announce, at_least, warm_up
+from curvedoc.integrations import LiveRun, Reporting
 
 
-class CurvedocCallback(keras.callbacks.Callback):
+class CurvedocCallback(keras.callbacks.Callback, Reporting):
     def __init__(self, stop_on: str | None = None, config: Config | None = None, num_classes: int | None = None):
         """``stop_on``: "error", "warning" or "info" to stop training at a finding that severe; None never.
         ``num_classes``: the class count (a Keras model does not record it)."""
         super().__init__()
-        self.stop_on = stop_on
-        self.config = config
         self.num_classes = num_classes
-        self.live: LiveRun | None = None
-        self.findings = []
         self.step = 0
-        warm_up()
+        self._setup(stop_on, config)
 
     def on_train_begin(self, logs=None):
         epochs, steps = self.params.get("epochs"), self.params.get("steps")
@@ -42,10 +38,5 @@ class CurvedocCallback(keras.callbacks.Callback):
         self._log({name: value for name, value in (logs or {}).items() if name.startswith("val_")})
 
     def _log(self, logs) -> None:
-        if self.live is None or not logs:
-            return
-        for finding in self.live.log(self.step, {name: float(value) for name, value in logs.items()}):
-            self.findings.append(finding)
-            announce(finding)
-            if at_least(self.stop_on, finding):
-                self.model.stop_training = True
+        if logs and self._report(self.step, {name: float(value) for name, value in logs.items()}):
+            self.model.stop_training = True

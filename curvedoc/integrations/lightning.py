@@ -12,7 +12,7 @@ from __future__ import annotations
 from lightning.pytorch.callbacks import Callback
 
 from curvedoc.config import Config
-from curvedoc.integrations import LiveRun, announce, at_least, warm_up
+from curvedoc.integrations import LiveRun, Reporting
 
 
 def tensorboard_writers(trainer) -> list:
@@ -22,14 +22,10 @@ def tensorboard_writers(trainer) -> list:
             if type(logger).__name__ == "TensorBoardLogger" and hasattr(logger.experiment, "add_text")]
 
 
-class CurvedocCallback(Callback):
+class CurvedocCallback(Callback, Reporting):
     def __init__(self, stop_on: str | None = None, config: Config | None = None):
         """``stop_on``: "error", "warning" or "info" to stop training at a finding that severe; None never."""
-        self.stop_on = stop_on
-        self.config = config
-        self.live: LiveRun | None = None
-        self.findings = []
-        warm_up()
+        self._setup(stop_on, config)
 
     def on_train_start(self, trainer, pl_module):
         planned = trainer.max_steps if trainer.max_steps and trainer.max_steps > 0 else None
@@ -48,10 +44,7 @@ class CurvedocCallback(Callback):
 
     def _log(self, trainer, metrics) -> None:
         if self.live is None:
-            return
+            return  # before training starts: values would be converted for nothing
         values = {name: float(value) for name, value in metrics.items() if getattr(value, "numel", lambda: 1)() == 1}
-        for finding in self.live.log(trainer.global_step, values):
-            self.findings.append(finding)
-            announce(finding, tensorboard_writers(trainer))
-            if at_least(self.stop_on, finding):
-                trainer.should_stop = True
+        if self._report(trainer.global_step, values, lambda: tensorboard_writers(trainer)):
+            trainer.should_stop = True

@@ -55,11 +55,7 @@ def relative(path: str) -> str:
 
 def message(finding) -> str:
     """Title, step and cheapest check on one line; most titles already name their step, and say it only once."""
-    where = ""
-    if finding.step is not None:
-        where = f"step {finding.step}"
-    elif finding.step_range is not None:
-        where = f"steps {finding.step_range[0]}–{finding.step_range[1]}"
+    where = finding.where(dash="–")
     if where and not re.search(rf"{re.escape(where)}(?!\d)", finding.title):
         return f"{finding.title} ({where}). Cheapest check: {finding.cheapest_check}"
     return f"{finding.title}. Cheapest check: {finding.cheapest_check}"

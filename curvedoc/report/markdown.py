@@ -172,7 +172,7 @@ def chart_for(run, tags: list[str], findings) -> str:
         lines.insert(0, (step_marks(grid, [finding.step for finding in marked], low, high), MARK_COLOUR[0]))
         spikes = ", ".join(f"{finding.code} at step {finding.step}" for finding in marked)
         legend.append(f"{MARK_COLOUR[1]} spike{'s' if len(marked) > 1 else ''}: {spikes}")
-    marks = ", ".join(f"{finding.code} at {_where(finding)}" for finding in findings if _where(finding))
+    marks = ", ".join(f"{finding.code} at {finding.where(dash='-')}" for finding in findings if finding.where(dash='-'))
     palette = ", ".join(colour for _, colour in lines)
     block = [
         "```mermaid",
@@ -351,14 +351,6 @@ def _nonfinite_note(tag: str, steps: np.ndarray, values: np.ndarray) -> str:
             f"{edges} edge")
 
 
-def _where(finding) -> str:
-    if finding.step is not None:
-        return f"step {finding.step}"
-    if finding.step_range:
-        return f"steps {finding.step_range[0]}-{finding.step_range[1]}"
-    return ""
-
-
 def _rank(run) -> tuple[int, int, int]:
     errors = sum(finding.severity == "error" for finding in run.findings)
     return VERDICT_RANK[verdict(run)], -errors, -len(run.findings)
@@ -528,7 +520,7 @@ class _Report:
 
 
 def _finding_block(finding, detailed: bool) -> str:
-    where = f" · {_where(finding)}" if _where(finding) else ""
+    where = f" · {finding.where(dash='-')}" if finding.where(dash='-') else ""
     lines = [f"**{finding.severity.upper()} {finding.code}** · {md(finding.symptom)}{where} — {md(finding.title)}",
              ""]
     if detailed and finding.evidence:

@@ -372,11 +372,7 @@ def _marker_line(markers: list[Finding], span, width: int, indent: int, line_wid
 
 
 def _finding(out: Output, finding) -> None:
-    where = ""
-    if finding.step is not None:
-        where = f"step {finding.step}"
-    elif finding.step_range is not None:
-        where = f"steps {finding.step_range[0]}..{finding.step_range[1]}"
+    where = finding.where()
     out.line(("  ", None), (f"{finding.severity.upper():<7}", finding.severity),
              (f" {finding.code} {finding.symptom}", "bold"), (f"  {where}" if where else "", "dim"))
     out.wrapped(printable(finding.title), indent="      ")

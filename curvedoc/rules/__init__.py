@@ -143,6 +143,12 @@ class Finding:
     causes: list[str] = field(default_factory=list)
     cheapest_check: str = ""
 
+    def where(self, dash: str = "..") -> str:
+        """Where the finding shows: "step 60", "steps 1..20" (``dash`` between the two), or "" for no step."""
+        if self.step is not None:
+            return f"step {self.step}"
+        return f"steps {self.step_range[0]}{dash}{self.step_range[1]}" if self.step_range else ""
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code, "symptom": self.symptom, "severity": self.severity, "title": self.title,
