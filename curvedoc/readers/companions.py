@@ -22,6 +22,7 @@ created after an audit goes unnoticed until the run's own files change).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -120,13 +121,19 @@ def folder_names(folder: str) -> frozenset[str]:
     return names
 
 
-def _candidates(folder: str) -> list[str]:
+def _candidates(folder: str) -> tuple[str, ...]:
     """The companion names in ``folder`` in the order they are consulted (see the module doc)."""
-    names = folder_names(folder)
+    return _ordered_candidates(folder_names(folder))
+
+
+@functools.lru_cache(maxsize=1024)
+def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
+    """Once per listing (folder_names hands the same frozenset while the folder is unchanged, and its hash is
+    kept): an archive's thousands of run folders under one parent are not filtered and sorted once per run."""
     other_yaml = sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES)
                         and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
-    return ordered + other_yaml + [name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names]
+    return (*ordered, *other_yaml, *(name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names))
 
 
 def _read(path: str) -> Companion | None:

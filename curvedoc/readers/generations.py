@@ -21,6 +21,7 @@ every report renders it inert.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -39,8 +40,19 @@ HF_PREDICTIONS = "generated_predictions.txt"
 
 def is_generations_file(path: Path) -> bool:
     """A file the generations reader reads: discovery leaves it out of the logs."""
-    name = path.name
+    return is_generations_name(path.name)
+
+
+def is_generations_name(name: str) -> bool:
     return name == HF_PREDICTIONS or (name.endswith(".jsonl") and bool(NAMED_LIKE_GENERATIONS.search(name)))
+
+
+@functools.lru_cache(maxsize=1024)
+def generations_names(names: frozenset[str]) -> tuple[str, ...]:
+    """The generations files among a folder's ``names``, sorted; once per listing (folder_names hands the same
+    frozenset while the folder is unchanged, and its hash is kept): an archive's thousands of run folders under
+    one parent are not filtered and sorted once per run."""
+    return tuple(sorted(name for name in names if is_generations_name(name)))
 
 
 def is_generations_tag(tag: str) -> bool:
@@ -74,7 +86,7 @@ def _files_in(folder: Path) -> list[Path]:
     from curvedoc.readers.companions import folder_names
 
     names = folder_names(str(folder))
-    found = [folder / name for name in sorted(names) if is_generations_file(folder / name)]
+    found = [folder / name for name in generations_names(names)]
     tables = folder / "files" / "media" / "table"
     if "files" in names and tables.is_dir():
         found += sorted(tables.rglob("*.table.json"))
