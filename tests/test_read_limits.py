@@ -53,6 +53,15 @@ def test_json_nested_too_deep_is_refused(tmp_path):
     assert "limits.max_json_depth" in refused(state)
 
 
+def test_json_lines_are_each_their_own_document_for_the_depth_cap(tmp_path):
+    """A logged note with an unclosed bracket on every line ("cfg {") leaves no line nested more than twice."""
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("".join(json.dumps({"step": step, "loss": 1 / (step + 1), "note": "cfg {"}) + "\n"
+                            for step in range(200)))
+    (run,) = curvedoc.load(path)
+    assert run.point_counts() == {"loss": 200}
+
+
 def test_the_caps_are_settable_in_the_config(tmp_path, monkeypatch, capsys):
     path = tmp_path / "metrics.csv"
     path.write_text("step,loss,acc\n" + "".join(f"{step},{1 / (step + 1)},0.5\n" for step in range(50)))

@@ -88,7 +88,7 @@ def read_lines(path: Path, builder: RunBuilder) -> list[dict]:
     text, decoding_problem = read_text(path)
     if decoding_problem:
         builder.warn(decoding_problem)
-    limits.check_json_depth(text, path)
+    limits.check_json_depth(text, path, per_line=True)
     lines = text.splitlines()
     rows = _decode_all_at_once(lines)
     if rows is not None:
