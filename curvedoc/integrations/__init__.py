@@ -132,10 +132,12 @@ def announce(finding: Finding, text_writers: Iterable[Any] = ()) -> None:
     level = wandb.AlertLevel.ERROR if finding.severity == "error" else wandb.AlertLevel.WARN
     try:
         run.alert(title=f"curvedoc {finding.code} {finding.symptom}", text=describe(finding), level=level)
-    except Exception as exc:  # noqa: BLE001 — an alert that cannot be sent (offline, no network) must not stop training
+    # an alert that cannot be sent (offline, no network) must not stop training
+    except Exception as exc:  # noqa: BLE001
         logging.getLogger("curvedoc").debug("W&B alert not sent: %s", exc)
 
 
 def describe(finding: Finding) -> str:
     where = f" at {finding.where()}" if finding.where() else ""
-    return f"curvedoc {finding.code} {finding.symptom}{where}: {finding.title}. Cheapest check: {finding.cheapest_check}"
+    return (f"curvedoc {finding.code} {finding.symptom}{where}: {finding.title}. "
+            f"Cheapest check: {finding.cheapest_check}")

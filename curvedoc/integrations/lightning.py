@@ -1,5 +1,6 @@
 """``CurvedocCallback`` for Lightning: the rules on what the LightningModule logs (``self.log``), a warning per
-certain finding (the ``curvedoc`` logger, a text summary in the run's TensorBoard, a W&B alert), and, when asked, training stopped at a finding of a chosen severity.
+certain finding (the ``curvedoc`` logger, a text summary in the run's TensorBoard, a W&B alert), and, when asked,
+training stopped at a finding of a chosen severity.
 
     trainer = L.Trainer(..., callbacks=[CurvedocCallback(stop_on="error")])
 

@@ -215,8 +215,8 @@ def unlogged_stretches(span: tuple[int, int], whole: tuple[int, int]) -> list[sl
     than one: a single point at an end only rounds a step to the grid, and keeps the curve's own nearest value
     (following the other curve there would draw a jump to it)."""
     (first, last), (start, end) = span, whole
-    return [stretch for stretch, missing in ((slice(start, first), first - start), (slice(last + 1, end + 1), end - last))
-            if missing > 1]
+    sides = ((slice(start, first), first - start), (slice(last + 1, end + 1), end - last))
+    return [stretch for stretch, missing in sides if missing > 1]
 
 
 def _whole_span(spans: list[tuple[int, int]]) -> tuple[int, int]:
@@ -493,7 +493,8 @@ class _Report:
             f'<a id="{self.anchor(run)}"></a>',
             f"### {number}. {md(run.path)} — {VERDICT_WORDS[verdict(run)]}",
             "",
-            f"{md(run.format)} · {n_steps} steps · {classes}" + ("" if run.name in run.path else f" · run {md(run.name)}"),
+            f"{md(run.format)} · {n_steps} steps · {classes}"
+            + ("" if run.name in run.path else f" · run {md(run.name)}"),
             "",
         ]
         for finding in run.findings:
