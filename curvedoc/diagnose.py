@@ -59,8 +59,9 @@ class RuleSettings:
                     raise CurvedocError(where, f"thresholds.{code}.{name} = {value:g} {problem} "
                                                f"({declared[name].meaning})")
 
-    def enabled(self, rule: Rule, run_path: str | None = None) -> bool:
-        return self.filter_for(run_path)(rule)
+    def enabled(self, rule: Rule) -> bool:
+        """Whether ``rule`` runs at all (an archive rule: no run's path globs apply)."""
+        return self.filter_for()(rule)
 
     def filter_for(self, run_path: str | None = None) -> Callable[[Rule], bool]:
         """Whether a rule runs on the run at ``run_path`` (its path globs matched once, not once per rule)."""
@@ -113,6 +114,7 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
     waiting_for_n_classes: list[Rule] = []
     lacking: dict[str, list[Rule]] = {}  # why → the rules that had nothing to judge for it
     enabled = settings.filter_for(run.path)
+    logged_roles = {str(role) for role in run.roles.values()}
     for rule in all_rules(RUN):
         if not enabled(rule):
             continue
@@ -126,7 +128,7 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
             run.warnings.append(f"rule {rule.code} ({rule.name}) failed on this run: {type(exc).__name__}: {exc}")
             continue
         findings.extend(_with_assumptions(rule, item, curves) for item in found)
-        if not found and (missing := _missing(rule, run)):
+        if not found and (missing := _missing(rule, run, logged_roles)):
             lacking.setdefault(missing, []).append(rule)
     # an agent's losses are a policy's and a value function's objectives: no class count would judge them
     if waiting_for_n_classes and _has_classification_curves(run) and not curves.reinforcement_learning:
@@ -146,7 +148,7 @@ NEED_WORDS = {"train_acc": ("train", "accuracy"), "val_loss": ("validation", "lo
               "score": ("", "evaluation score"), "grad_norm": ("", "gradient norm"), GENERATIONS: ("", "generations")}
 
 
-def _missing(rule: Rule, run: Run) -> str | None:
+def _missing(rule: Rule, run: Run, logged_roles: set[str]) -> str | None:
     """Why ``rule`` had nothing to judge in ``run`` ("no validation or test loss logged": none of the curves it
     needs is logged), or None. Generated outputs are looked for only in a generative run's."""
     if not rule.needs:
@@ -154,7 +156,7 @@ def _missing(rule: Rule, run: Run) -> str | None:
     if GENERATIONS in rule.needs:
         if not run.meta.language_model or run.generations:
             return None
-    elif {str(role) for role in run.roles.values()} & set(rule.needs):
+    elif logged_roles & set(rule.needs):
         return None
     words = [NEED_WORDS[need] for need in rule.needs]
     splits = " or ".join(dict.fromkeys(split for split, _ in words if split))

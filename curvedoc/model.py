@@ -324,11 +324,7 @@ class Run:
         if not isinstance(tags.dtype, pd.CategoricalDtype):
             tags = tags.astype("category")
         names = tags.cat.categories.tolist()
-        codes = tags.cat.codes.to_numpy()
-        counts = np.zeros(len(names), np.int64)
-        # a block at a time: bincount widens the (1-byte) codes to 64 bits, 8 bytes a point of the whole table
-        for start in range(0, len(codes), POINT_COUNT_BLOCK):
-            counts += np.bincount(codes[start:start + POINT_COUNT_BLOCK], minlength=len(names))
+        counts = blocked_bincount(tags.cat.codes.to_numpy(), len(names), POINT_COUNT_BLOCK)
         return dict(zip(names, counts.tolist(), strict=True))
 
     def set_roles(self, overrides: Mapping[str, str]) -> None:
@@ -451,6 +447,15 @@ class RunBuilder:
             self.meta.n_classes_source = "per-class AP tags: bbox/AP-<class>"
         return Run(self.path, self.format, scalars, roles, self.meta, self.warnings, self.name,
                    generations=self.generations)
+
+
+def blocked_bincount(codes: np.ndarray, count: int, block: int) -> np.ndarray:
+    """np.bincount of ``codes`` (0 … count − 1) a ``block`` at a time: bincount widens narrow codes to 64 bits,
+    8 bytes a point of the whole column at once."""
+    counts = np.zeros(count, np.int64)
+    for start in range(0, len(codes), block):
+        counts += np.bincount(codes[start:start + block], minlength=count)
+    return counts
 
 
 def _frame(parts: list[list]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from google.protobuf.message import DecodeError
 from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
 
 from curvedoc.errors import CurvedocError, describe_os_error
-from curvedoc.model import Generation, Run, RunBuilder
+from curvedoc.model import Generation, Run, RunBuilder, blocked_bincount
 from curvedoc.readers import Source, limits
 from curvedoc.readers.companions import MAX_BYTES, parse_config_text
 from curvedoc.readers.generations import MAX_SAMPLES, is_generations_tag
@@ -136,7 +136,9 @@ class Follower:
                 raise CurvedocError(*failures[0])
             problems = "; ".join(f"{file.name}: {problem}" for file, problem in failures) or "no event files"
             raise CurvedocError(path, f"nothing readable in its event files ({problems})")
-        builder = self.notes.without_points()
+        # a followed run builds each look from a copy of its notes, since building completes the meta; a run read
+        # once builds from them directly
+        builder = self.notes.without_points() if self.keep else self.notes
         for (_, file), state in zip(self.order, states):
             if state.records:
                 builder.add_file(file)
@@ -653,9 +655,7 @@ def _by_tag(tags: np.ndarray, count: int) -> tuple[np.ndarray, list[int]]:
 
     A counting sort a block of rows at a time: an argsort of all rows at once gives 64-bit indices, 8 bytes a point
     beside the points; these are 32-bit where the rows allow."""
-    totals = np.zeros(count, np.int64)
-    for start in range(0, len(tags), BY_TAG_BLOCK):
-        totals += np.bincount(tags[start:start + BY_TAG_BLOCK], minlength=count)
+    totals = blocked_bincount(tags, count, BY_TAG_BLOCK)
     bounds = np.concatenate([[0], np.cumsum(totals)])
     rows = np.empty(len(tags), np.int32 if len(tags) < 1 << 31 else np.int64)
     placed = bounds[:-1].copy()  # per tag: how many of its rows are placed, as a position in ``rows``
