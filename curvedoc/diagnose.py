@@ -8,6 +8,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from curvedoc.errors import CurvedocError
 from curvedoc.features import LOSS_ROLES, RunCurves
@@ -33,6 +34,16 @@ class RuleSettings:
     thresholds: dict[str, dict[str, float]] = field(default_factory=dict)
     select: set[str] = field(default_factory=set)
     per_run: dict[str, set[str]] = field(default_factory=dict)  # path glob → names of the rules dropped there
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every setting, in a stable JSON-able form (the audit cache keys on it: a setting left out here would
+        serve findings made under another)."""
+        return {
+            "disabled": sorted(self.disabled),
+            "select": sorted(self.select),
+            "per_run": {pattern: sorted(names) for pattern, names in sorted(self.per_run.items())},
+            "thresholds": {code: sorted(values.items()) for code, values in sorted(self.thresholds.items())},
+        }
 
     def validate(self, where: str | None, disable: str = "disable", select: str = "select") -> None:
         """Raises CurvedocError at the first name or threshold that names nothing; ``disable`` and ``select``:

@@ -14,7 +14,7 @@ from matplotlib.text import Text
 import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
-from curvedoc.report.plots import MAX_PLOT_POINTS, figure_for_finding, figure_for_run
+from curvedoc.report.plots import MAX_PLOT_POINTS, figure_for_run
 from curvedoc.rules import Finding
 
 CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "corpus"
@@ -56,7 +56,7 @@ def test_first_nan_step_is_marked_on_a_real_run():
 def test_best_validation_step_says_stop_here():
     (run,) = curvedoc.diagnose(CORPUS / "overfitting" / "diabetes_mse_epochs")
     overfit = next(finding for finding in run.findings if finding.symptom == "overfitting")
-    figure = figure_for_finding(run, overfit)
+    figure = figure_for_run(run, [overfit], focused=True)
     assert f"best validation, step {overfit.step}: stop here" in texts(figure)
     drawn(figure)
 

@@ -41,14 +41,10 @@ def default_cache_dir() -> Path:
 
 def config_fingerprint(config: Config) -> str:
     """What in the configuration changes a run's diagnosis (its source file does not: only what it says)."""
-    rules = config.rules
     return json.dumps({
         "roles": sorted(config.roles.items()),
         "num_classes": config.num_classes,
-        "disabled": sorted(rules.disabled),
-        "select": sorted(rules.select),
-        "per_run": {pattern: sorted(names) for pattern, names in sorted(rules.per_run.items())},
-        "thresholds": {code: sorted(values.items()) for code, values in sorted(rules.thresholds.items())},
+        **config.rules.as_dict(),
         "limits": config.limits.as_dict(),
     }, sort_keys=True)
 

@@ -12,6 +12,8 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+# not "import html": importing this package's own html module rebinds that name here
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +134,17 @@ def series_summary(run: Run) -> list[dict[str, Any]]:
 def printable(text: str) -> str:
     """Text from a log, safe for a terminal: control characters (escape sequences, newlines) shown as ``?``."""
     return _CONTROL.sub("?", text)
+
+
+def plain(text) -> str:
+    """Log text that any output can hold: control characters shown as '?', and lone surrogates (a file name's
+    undecodable bytes) replaced, so it can be written as UTF-8."""
+    return printable(str(text)).encode("utf-8", "replace").decode("utf-8")
+
+
+def markup_text(value) -> str:
+    """Untrusted text as inert HTML or SVG text: :func:`plain`, with markup and quotes escaped."""
+    return escape(plain(value), quote=True)
 
 
 def json_safe(value: Any) -> Any:

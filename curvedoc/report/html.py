@@ -16,7 +16,7 @@ import re
 from curvedoc import __version__
 from curvedoc.diagnose import first_response
 from curvedoc.report import (HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WITHOUT_FINDINGS, ReportOptions,
-                             printable, series_summary, verdict, verdict_tally)
+                             markup_text, series_summary, verdict, verdict_tally)
 from curvedoc.report.rules_doc import anchor, explain
 from curvedoc.report.svg import svg_for_run
 from curvedoc.rules import REGISTRY
@@ -128,11 +128,7 @@ def _scoped(style: str, scope: str) -> str:
     return re.sub(r"([^{}]+)\{", rule, style)
 
 
-def text(value) -> str:
-    """Untrusted text as inert HTML: control characters shown as "?", markup and quotes escaped, and lone
-    surrogates (undecodable bytes in a file name) replaced so the page can be written as UTF-8."""
-    cleaned = printable(str(value)).encode("utf-8", "replace").decode("utf-8")
-    return html.escape(cleaned, quote=True)
+text = markup_text  # untrusted text as inert HTML: the one escaping the page, its SVG charts and the index share
 
 
 def _counts(runs) -> str:

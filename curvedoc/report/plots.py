@@ -67,12 +67,6 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
     return figure
 
 
-def figure_for_finding(run: Run, finding: Finding, *, width: float = 9.0) -> Figure:
-    """The loss and the finding's own curves with only ``finding`` drawn: a plot per finding, as the HTML report
-    shows them."""
-    return figure_for_run(run, [finding], width=width, focused=True)
-
-
 def _title(run: Run) -> str:
     return _text(f"{run.name}  [{run.format}]")
 

@@ -8,14 +8,13 @@ of runs needs, and crisp at any zoom. Every label is log text and is escaped; no
 
 from __future__ import annotations
 
-import html
 import math
 
 import numpy as np
 
 from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
-from curvedoc.report import downsample, printable
+from curvedoc.report import downsample, markup_text
 from curvedoc.report.chart import (CURVE_COLOURS, SEVERITY_COLOURS, Panel, chance_level, chart_panels,
                                    finding_label, log_scale, panel_for, point_at)
 from curvedoc.rules import Finding
@@ -34,7 +33,7 @@ def svg_for_run(run: Run, findings: list[Finding] | None = None, *, focused: boo
     findings = list(run.findings if findings is None else findings)
     curves = RunCurves(run)
     panels = chart_panels(curves, findings, focused)
-    title = _text(f"{run.name}  [{run.format}]")
+    title = markup_text(f"{run.name}  [{run.format}]")
     if not panels:
         return _svg(60, [f'<text x="{WIDTH / 2}" y="36" text-anchor="middle">no loss, accuracy, learning-rate or '
                          f"gradient curve logged</text>"], description or title)
@@ -116,7 +115,8 @@ class _Frame:
         parts = [f'<rect x="{LEFT}" y="{self.top}" width="{WIDTH - LEFT - RIGHT}" height="{self.bottom - self.top}" '
                  f'fill="none" stroke="#bbb"/>',
                  f'<text x="12" y="{(self.top + self.bottom) / 2:.1f}" font-size="10" text-anchor="middle" '
-                 f'transform="rotate(-90 12 {(self.top + self.bottom) / 2:.1f})">{_text(self.panel.title)}</text>']
+                 f'transform="rotate(-90 12 {(self.top + self.bottom) / 2:.1f})">'
+                 f'{markup_text(self.panel.title)}</text>']
         for value in self.y.ticks():
             y = float(self.y(value))
             if self.top - 0.5 <= y <= self.bottom + 0.5:
@@ -148,7 +148,7 @@ class _Frame:
         return [f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" stroke="#555" '
                 f'stroke-dasharray="2 3"/>'
                 + (f'<text x="{WIDTH - RIGHT - 3}" y="{y - 3:.1f}" font-size="9" fill="#555" text-anchor="end">'
-                   f"{_text(label)}</text>" if label else "")]
+                   f"{markup_text(label)}</text>" if label else "")]
 
     def curves(self) -> list[str]:
         parts = []
@@ -156,7 +156,7 @@ class _Frame:
             colour = CURVE_COLOURS[curve.role]
             parts += self._line(curve, colour)
             parts.append(f'<text x="{WIDTH - RIGHT - 4}" y="{self.top + 12 + 11 * order}" font-size="9" '
-                         f'text-anchor="end" fill="{colour}">{_text(curve.tag)}</text>')
+                         f'text-anchor="end" fill="{colour}">{markup_text(curve.tag)}</text>')
             if curve.first_nonfinite is not None:
                 parts += self._nonfinite(curve, order)
         return parts
@@ -198,7 +198,7 @@ def _finding_marks(finding: Finding, frames: list[_Frame], order: int) -> list[s
         parts.append(f'<rect x="{start:.1f}" y="{frames[0].top}" width="{max(stop - start, 1):.1f}" '
                      f'height="{frames[-1].bottom - frames[0].top}" fill="{colour}" fill-opacity="0.08"/>')
         parts.append(f'<text x="{start + 3:.1f}" y="{target.bottom - 4}" font-size="9" fill="{colour}">'
-                     f"{_text(f'{finding.code} {finding.symptom}')}</text>")
+                     f"{markup_text(f'{finding.code} {finding.symptom}')}</text>")
     if finding.step is None:
         return parts
     x = float(frames[0].x(finding.step))
@@ -219,19 +219,14 @@ def _beside(x: float, y: float, label: str, colour: str, size: int, bold: bool =
     left = (x - LEFT) / (WIDTH - LEFT - RIGHT) > 0.75
     weight = ' font-weight="bold"' if bold else ""
     return (f'<text x="{x + (-4 if left else 4):.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}"{weight} '
-            f'text-anchor="{"end" if left else "start"}">{_text(label)}</text>')
+            f'text-anchor="{"end" if left else "start"}">{markup_text(label)}</text>')
 
 
 def _svg(height: float, parts: list[str], description: str) -> str:
     return (f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" role="img" width="{WIDTH}" height="{height:.0f}" '
-            f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="sans-serif"><title>{_text(description)}</title>'
+            f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="sans-serif"><title>{markup_text(description)}</title>'
             + "".join(parts) + "</svg>")
 
 
 def _number(value: float) -> str:
     return f"{value:.3g}".replace("-", "−")
-
-
-def _text(value) -> str:
-    """Log text as SVG text: escaped, control characters shown as "?"."""
-    return html.escape(printable(str(value)).encode("utf-8", "replace").decode("utf-8"), quote=True)

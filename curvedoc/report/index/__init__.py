@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from curvedoc.audit.summary import COMPARED_ROLES, AuditResult, CrossRunFinding, MetricEnd, RunSummary
 from curvedoc.diagnose import SEVERITY_ORDER
 from curvedoc.features import fmt as number
-from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, printable, verdict,
+from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, plain, verdict,
                              verdict_tally)
 from curvedoc.report.markdown import VERDICT_RANK
 from curvedoc.report.terminal import cells, cut
@@ -209,12 +209,6 @@ def shown_path(path: str, roots: list[str]) -> str:
     if not rest:
         return root_name or path
     return f"{root_name}/{rest}" if len(roots) > 1 else rest
-
-
-def plain(text) -> str:
-    """Log text that any output can hold: control characters shown as '?', and lone surrogates (a file name's
-    undecodable bytes) replaced, so the index can be written as UTF-8."""
-    return printable(str(text)).encode("utf-8", "replace").decode("utf-8")
 
 
 def cut_apart(labels: list[str], room: int) -> list[str]:

@@ -137,7 +137,7 @@ def _runs(index: Index) -> str:
 def _filters(index: Index) -> str:
     """The filter controls, hidden until the script that makes them work shows them."""
     verdicts = "".join(f'<option value="{name}">{VERDICT_PHRASES[name]} ({count:,})</option>'
-                       for name in VERDICTS if (count := len(index.of_verdict(name))))
+                       for name in VERDICTS if (count := getattr(index.totals, name)))
     symptoms = "".join(f'<option value="{text(item.symptom)}">{text(item.symptom)} ({item.runs:,})</option>'
                        for item in index.symptoms)
     return ('<form id="run-filters" class="filters" hidden>'
