@@ -55,13 +55,23 @@ class ReportOptions:
     color: bool = False  # ANSI colour (terminal only: decided by the CLI from TTY and NO_COLOR)
     width: int = 100  # terminal columns available: prose is wrapped to it
     cut_to_width: bool = True  # a terminal cuts what is wider; a file or a pipe keeps the whole line
-    plots_dir: Path | None = None  # also write PNG plots here and link them (markdown)
+    plots_dir: Path | None = None  # also write PNG plots here and name them (text, JSON, Markdown)
     output: Path | None = None  # where the report is written, so links can be relative to it
 
 
 def render(fmt: str, runs, problems=(), options: ReportOptions | None = None) -> str:
     module = importlib.import_module(RENDERERS[fmt])
     return module.render(runs, list(problems), options or ReportOptions())
+
+
+def plot_files(runs, options: ReportOptions | None) -> dict[int, Path]:
+    """With ``--plots DIR``, the PNG written for each run with findings, by ``id(run)`` (see
+    :func:`curvedoc.report.plots.write_plot_files`); else nothing, and matplotlib is not imported."""
+    if options is None or options.plots_dir is None:
+        return {}
+    from curvedoc.report.plots import write_plot_files
+
+    return write_plot_files(runs, options)
 
 
 def verdict(run: Run) -> str:

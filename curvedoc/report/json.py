@@ -17,7 +17,7 @@ from typing import Any
 
 from curvedoc import __version__
 from curvedoc.diagnose import first_response
-from curvedoc.report import VERDICTS, json_safe, series_summary, verdict
+from curvedoc.report import VERDICTS, json_safe, plot_files, series_summary, verdict
 
 SCHEMA_VERSION = "1.2"
 SCHEMA_RESOURCE = "report.schema.json"
@@ -78,11 +78,7 @@ def document(runs, problems=(), plots: dict[int, Path] | None = None) -> dict[st
 
 
 def render(runs, problems=(), options=None) -> str:
-    plots = {}
-    if options is not None and options.plots_dir is not None:
-        from curvedoc.report.plots import write_plot_files  # matplotlib only when plots are asked for
-
-        plots = write_plot_files(runs, options)
+    plots = plot_files(runs, options)
     # allow_nan=False turns any non-finite number that slipped past sanitising into an error, not invalid JSON.
     return json.dumps(document(runs, problems, plots), indent=2, allow_nan=False)
 

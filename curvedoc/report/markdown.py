@@ -20,7 +20,7 @@ import numpy as np
 from curvedoc.diagnose import SEVERITY_ORDER, first_response
 from curvedoc.features import LOSS_ROLES, RunCurves, as_fraction, chance_accuracy_of, chance_loss_of
 from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, WITHOUT_FINDINGS,
-                             ReportOptions, printable, verdict, verdict_tally)
+                             ReportOptions, plot_files, printable, verdict, verdict_tally)
 from curvedoc.roles import Role, is_perplexity
 
 COMMENT_LIMIT = 65_536
@@ -59,11 +59,7 @@ _MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _.,/:=+\-]+")
 def render(runs, problems=(), options: ReportOptions | None = None) -> str:
     options = options or ReportOptions()
     ranked = sorted(runs, key=_rank)
-    plots = {}
-    if options.plots_dir is not None:
-        from curvedoc.report.plots import write_plot_files  # matplotlib only when plots are asked for
-
-        plots = {key: urllib.parse.quote(path.as_posix()) for key, path in write_plot_files(ranked, options).items()}
+    plots = {key: urllib.parse.quote(path.as_posix()) for key, path in plot_files(ranked, options).items()}
     report = _Report(ranked, list(problems), plots)
     return report.fitted()
 

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from curvedoc.errors import CurvedocError
 from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
-from curvedoc.report import downsample, printable
+from curvedoc.report import WITHOUT_FINDINGS, downsample, printable, verdict
 from curvedoc.report.chart import (CURVE_COLOURS, MAX_PLOT_POINTS, SEVERITY_COLOURS, Panel, chance_level,
                                    chart_panels, finding_label, log_scale, panel_for, point_at)
 from curvedoc.rules import Finding
@@ -158,11 +158,7 @@ def _text(text: str) -> str:
 def write_plot_files(runs, options) -> dict[int, Path]:
     """With ``--plots DIR``: a PNG per run with warnings or errors in DIR, by ``id(run)``, each path relative to
     where the report is written (as given when the report is printed)."""
-    from curvedoc.report import WITHOUT_FINDINGS, verdict
-
     folder = options.plots_dir
-    if folder is None:
-        return {}
     base = options.output.parent if options.output is not None else None
     written = {}
     try:

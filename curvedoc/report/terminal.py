@@ -18,7 +18,7 @@ import numpy as np
 from curvedoc.diagnose import first_response
 from curvedoc.features import Curve, RunCurves, fmt
 from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, WITHOUT_FINDINGS,
-                             ReportOptions, downsample, printable, verdict)
+                             ReportOptions, downsample, plot_files, printable, verdict)
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
@@ -47,11 +47,7 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
     options = options or ReportOptions()
     out = Output(options)
     verdicts = [verdict(run) for run in runs]
-    plots = {}
-    if options.plots_dir is not None:
-        from curvedoc.report.plots import write_plot_files  # matplotlib only when plots are asked for
-
-        plots = write_plot_files(runs, options)
+    plots = plot_files(runs, options)
     for run, run_verdict in zip(runs, verdicts):
         if options.quiet:
             out.line(*_verdict_line(run, run_verdict))
