@@ -95,6 +95,9 @@ MEMORIZING_LIMITS = {
         "rise_noise": Threshold(3.0, "rise of the validation loss above its best, in units of its own noise (on top "
                                       "of the depth the minimum of that many noisy points reaches by chance)"),
         "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
+        "fall_noise": Threshold(3.0, "the train loss must have fallen from its start by more than this many standard "
+                                     "errors of its smoothed level: one that swings by more than it ever fell has "
+                                     "made no fit the validation rise could be the price of"),
         **MEMORIZING_LIMITS,
     },
 )
@@ -140,7 +143,7 @@ def overfitting(run: RunCurves, limits: Limits):
     # and the train loss learned, beyond its own noise: one that swings by more than it ever fell (an LR so high it
     # oscillates) has no fit that the validation rise could be the price of
     level_noise = MEDIAN_SE * train.noise * math.sqrt(2 / max(train.window, 1))
-    if not (train.end < train_at_best and train.start_level - train.end > limits["rise_noise"] * level_noise):
+    if not (train.end < train_at_best and train.start_level - train.end > limits["fall_noise"] * level_noise):
         return None
     noise_units = (f"{rise / noise:.1f}× its noise ({fmt(noise)})" if noise > 0 else
                    "too few evaluations to measure their noise" if short else "no measurable noise")
