@@ -81,13 +81,19 @@ def check_lines(data: bytes, path: Path | str) -> None:
     limits = _current
     if len(data) <= limits.max_line_bytes and len(data) // 2 < limits.max_records:
         return  # too short to break either limit: most logs, at no cost
-    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == ord("\n"))
-    if len(ends) > limits.max_records:
-        raise refuse(path, f"{len(ends):,} lines", "max_records")
-    bounds = np.concatenate(([-1], ends, [len(data)]))
-    longest = int(np.diff(bounds).max()) - 1
-    if longest > limits.max_line_bytes:
-        raise refuse(path, f"a line of {longest:,} bytes", "max_line_bytes")
+    lines = data.count(b"\n")
+    if lines > limits.max_records:
+        raise refuse(path, f"{lines:,} lines", "max_records")
+    # jump from the last line end within each window of max_line_bytes to the next: a few C searches a file, where
+    # an array of every line end cost ~24 bytes a line three times over
+    start, window = 0, limits.max_line_bytes + 1
+    while len(data) - start > limits.max_line_bytes:
+        end = data.rfind(b"\n", start, start + window)
+        if end < 0:
+            ends = np.flatnonzero(np.frombuffer(data, np.uint8) == ord("\n"))  # only to name the longest line
+            longest = int(np.diff(np.concatenate(([-1], ends, [len(data)]))).max()) - 1
+            raise refuse(path, f"a line of {longest:,} bytes", "max_line_bytes")
+        start = end + 1
 
 
 NOT_BRACKETS = bytes(code for code in range(256) if code not in b"{}[]")
