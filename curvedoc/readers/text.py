@@ -27,17 +27,23 @@ def encoding_of(data: bytes, path: Path) -> tuple[str, str | None]:
     """UTF-8 (a BOM is dropped), UTF-16/UTF-32 when a BOM says so (what Windows PowerShell 5 writes by default)
     or, without one, when the NUL bytes fall where ASCII text in that encoding puts them, else Latin-1 (it maps
     every byte, so nothing is lost) with a warning saying so."""
-    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
-        return "utf-32", None
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16", None
-    if wide := wide_encoding_by_nul_bytes(data):
+    if wide := wide_encoding(data):
         return wide, None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return "latin-1", f"{path}: not UTF-8 (byte {exc.start}); read as Latin-1"
     return "utf-8-sig", None
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """UTF-32 or UTF-16 when a BOM says so or, without one, when the NUL bytes fall where ASCII text in that
+    encoding puts them; None for text of one-byte line ends."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return wide_encoding_by_nul_bytes(data)
 
 
 # ASCII text in each wide encoding has its NUL bytes at these positions of every code unit

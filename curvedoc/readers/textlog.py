@@ -70,7 +70,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import STEP_LIMIT, restart_drops, warn_restarts
-from curvedoc.readers.text import encoding_of
+from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import Role, infer_role, tokens
 
 FORMAT = "text-log"
@@ -402,9 +402,8 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
         raise CurvedocError(parsed.path, "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch it)")
     # PowerShell 5's `>` writes UTF-16 (with a BOM or not): decode wide text as it comes and go on in UTF-8, so
     # one line splitter serves all
-    encoding = encoding_of(head, parsed.path)[0] if b"\x00" in head[:4096] else "utf-8"
-    decoder = (codecs.getincrementaldecoder(encoding)(errors="replace")
-               if encoding.startswith(("utf-16", "utf-32")) else None)
+    encoding = wide_encoding(head)
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace") if encoding else None
     chunk = head.removeprefix(codecs.BOM_UTF8)
     if not (head if decoder else chunk).strip(b" \t\r\n\x00\xff\xfe"):
         raise CurvedocError(parsed.path, "empty file")
