@@ -13,6 +13,9 @@ from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
 MAX_PLOT_POINTS = 2000
+NO_CURVES = "no loss, accuracy, learning-rate or gradient curve logged"
+# A label next to a vertical marker goes to its left in this right-hand share of the plot, not off the edge
+FLIP_SHARE = 0.75
 LOG_SCALE_DECADES = 2  # a loss spanning more than this many decades is drawn on a log axis
 
 SEVERITY_COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
@@ -72,6 +75,38 @@ def log_scale(panel_curves: list[Curve]) -> bool:
     return math.log10(values.max() / values.min()) > LOG_SCALE_DECADES
 
 
+def chart_title(run) -> str:
+    return f"{run.name}  [{run.format}]"
+
+
+def step_limits(panels: list[Panel]) -> tuple[float, float]:
+    """Every logged step, a little padded: autoscaling ignores NaN points, and a run that dies at step 25 of 40
+    shows the rest."""
+    steps = np.concatenate([curve.steps for panel in panels for curve in panel.curves])
+    low, high = float(steps.min()), float(steps.max())
+    pad = max((high - low) * 0.02, 0.5)
+    return low - pad, high + pad
+
+
+def reference_line(curves: RunCurves, panel: Panel) -> tuple[float, str] | None:
+    """The chance level a panel is drawn against, and its label: −log(1/n) on the loss panel, 1/n (unlabelled) on
+    the accuracy panel."""
+    if panel.title == "loss":
+        level = chance_level(curves, panel.curves)
+        return None if level is None else (level, f"chance −log(1/{curves.n_classes}) = {level:.3g}")
+    if panel.title == "accuracy" and curves.chance_accuracy is not None:
+        return curves.chance_accuracy, ""
+    return None
+
+
+def nonfinite_label(curve: Curve) -> tuple[int, str]:
+    """The step of the curve's first NaN/Inf, and the label naming it."""
+    step = int(curve.steps[curve.first_nonfinite])
+    value = curve.values[curve.first_nonfinite]
+    kind = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "−Inf")
+    return step, f"{curve.tag}: {kind} from step {step}"
+
+
 def chance_level(curves: RunCurves, panel_curves: list[Curve]) -> float | None:
     for curve in panel_curves:
         if curve.role is Role.TRAIN_LOSS or curve.role is Role.VAL_LOSS:
@@ -91,7 +126,9 @@ def panel_for(finding: Finding, panels: list[Panel]) -> Panel:
 
 
 def point_at(finding: Finding, panel: Panel, step: int) -> tuple[int, float] | None:
-    """The finding's curve value at its step (nearest finite logged step), to circle it."""
+    """The finding's curve value at its step (nearest finite logged step), to circle it; a NaN has none."""
+    if finding.symptom == "nan_inf":
+        return None
     tags = set(finding.tags)
     if finding.symptom == "overfitting":
         tags = {curve.tag for curve in panel.curves if curve.role is Role.VAL_LOSS} or tags

@@ -7,7 +7,6 @@ downsampled with :func:`curvedoc.report.downsample`, which keeps every spike and
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from pathlib import Path
@@ -20,8 +19,9 @@ from curvedoc.errors import CurvedocError
 from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
 from curvedoc.report import WITHOUT_FINDINGS, downsample, printable, verdict
-from curvedoc.report.chart import (CURVE_COLOURS, MAX_PLOT_POINTS, SEVERITY_COLOURS, Panel, chance_level,
-                                   chart_panels, finding_label, log_scale, panel_for, point_at)
+from curvedoc.report.chart import (CURVE_COLOURS, FLIP_SHARE, MAX_PLOT_POINTS, NO_CURVES, SEVERITY_COLOURS, Panel,
+                                   chart_panels, chart_title, finding_label, log_scale, nonfinite_label, panel_for,
+                                   point_at, reference_line, step_limits)
 from curvedoc.rules import Finding
 
 
@@ -39,24 +39,19 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
     FigureCanvasAgg(figure)
     if not panels:
         axes = figure.add_subplot()
-        axes.text(0.5, 0.5, "no loss, accuracy, learning-rate or gradient curve logged", ha="center",
-                  va="center", transform=axes.transAxes)
+        axes.text(0.5, 0.5, NO_CURVES, ha="center", va="center", transform=axes.transAxes)
         axes.set_axis_off()
         figure.suptitle(_title(run), fontsize=10)
         return figure
     # Fixed margins in inches: matplotlib's constrained layout would double the time to draw a figure.
     grid = figure.add_gridspec(len(panels), 1, height_ratios=heights, left=0.75 / width, right=1 - 0.15 / width,
                                top=1 - 0.35 / height, bottom=0.45 / height, hspace=0.12)
-    # Autoscaling ignores NaN points: span every logged step, so a run that dies at step 25 of 40 shows the rest.
-    all_steps = np.concatenate([curve.steps for panel in panels for curve in panel.curves])
-    low, high = float(all_steps.min()), float(all_steps.max())
-    pad = max((high - low) * 0.02, 0.5)
     first = None
     for index, panel in enumerate(panels):
         panel.axes = figure.add_subplot(grid[index], sharex=first)
         if first is None:
             first = panel.axes
-            first.set_xlim(low - pad, high + pad)
+            first.set_xlim(*step_limits(panels))
         _draw_panel(panel, curves)
     for panel in panels[:-1]:
         panel.axes.tick_params(labelbottom=False)
@@ -68,7 +63,7 @@ def figure_for_run(run: Run, findings: list[Finding] | None = None, *, width: fl
 
 
 def _title(run: Run) -> str:
-    return _text(f"{run.name}  [{run.format}]")
+    return _text(chart_title(run))
 
 
 def _draw_panel(panel: Panel, curves: RunCurves) -> None:
@@ -84,15 +79,13 @@ def _draw_panel(panel: Panel, curves: RunCurves) -> None:
         _mark_nonfinite(axes, curve, label_height=0.06 + 0.09 * order)
     if log_scale(panel.curves):
         axes.set_yscale("log")
-    if panel.title == "loss":
-        chance = chance_level(curves, panel.curves)
-        if chance is not None:
-            axes.axhline(chance, color="#555555", linestyle=":", linewidth=1)
-            # At the right end: the left end is where step ranges are labelled and where a loss starts.
-            axes.annotate(f"chance −log(1/{curves.n_classes}) = {chance:.3g}", (0.995, chance),
-                          xycoords=("axes fraction", "data"), fontsize=7, color="#555555", va="bottom", ha="right")
-    elif panel.title == "accuracy" and curves.chance_accuracy is not None:
-        axes.axhline(curves.chance_accuracy, color="#555555", linestyle=":", linewidth=1)
+    reference = reference_line(curves, panel)
+    if reference is not None:
+        level, label = reference
+        axes.axhline(level, color="#555555", linestyle=":", linewidth=1)
+        if label:  # at the right end: the left end is where step ranges are labelled and where a loss starts
+            axes.annotate(label, (0.995, level), xycoords=("axes fraction", "data"), fontsize=7, color="#555555",
+                          va="bottom", ha="right")
     axes.set_ylabel(panel.title, fontsize=8)
     axes.tick_params(labelsize=7)
     axes.grid(True, alpha=0.25)
@@ -102,13 +95,10 @@ def _draw_panel(panel: Panel, curves: RunCurves) -> None:
 def _mark_nonfinite(axes, curve: Curve, label_height: float) -> None:
     """NaN/Inf cannot be drawn: a red cross on the top edge at the first one, and a label near the bottom naming
     the curve and step (away from the finding labels at the top)."""
-    index = curve.first_nonfinite
-    step = int(curve.steps[index])
-    value = curve.values[index]
+    step, label = nonfinite_label(curve)
     axes.plot([step], [1.0], marker="X", color=SEVERITY_COLOURS["error"], markersize=8, clip_on=False,
               transform=axes.get_xaxis_transform())
-    label = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "−Inf")
-    axes.annotate(_text(f"{curve.tag}: {label} from step {step}"), (step, label_height),
+    axes.annotate(_text(label), (step, label_height),
                   xycoords=("data", "axes fraction"), fontsize=7, color=SEVERITY_COLOURS["error"],
                   **_beside(axes, step))
 
@@ -117,7 +107,7 @@ def _beside(axes, step: float) -> dict:
     """Placement of a label next to a vertical marker: to its right, or to its left in the right part of the
     plot, where the text would run off the edge."""
     low, high = axes.get_xlim()
-    if high > low and (step - low) / (high - low) > 0.75:
+    if high > low and (step - low) / (high - low) > FLIP_SHARE:
         return {"xytext": (-4, 0), "textcoords": "offset points", "ha": "right"}
     return {"xytext": (4, 0), "textcoords": "offset points", "ha": "left"}
 
@@ -140,7 +130,7 @@ def _draw_finding(finding: Finding, panels: list[Panel], label_height: float) ->
     for panel in panels:
         panel.axes.axvline(step, color=colour, linestyle="--", linewidth=1, alpha=0.8)
     label = finding_label(finding, step)
-    point = None if finding.symptom == "nan_inf" else point_at(finding, target, step)  # a NaN has no point
+    point = point_at(finding, target, step)
     if point is not None:
         axes.plot([point[0]], [point[1]], marker="o", markersize=8, markerfacecolor="none", markeredgecolor=colour,
                   markeredgewidth=2)

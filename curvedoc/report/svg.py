@@ -15,8 +15,9 @@ import numpy as np
 from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
 from curvedoc.report import downsample, markup_text
-from curvedoc.report.chart import (CURVE_COLOURS, SEVERITY_COLOURS, Panel, chance_level, chart_panels,
-                                   finding_label, log_scale, panel_for, point_at)
+from curvedoc.report.chart import (CURVE_COLOURS, FLIP_SHARE, NO_CURVES, SEVERITY_COLOURS, Panel, chart_panels,
+                                   chart_title, finding_label, log_scale, nonfinite_label, panel_for, point_at,
+                                   reference_line, step_limits)
 from curvedoc.rules import Finding
 
 WIDTH = 860
@@ -33,24 +34,21 @@ def svg_for_run(run: Run, findings: list[Finding] | None = None, *, focused: boo
     findings = list(run.findings if findings is None else findings)
     curves = RunCurves(run)
     panels = chart_panels(curves, findings, focused)
-    title = markup_text(f"{run.name}  [{run.format}]")
+    title = markup_text(chart_title(run))
     if not panels:
-        return _svg(60, [f'<text x="{WIDTH / 2}" y="36" text-anchor="middle">no loss, accuracy, learning-rate or '
-                         f"gradient curve logged</text>"], description or title)
-    all_steps = np.concatenate([curve.steps for panel in panels for curve in panel.curves])
-    low, high = float(all_steps.min()), float(all_steps.max())
-    pad = max((high - low) * 0.02, 0.5)
-    x = _Scale(low - pad, high + pad, LEFT, WIDTH - RIGHT)
+        return _svg(60, [f'<text x="{WIDTH / 2}" y="36" text-anchor="middle">{NO_CURVES}</text>'],
+                    description or title)
+    x = _Scale(*step_limits(panels), LEFT, WIDTH - RIGHT)
     parts = [f'<text x="{WIDTH / 2}" y="16" text-anchor="middle" font-size="12">{title}</text>']
     top = TOP
     frames = []
     for index, panel in enumerate(panels):
         height = PANEL_HEIGHT.get(panel.title, SMALL_PANEL_HEIGHT)
         frame = _Frame(panel, x, top, top + height, log_scale(panel.curves))
-        frame.fit(chance_level(curves, panel.curves) if panel.title == "loss" else
-                  curves.chance_accuracy if panel.title == "accuracy" else None)
+        reference = reference_line(curves, panel)
+        frame.fit(reference[0] if reference else None)
         parts += frame.axes(last=index == len(panels) - 1)
-        parts += frame.reference(curves)
+        parts += frame.reference(reference)
         parts += frame.curves()
         frames.append(frame)
         top += height + GAP
@@ -133,16 +131,12 @@ class _Frame:
                          "</text>")
         return parts
 
-    def reference(self, curves: RunCurves) -> list[str]:
+    def reference(self, reference: tuple[float, str] | None) -> list[str]:
         """The chance level: dotted, named at its right end."""
-        if self.panel.title == "loss":
-            level = chance_level(curves, self.panel.curves)
-            label = f"chance −log(1/{curves.n_classes}) = {level:.3g}" if level is not None else ""
-        elif self.panel.title == "accuracy":
-            level, label = curves.chance_accuracy, ""
-        else:
+        if reference is None:
             return []
-        if level is None or not math.isfinite(level) or (self.log and level <= 0):
+        level, label = reference
+        if not math.isfinite(level) or (self.log and level <= 0):
             return []
         y = float(self.y(level))
         return [f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" stroke="#555" '
@@ -179,13 +173,11 @@ class _Frame:
         return parts
 
     def _nonfinite(self, curve: Curve, order: int) -> list[str]:
-        step = int(curve.steps[curve.first_nonfinite])
-        value = curve.values[curve.first_nonfinite]
-        label = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "−Inf")
+        step, label = nonfinite_label(curve)
         x = float(self.x(step))
         colour = SEVERITY_COLOURS["error"]
         return [f'<text x="{x:.1f}" y="{self.top + 4}" font-size="12" fill="{colour}" text-anchor="middle">✕</text>',
-                _beside(x, self.bottom - 6 - 11 * order, f"{curve.tag}: {label} from step {step}", colour, 9)]
+                _beside(x, self.bottom - 6 - 11 * order, label, colour, 9)]
 
 
 def _finding_marks(finding: Finding, frames: list[_Frame], order: int) -> list[str]:
@@ -204,7 +196,7 @@ def _finding_marks(finding: Finding, frames: list[_Frame], order: int) -> list[s
     x = float(frames[0].x(finding.step))
     parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{frames[0].top}" y2="{frames[-1].bottom}" stroke="{colour}" '
                  f'stroke-dasharray="5 3"/>')
-    point = None if finding.symptom == "nan_inf" else point_at(finding, target.panel, finding.step)
+    point = point_at(finding, target.panel, finding.step)
     if point is not None and (not target.log or point[1] > 0):
         parts.append(f'<circle cx="{float(target.x(point[0])):.1f}" cy="{float(target.y(point[1])):.1f}" r="6" '
                      f'fill="none" stroke="{colour}" stroke-width="2"/>')
@@ -216,7 +208,7 @@ def _finding_marks(finding: Finding, frames: list[_Frame], order: int) -> list[s
 def _beside(x: float, y: float, label: str, colour: str, size: int, bold: bool = False) -> str:
     """A label next to a vertical marker: to its right, or to its left in the right quarter, where it would run
     off the edge."""
-    left = (x - LEFT) / (WIDTH - LEFT - RIGHT) > 0.75
+    left = (x - LEFT) / (WIDTH - LEFT - RIGHT) > FLIP_SHARE
     weight = ' font-weight="bold"' if bold else ""
     return (f'<text x="{x + (-4 if left else 4):.1f}" y="{y:.1f}" font-size="{size}" fill="{colour}"{weight} '
             f'text-anchor="{"end" if left else "start"}">{markup_text(label)}</text>')
