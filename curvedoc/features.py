@@ -350,6 +350,14 @@ def chance_accuracy_of(run: RunCurves, curve: Curve) -> float | None:
     return run.chance_accuracy
 
 
+def chance_accuracy_in_units(run: RunCurves, curve: Curve) -> float | None:
+    """:func:`chance_accuracy_of` in the accuracy's own unit: a fraction, or a percentage."""
+    fractions = as_fraction(curve)
+    if fractions is None or (chance := chance_accuracy_of(run, curve)) is None:
+        return None
+    return chance * (float(curve.finite_values.max() / fractions.max()) if fractions.max() > 0 else 1.0)
+
+
 def first_point_share(curve: Curve) -> float:
     """How far into the logged run the curve's first finite point lies, as a share of its last step: 0 when it is
     logged at step 0, about 1/E when the first value is the mean of the first of E epochs."""

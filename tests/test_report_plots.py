@@ -118,3 +118,13 @@ def test_plotting_leaves_the_users_backend_alone():
     before = matplotlib.get_backend()
     figure_for_run(synthetic({"loss": np.linspace(2, 1, 10)}))
     assert matplotlib.get_backend() == before
+
+
+def test_the_chance_line_of_an_accuracy_logged_in_percent_is_in_percent():
+    from curvedoc.features import RunCurves
+    from curvedoc.report.chart import chart_panels, reference_line
+
+    run = synthetic({"train/loss": np.linspace(2.3, 0.5, 50), "val/acc": np.linspace(12.0, 91.0, 50)}, n_classes=10)
+    curves = RunCurves(run)
+    (accuracy,) = [panel for panel in chart_panels(curves, []) if panel.title == "accuracy"]
+    assert reference_line(curves, accuracy) == (10.0, "")

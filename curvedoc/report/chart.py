@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of
+from curvedoc.features import Curve, RunCurves, chance_accuracy_in_units, chance_loss_of
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
@@ -89,13 +89,14 @@ def step_limits(panels: list[Panel]) -> tuple[float, float]:
 
 
 def reference_line(curves: RunCurves, panel: Panel) -> tuple[float, str] | None:
-    """The chance level a panel is drawn against, and its label: −log(1/n) on the loss panel, 1/n (unlabelled) on
-    the accuracy panel."""
+    """The chance level a panel is drawn against, and its label: −log(1/n) on the loss panel, 1/n (unlabelled, in
+    the unit the accuracy is logged in) on the accuracy panel."""
     if panel.title == "loss":
         level = chance_level(curves, panel.curves)
         return None if level is None else (level, f"chance −log(1/{curves.n_classes}) = {level:.3g}")
-    if panel.title == "accuracy" and curves.chance_accuracy is not None:
-        return curves.chance_accuracy, ""
+    if panel.title == "accuracy":
+        return next(((level, "") for curve in panel.curves
+                     if (level := chance_accuracy_in_units(curves, curve)) is not None), None)
     return None
 
 

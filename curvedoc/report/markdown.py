@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from curvedoc.diagnose import SEVERITY_ORDER, first_response
-from curvedoc.features import LOSS_ROLES, RunCurves, as_fraction, chance_accuracy_of, chance_loss_of
+from curvedoc.features import LOSS_ROLES, RunCurves, chance_accuracy_in_units, chance_loss_of
 from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, WITHOUT_FINDINGS,
                              ReportOptions, plot_files, printable, verdict, verdict_tally)
 from curvedoc.roles import Role, is_perplexity
@@ -307,10 +307,8 @@ def _chance_level(run, tags: list[str]) -> tuple[float, str] | None:
             continue
         if curve.role in LOSS_ROLES and (chance := chance_loss_of(curves, curve)) is not None:
             return chance, f"ln {curves.n_classes}"
-        fractions = as_fraction(curve) if curve.role in ACCURACY_ROLES else None
-        if fractions is not None and (chance := chance_accuracy_of(curves, curve)) is not None:
-            unit = curve.finite_values.max() / fractions.max() if fractions.max() > 0 else 1.0
-            return chance * unit, f"1/{curves.n_classes}"
+        if curve.role in ACCURACY_ROLES and (chance := chance_accuracy_in_units(curves, curve)) is not None:
+            return chance, f"1/{curves.n_classes}"
     return None
 
 
