@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 from pathlib import Path
 
-from curvedoc.cli import EXIT_USAGE, add_diagnosis_options, emit, fail, gate, settings_from_args, write_report
+from curvedoc.cli import (EXIT_USAGE, add_diagnosis_options, emit, fail, gate, settings_from_args, wants_color,
+                          write_report)
 from curvedoc.errors import CurvedocError
 
 # What `-o DIR` holds besides each run's own report: the index in every format, for people and for machines.
@@ -66,7 +66,7 @@ def audit_command(argv: list[str]) -> int:
         to_terminal = sys.stdout.isatty()
         options = IndexOptions(
             quiet=args.quiet,
-            color=to_terminal and args.format == "text" and not os.environ.get("NO_COLOR"),
+            color=args.format == "text" and wants_color("auto", to_terminal),
             width=shutil.get_terminal_size((100, 24)).columns if to_terminal else 100,
             cut_to_width=to_terminal,
             # a terminal shows the worst runs and counts the rest; a file or a pipe gets every run
