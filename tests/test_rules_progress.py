@@ -120,6 +120,20 @@ def test_an_lr_decayed_early_explains_a_plateau_even_without_a_class_count():
     assert "× its peak" in finding.evidence[-1]
 
 
+def test_an_lr_cut_that_answers_a_stalled_validation_loss_explains_no_plateau():
+    # Keras ReduceLROnPlateau (factor 0.2): each cut follows an evaluation that was no new best, so the plateau
+    # caused the cuts, not the reverse (a BraTS segmentation run: loss 0.056 -> 0.026, val 0.055 -> 0.034)
+    loss = [0.056, 0.043, 0.039, 0.040, 0.033, 0.030, 0.029, 0.028, 0.027, 0.0269, 0.0267, 0.0265, 0.0263, 0.0260,
+            0.0260, 0.0259, 0.0259, 0.0259, 0.0258, 0.0258]
+    val = [0.0546, 0.0453, 0.0453, 0.0507, 0.0388, 0.0366, 0.0366, 0.0368, 0.0355, 0.0352, 0.0346, 0.0347, 0.0349,
+           0.03447, 0.03457, 0.03453, 0.03455, 0.03454, 0.03455, 0.03456]
+    lr = [1e-3] * 4 + [2e-4] * 4 + [4e-5] * 5 + [8e-6] * 3 + [1.6e-6] * 2 + [1e-6] * 2
+    assert "CD303" not in codes(synthetic({"loss": loss, "val_loss": val, "lr": lr}))
+    # the same cuts on a validation loss still improving at each of them do explain where it stopped
+    improving = list(np.linspace(0.0546, 0.0420, 8)) + list(0.0419 + 1e-5 * np.arange(12) % 3e-5)
+    assert "CD303" in codes(synthetic({"loss": loss, "val_loss": improving, "lr": lr}))
+
+
 def test_a_loss_that_fell_then_jumped_back_to_its_start_is_no_flat_start():
     # CIFAR-100 from scratch: 4.46 -> 3.36 over 31 epochs, back to ~4.1 at epoch 33 for the remaining 67
     rng = np.random.default_rng(8)

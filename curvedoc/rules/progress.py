@@ -342,9 +342,22 @@ def lr_decayed_early(run: RunCurves, curve: Curve, plateau_index: int,
         return None
     around = lr.finite_values[(lr.finite_steps >= begins) & (lr.finite_steps <= begins + span)]
     peak = float(lr.finite_values.max())
-    if len(around) and float(around.min()) <= limits["lr_cut"] * peak:
-        return float(around.min()), peak, lr.tag, f"as the plateau begins (from step {begins})"
-    return None
+    if not len(around) or float(around.min()) > limits["lr_cut"] * peak:
+        return None
+    cut_step = int(lr.finite_steps[np.argmax(lr.finite_values <= limits["lr_cut"] * peak)])
+    if held_out_stalled_before(run, cut_step):
+        return None
+    return float(around.min()), peak, lr.tag, f"as the plateau begins (from step {begins})"
+
+
+def held_out_stalled_before(run: RunCurves, step: int) -> bool:
+    """The held-out loss's last evaluation before ``step`` was no new best: the loss had stopped improving before
+    the LR was cut there, so the cut answered a plateau (ReduceLROnPlateau cuts exactly then) and did not cause it."""
+    held_out = first_logged(run, Role.VAL_LOSS, Role.TEST_LOSS)
+    if held_out is None:
+        return False
+    before = held_out.finite_values[held_out.finite_steps < step]
+    return len(before) >= 3 and float(before[-1]) >= float(before[:-1].min())
 
 
 def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | None:
