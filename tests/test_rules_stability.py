@@ -176,6 +176,22 @@ def test_a_reward_that_collapses_after_improving_is_a_spike_of_its_shortfall():
     assert finding.severity == "error"  # it never came back
 
 
+def test_an_agent_whose_running_mean_reward_sinks_below_its_start_collapsed():
+    # PPO on a fighting game: ep_rew_mean (a mean over the last 100 episodes) 15,000 -> 32,650 in the first
+    # updates, then slides to ~1,700 for the rest of 5M steps: no single jump, yet far worse than the untrained
+    # policy began
+    rng = np.random.default_rng(7)
+    reward = np.r_[[15000, 32650, 17875, 14700, 10786, 9688, 8150, 7125, 6393, 5781], np.full(190, 1700.0)]
+    reward[10:] += rng.normal(0, 40, 190)
+    run = synthetic({"train/value_loss": 500 + rng.random(200), "rollout/ep_rew_mean": reward})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.severity == "error" and "never recovers" in finding.title and finding.step <= 2
+    # a reward that starts negative and ends less negative improved: no finding
+    climbing = synthetic({"train/value_loss": 500 + rng.random(200),
+                          "rollout/ep_rew_mean": np.linspace(-195, -98, 200) + rng.normal(0, 3, 200)})
+    assert "CD402" not in {f.code for f in diagnose_run(climbing)}
+
+
 def test_a_per_batch_training_score_beside_its_loss_is_not_judged_for_collapse():
     # batch 4: the F1 moves by whole examples (0.75, 1, 0.75 …); what matters shows on the loss
     f1 = [0.25, 0.25, 0.75, 1, 1, 0.75, 1, 0.75, 1, 1]

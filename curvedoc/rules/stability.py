@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, Curve, RunCurves, fmt, median_filter, noise_reach,
+from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter, noise_reach,
                                robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
@@ -342,6 +342,8 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
                                           "jumped away for good (divergence without NaN)"),
         "break_share": Threshold(0.5, "a held-out loss diverges when at least this share of its climb (on a log "
                                       "scale) happened within a tenth of its evaluations"),
+        "below_start": Threshold(0.5, "an agent's reward ending this share of its start's magnitude below its start "
+                                      "(medians of the first 3 points and of the last tenth) collapsed"),
     },
 )
 def spike(run: RunCurves, limits: Limits):
@@ -364,8 +366,36 @@ def spike(run: RunCurves, limits: Limits):
     # examples move by whole examples, and a class's recall going 1 -> 2/3 is no collapse of the run
     found += [(score, item) for score in filter(None, [run.curve(Role.SCORE)])
               if len(score.finite_values) >= limits["min_points"] and not _minibatch_score(run, score)
-              and (item := _collapse_of(score, limits))]
+              and (item := _collapse_of(score, limits)
+                   or (_ends_below_its_start(score, limits) if run.reinforcement_learning else None))]
     return once_per_event(found, event_window(run))
+
+
+def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
+    """An agent's reward that ends far below where it began: the first episodes are the untrained policy's, so a
+    policy that ends much worse than random collapsed, however slowly a running mean over 100 episodes lets the
+    collapse show. Far: by ``below_start`` of the start's magnitude, and beyond what the noise of the two medians
+    explains."""
+    values = finite_prefix(score)
+    if len(values) < MIN_BASELINE + 10:
+        return None
+    head, tail = values[:MIN_BASELINE], values[-max(MIN_BASELINE, len(values) // 10):]
+    start, end = float(np.median(head)), float(np.median(tail))
+    sigma = robust_sigma(np.diff(values)) / math.sqrt(2)
+    noise = limits["min_sigmas"] * MEDIAN_SE * sigma * math.sqrt(1 / len(head) + 1 / len(tail))
+    if start - end < max(limits["below_start"] * abs(start), noise):
+        return None
+    last_at_start = int(np.flatnonzero(score.smooth[:len(values)] >= start)[-1]) if score.smooth[0] >= start else 0
+    step, end_step = int(score.steps[last_at_start]), int(score.steps[len(values) - 1])
+    return Found(
+        f"{score.tag} falls from {fmt(start)} at the start to {fmt(end)} and never recovers",
+        [score.tag],
+        [f"{score.tag}: {fmt(start)} over its first {len(head)} points (the untrained policy), {fmt(end)} over its "
+         f"last {len(tail)} (to step {end_step}): {(start - end) / abs(start):.0%} of the start's magnitude lower",
+         f"noise allows {fmt(noise)} between those medians (σ = {fmt(sigma)} from point to point)",
+         "the agent ends far worse than a random policy began: a collapse, not slow learning"],
+        step=step, step_range=(step, end_step), severity=ERROR,
+    )
 
 
 def _minibatch_score(run: RunCurves, score: Curve) -> bool:
