@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 from dataclasses import replace
 import shutil
@@ -20,6 +21,10 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 PLOT_FORMATS = {"text", "json", "markdown"}  # the reports that name a PNG written with --plots
 PLOT_REFUSALS = {"html": "draws its plots into the page itself"}
 FAIL_ON = {"error": {"error"}, "warning": {"error", "warning"}, "info": {"error", "warning", "info"}, "never": set()}
+# Each subcommand's module and function, imported when it runs: a bare `curvedoc PATH` loads none of them. Shell
+# completion (curvedoc.completion) offers exactly these.
+SUBCOMMANDS = {"audit": ("curvedoc.audit_cli", "audit_command"), "watch": ("curvedoc.cli", "watch_command"),
+               "rules": ("curvedoc.cli", "rules_command"), "completion": ("curvedoc.completion", "completion_command")}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,18 +74,9 @@ def add_diagnosis_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["rules"]:
-        return rules_command(argv[1:])
-    if argv[:1] == ["watch"]:
-        return watch_command(argv[1:])
-    if argv[:1] == ["audit"]:
-        from curvedoc.audit_cli import audit_command
-
-        return audit_command(argv[1:])
-    if argv[:1] == ["completion"]:
-        from curvedoc.completion import completion_command
-
-        return completion_command(argv[1:])
+    if argv[:1] and argv[0] in SUBCOMMANDS:
+        module, function = SUBCOMMANDS[argv[0]]
+        return getattr(importlib.import_module(module), function)(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         settings = settings_from_args(args)

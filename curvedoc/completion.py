@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import shlex
 
-SUBCOMMANDS = ("audit", "watch", "rules", "completion")
+SHELLS = ("bash", "zsh")
 
 
 def _options(parser: argparse.ArgumentParser) -> tuple[list[str], dict[str, list[str]]]:
@@ -26,29 +26,28 @@ def _options(parser: argparse.ArgumentParser) -> tuple[list[str], dict[str, list
 
 def bash_script() -> str:
     from curvedoc.audit_cli import build_audit_parser
-    from curvedoc.cli import build_parser, build_rules_parser, build_watch_parser
+    from curvedoc.cli import SUBCOMMANDS, build_parser, build_rules_parser, build_watch_parser
     from curvedoc.rules import all_rules
 
     parsers = {"audit": build_audit_parser(), "watch": build_watch_parser(), "rules": build_rules_parser(),
                "completion": None, "": build_parser()}  # the bare command last: its case is the catch-all
+    # subcommands whose arguments are words of their own, not files
+    own_words = {"rules": [rule.code for rule in all_rules()], "completion": list(SHELLS)}
     cases, value_cases = [], []
     for name, parser in parsers.items():
-        words = list(SUBCOMMANDS) if name == "" else []
-        if name == "rules":
-            words += [rule.code for rule in all_rules()]
-        if name == "completion":
-            words += ["bash", "zsh"]
+        words = list(SUBCOMMANDS) if name == "" else list(own_words.get(name, []))
         if parser is not None:
             options, choices = _options(parser)
             words += options
             value_cases += [f"        {shlex.quote(name) if name else '*'}\\ {option}) "
                             f"values={shlex.quote(' '.join(values))} ;;" for option, values in choices.items()]
         cases.append(f"        {name or '*'}) words={shlex.quote(' '.join(words))} ;;")
+    words_only = " || ".join(f'"$sub" == {name}' for name in own_words)
     return f"""_curvedoc() {{
     local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}" words="" values="" sub=""
     [[ $COMP_CWORD -gt 1 ]] && sub="${{COMP_WORDS[1]}}"
     case "$sub" in
-        audit|watch|rules|completion) ;;
+        {'|'.join(SUBCOMMANDS)}) ;;
         *) sub="" ;;
     esac
     case "$sub $prev" in
@@ -61,10 +60,10 @@ def bash_script() -> str:
     case "$sub" in
 {chr(10).join(cases)}
     esac
-    if [[ "$cur" == -* || ( -z "$sub" && $COMP_CWORD -eq 1 ) || "$sub" == rules || "$sub" == completion ]]; then
+    if [[ "$cur" == -* || ( -z "$sub" && $COMP_CWORD -eq 1 ) || {words_only} ]]; then
         COMPREPLY=( $(compgen -W "$words" -- "$cur") )
     fi
-    [[ "$cur" != -* && "$sub" != rules && "$sub" != completion ]] && COMPREPLY+=( $(compgen -f -- "$cur") )
+    [[ "$cur" != -* && ! ( {words_only} ) ]] && COMPREPLY+=( $(compgen -f -- "$cur") )
     return 0
 }}
 complete -o filenames -F _curvedoc curvedoc
@@ -75,7 +74,7 @@ def completion_command(argv: list[str]) -> int:
     from curvedoc.cli import EXIT_OK, emit
 
     parser = argparse.ArgumentParser(prog="curvedoc completion", description="Print shell completion for curvedoc.")
-    parser.add_argument("shell", choices=("bash", "zsh"))
+    parser.add_argument("shell", choices=SHELLS)
     args = parser.parse_args(argv)
     prelude = "autoload -U +X bashcompinit && bashcompinit\n" if args.shell == "zsh" else ""
     emit(prelude + bash_script())
