@@ -153,6 +153,15 @@ def test_a_failing_run_has_its_findings_checklist_and_chart():
     assert "NaN from step 68" in text and mermaid_blocks(text)
 
 
+def test_long_lists_of_a_failing_run_say_how_many_were_left_out():
+    run = curvedoc.diagnose(FIXTURES / "tensorboard/pytorch/lr_too_high")[0]
+    run.warnings = [f"warning {i}" for i in range(23)]
+    run.meta.hparams = {f"param_{i}": i for i in range(25)}
+    text = markdown([run])
+    assert "Reader warnings (23)" in text and "warning 19" in text and "warning 20" not in text
+    assert "- … 3 more" in text and "- … 5 more" in text
+
+
 @pytest.fixture(scope="module")
 def corpus():
     return curvedoc.diagnose(FIXTURES / "corpus")

@@ -453,9 +453,7 @@ class _Report:
     def unreadable(self) -> str:
         if not self.problems:
             return ""
-        lines = [f"- {md(problem)}" for problem in self.problems[:LISTED_AT_MOST]]
-        if len(self.problems) > LISTED_AT_MOST:
-            lines.append(f"- … {len(self.problems) - LISTED_AT_MOST} more")
+        lines = _capped([f"- {md(problem)}" for problem in self.problems])
         return "**Could not be read:**\n\n" + "\n".join(lines) + "\n"
 
     def unsectioned_notes(self) -> str:
@@ -469,9 +467,7 @@ class _Report:
             lines += [f"- run {number}: read warning: {md(warning)}" for warning in run.warnings]
         if not lines:
             return ""
-        shown = lines[:LISTED_AT_MOST] + ([f"- … {len(lines) - LISTED_AT_MOST} more"]
-                                          if len(lines) > LISTED_AT_MOST else [])
-        return "**Runs without findings:**\n\n" + "\n".join(shown) + "\n"
+        return "**Runs without findings:**\n\n" + "\n".join(_capped(lines)) + "\n"
 
     def checklist(self) -> str:
         if not self.diagnosed:
@@ -533,15 +529,18 @@ def _more(run) -> list[str]:
     lines = []
     if run.warnings:
         lines += [f"<details><summary>Reader warnings ({len(run.warnings)})</summary>", ""]
-        lines += [f"- {md(warning)}" for warning in run.warnings[:LISTED_AT_MOST]] + ["", "</details>", ""]
+        lines += _capped([f"- {md(warning)}" for warning in run.warnings]) + ["", "</details>", ""]
     if run.meta.hparams:
         items = list(run.meta.hparams.items())
         lines += [f"<details><summary>Hyperparameters ({len(items)})</summary>", ""]
-        lines += [f"- {md(key)} = {md(value)}" for key, value in items[:LISTED_AT_MOST]]
-        if len(items) > LISTED_AT_MOST:
-            lines.append(f"- … {len(items) - LISTED_AT_MOST} more")
-        lines += ["", "</details>", ""]
+        lines += _capped([f"- {md(key)} = {md(value)}" for key, value in items]) + ["", "</details>", ""]
     return lines
+
+
+def _capped(items: list[str]) -> list[str]:
+    """At most LISTED_AT_MOST list items, and one saying how many were left out: a PR comment stays readable."""
+    left_out = len(items) - LISTED_AT_MOST
+    return items[:LISTED_AT_MOST] + ([f"- … {left_out} more"] if left_out > 0 else [])
 
 
 def _finding_counts(findings) -> str:
