@@ -173,6 +173,12 @@ def test_a_regulariser_in_the_train_loss_is_val_below_train():
     assert finding.code == "CD503" and finding.step_range == (49, 999)
 
 
+def test_a_held_out_loss_printed_as_0_at_every_evaluation_is_no_measurement():
+    # a script whose test-loss computation is commented out still prints "test_loss 0.00000" every epoch
+    train = falling_train(1000, end=0.3, noise=0.1) + 0.1
+    assert not findings(build({"train/loss": train, "test/loss": np.zeros(20)}, np.arange(1, 21) * 50 - 1), FAMILY)
+
+
 def test_a_million_training_steps_find_the_best_validation_step():
     points = 1_000_000
     val_steps = np.arange(1, 201) * 5000 - 1

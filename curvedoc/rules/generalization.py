@@ -21,10 +21,12 @@ NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own no
 
 
 def _held_out(run: RunCurves) -> Curve | None:
-    """The validation loss, or the test loss when a script evaluates on its test split during training."""
+    """The validation loss, or the test loss when a script evaluates on its test split during training. One that
+    is exactly 0 at every evaluation measured nothing (a placeholder printed where the computation was commented
+    out, a loss over no supervised example): no model scores a real held-out set perfectly every time."""
     for role in (Role.VAL_LOSS, Role.TEST_LOSS):
         curve = run.curve(role)
-        if curve is not None and len(curve.finite_values):
+        if curve is not None and len(curve.finite_values) and curve.finite_values.any():
             return curve
     return None
 
