@@ -15,6 +15,7 @@ from curvedoc.errors import CurvedocError
 from curvedoc.model import CLASSES, VOCABULARY
 from curvedoc.readers.limits import ReadLimits
 from curvedoc.roles import Role
+from curvedoc.vocabularies import complete_vocabulary
 
 VALID_ROLES = {role.value for role in Role}
 
@@ -39,7 +40,8 @@ class Config:
                       origins, self.limits)
 
     def apply(self, runs, strict: bool = True) -> None:
-        """Give freshly read runs the user's role overrides, and the class count where their config lacks one.
+        """Give freshly read runs the user's role overrides, and the class count where their config lacks one (a
+        language model's: else the vocabulary of the base model its files name, see curvedoc.vocabularies).
 
         A role override naming a tag that none of ``runs`` has is an error when ``strict`` (a typo would otherwise
         leave the checks of that role without their curve and the run "healthy"); a run that lacks a tag other
@@ -64,6 +66,8 @@ class Config:
             if run.meta.n_classes is None and self.num_classes:
                 # a language model's count is its vocabulary: its chance level, ln(V), is not a class prior's
                 run.set_n_classes(self.num_classes, "--num-classes", VOCABULARY if run.meta.language_model else CLASSES)
+            # after every file and the user's count: the table of base models is the last resort, never an override
+            complete_vocabulary(run)
 
 
 def find_config(start: Path | None = None) -> Config:

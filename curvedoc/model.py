@@ -205,7 +205,8 @@ def complete_meta(meta: RunMeta, source: str, facts: ConfigFacts) -> None:
     if meta.n_classes is None and facts.count:
         meta.n_classes, meta.n_classes_kind = facts.count.count, facts.count.kind
         meta.n_classes_source = f"{source}: {facts.count.key}"
-    meta.base_model = meta.base_model or facts.base_model
+    if meta.base_model is None and facts.base_model:
+        meta.base_model, meta.base_model_source = facts.base_model, source
     meta.language_model = meta.language_model or facts.language_model
     if meta.base_loss is None and facts.base_loss:
         meta.base_loss, meta.base_loss_source = facts.base_loss[1], f"{source}: {facts.base_loss[0]}"
@@ -253,6 +254,7 @@ class RunMeta:
     n_classes_kind: str | None = None
     # the pretrained model the run fine-tunes, when a config or a PEFT adapter_config.json names it
     base_model: str | None = None
+    base_model_source: str | None = None  # the file or config that names it: "adapter_config.json"
     # a config says the model predicts tokens: its chance level is ln(vocabulary), known or not
     language_model: bool = False
     # the base model's own loss on the task, and where it was read (--baseline RUN: that run's last loss)

@@ -73,7 +73,8 @@ def finetune_start_high(run: RunCurves, limits: Limits):
         f"{'above' if first >= chance else 'at'} where an untrained model starts: not a fine-tune of {base_model}",
         [train.tag],
         [f"{train.tag} = {fmt(first)} at step {train.step_at(0)} (first value)",
-         f"ln(vocabulary size {run.n_classes:,}) = {fmt(chance)}: the loss of a uniform guess over the vocabulary",
+         f"ln(vocabulary size {run.n_classes:,}) = {fmt(chance)}: the loss of a uniform guess over the vocabulary "
+         f"(vocabulary size: {run.class_count.source})",
          f"the run's files name a pretrained base: {base_model}",
          "a pretrained model knows at least which tokens are common, which puts its first loss well below "
          "ln(vocabulary)"],
