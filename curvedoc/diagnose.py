@@ -200,13 +200,19 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
     run = curves.run
     judged = [curve for role in (*LOSS_ROLES, Role.SCORE) for curve in curves.curves(role)]
     if not judged:
-        logged = ", ".join(run.tags[:5]) + (" …" if len(run.tags) > 5 else "")
-        return f"no loss curve (logged: {logged})" if run.tags else "no scalar curve at all"
+        if adversarial := run.tags_with(Role.ADVERSARIAL):
+            return (f"only a GAN's adversarial terms ({_some(adversarial)}), which hover by design: checked for "
+                    "NaN/Inf and sudden jumps only")
+        return f"no loss curve (logged: {_some(run.tags)})" if run.tags else "no scalar curve at all"
     longest = max(judged, key=lambda curve: len(curve.finite_values))
     points = len(longest.finite_values)
     if points >= MIN_SHAPE_POINTS:
         return None
     return f"only {points} point{'' if points == 1 else 's'} of {longest.tag} (a shape needs {MIN_SHAPE_POINTS})"
+
+
+def _some(tags: list[str], shown: int = 5) -> str:
+    return ", ".join(tags[:shown]) + (" …" if len(tags) > shown else "")
 
 
 def apply_baseline(runs: Iterable[Run], baseline: str | os.PathLike[str]) -> None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from curvedoc.datasets import named_benchmark
-from curvedoc.roles import Role, infer_role, is_total_norm, primary_tag
+from curvedoc.roles import Role, infer_role, is_total_norm, mark_gan_terms, primary_tag
 
 
 CLASSES, VOCABULARY = "classes", "vocabulary"  # RunMeta.n_classes_kind
@@ -353,6 +353,7 @@ class RunBuilder:
 
     Readers hand over whole arrays per tag, never rows, so building stays linear in the number of points.
     ``split_hint`` records that a tag came from a folder naming its split (Keras's ``validation/``).
+    ``loss_hint`` records that the log's format prints the tag as a loss whatever its name (see ``infer_role``).
     ``hparams_source`` names the run's hyperparameters in ``n_classes_source`` ("config", "MLflow param").
     """
 
@@ -365,10 +366,12 @@ class RunBuilder:
         self.hparams_source = "config"
         self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._split_hint: dict[str, str] = {}
+        self._loss_hint: set[str] = set()
         self._configs: list[tuple[str, Mapping[str, Any]]] = []
         self.generations: list[Generation] = []  # outputs the log itself holds (TensorBoard text)
 
-    def add(self, tag: str, steps, values, wall_times=None, split_hint: str | None = None) -> None:
+    def add(self, tag: str, steps, values, wall_times=None, split_hint: str | None = None,
+            loss_hint: bool = False) -> None:
         steps = np.asarray(steps, dtype=np.int64).reshape(-1)
         values = np.asarray(values, dtype=np.float64).reshape(-1)
         if wall_times is None:
@@ -379,6 +382,8 @@ class RunBuilder:
         self._chunks.setdefault(tag, []).append((steps, values, wall_times))
         if split_hint:
             self._split_hint[tag] = split_hint
+        if loss_hint:
+            self._loss_hint.add(tag)
 
     def warn(self, message: str) -> None:
         self.warnings.append(" ".join(message.split()))
@@ -433,7 +438,8 @@ class RunBuilder:
             # the table lets each curve's column go once it holds it; a name left here would keep the last curve,
             # and with it whatever array its columns are slices of (a reader's every curve), alive beside the table
             del steps, values, walls
-            roles[tag] = infer_role(tag, self._split_hint.get(tag))
+            roles[tag] = infer_role(tag, self._split_hint.get(tag), loss=tag in self._loss_hint)
+        mark_gan_terms(roles)
         if repeated_by_tag:
             named = ", ".join(list(repeated_by_tag)[:3]) + (" and more" if len(repeated_by_tag) > 3 else "")
             self.warn(

@@ -33,6 +33,9 @@ class Role(str, Enum):
     # BLEU/ROUGE, AUC.
     # No split: such metrics are mostly computed once per evaluation, and their chance level is not 1/n.
     SCORE = "score"
+    # A GAN's generator or discriminator term (D_A, loss_G, errD, G_GAN): it hovers by design while both players
+    # learn, so no rule expects it to fall; NaN/Inf and sudden jumps still judge it. See :func:`mark_gan_terms`.
+    ADVERSARIAL = "adversarial"
     OTHER = "other"
 
     def __str__(self) -> str:
@@ -102,9 +105,10 @@ def split_of(words: list[str]) -> str | None:
     return (found or fallback or [None])[0]
 
 
-def infer_role(tag: str, split: str | None = None) -> Role:
+def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
     """The role of ``tag``; ``split`` is a hint from where the tag was found: a folder naming its split (Keras's
-    ``validation/``, a TF Estimator's ``eval/`` or ``eval_<name>/``)."""
+    ``validation/``, a TF Estimator's ``eval/`` or ``eval_<name>/``); ``loss`` says the log's format prints only
+    losses whatever their names (the CycleGAN/pix2pix ``loss_log.txt``: ``D_A``, ``cycle_A``)."""
     lowered = tag.lower()
     words = tokens(tag)
     if not words:
@@ -120,7 +124,7 @@ def infer_role(tag: str, split: str | None = None) -> Role:
         return Role.LR
     if any(w in _NOT_A_METRIC for w in words) and not (_OVERLAP_METRICS & set(words)):
         return Role.OTHER
-    if any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in words) or (
+    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in words) or (
             _LOSS_TERM_WORDS & set(words) and not _ACC_WORDS & set(words)):
         kind = "loss"
     elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in words):
@@ -209,3 +213,45 @@ def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
         return (not is_perplexity(tag), total, headline, n_points.get(tag, 0), -len(tag))
 
     return max(tags, key=rank)
+
+
+# The two players of a GAN as tags name them: D_A, errD, loss_D, d_loss, disc_loss, netD; G_A, errG, gen_loss, and a
+# WGAN's critic. Alone each is ambiguous (D_KL, an actor-critic's critic_loss): a run is a GAN when its terms name
+# both players, or one names a GAN outright (G_GAN, gan_loss).
+_PLAYERS = {"d": "d", "dis": "d", "disc": "d", "discriminator": "d", "critic": "d",
+            "g": "g", "gen": "g", "generator": "g"}
+_GAN_WORDS = {"gan"}
+_ADVERSARIAL_WORDS = _GAN_WORDS | {"adv", "adversarial"}
+# What a GAN's generator minimises besides fooling its discriminator, and should bring down like any loss:
+# reconstruction (pix2pix's G_L1), cycle-consistency and identity (CycleGAN's cycle_A, idt_A), perceptual and
+# feature-matching terms
+_RECONSTRUCTION_WORDS = {
+    "l1", "l2", "mse", "mae", "cycle", "cyc", "idt", "identity", "rec", "recon", "reconstruction", "vgg",
+    "perceptual", "percep", "feat", "fm", "content", "pixel", "style", "tv",
+}
+# Words around a player's letter that leave it the player's term: errD, netD, lossD
+_PLAYER_PREFIXES = {"loss", "losses", "err", "error", "errors", "net"}
+_GAN_TERM_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS, Role.OTHER)
+
+
+def _player(words: list[str]) -> str | None:
+    """``"d"`` or ``"g"`` when the first word naming the curve is a GAN player's (``D_A``, ``errG``), else None."""
+    named = [w for w in words if w not in _PLAYER_PREFIXES]
+    return _PLAYERS.get(named[0]) if named else None
+
+
+def mark_gan_terms(roles: dict[str, Role]) -> None:
+    """In a GAN's run, gives each player's adversarial term the role ``ADVERSARIAL`` (a discriminator or
+    generator loss hovers while neither side wins; judged as a loss that must fall, it would be flat or on a
+    plateau), and each reconstruction term (``G_L1``, ``cycle_A``, ``idt_A``) the loss role of its split, as the
+    run's losses that must fall. Other runs' roles are left as they are."""
+    words = {tag: _naming_words(tag) for tag, role in roles.items() if role in _GAN_TERM_ROLES}
+    players = {_player(named) for named in words.values()}
+    if not ({"d", "g"} <= players or any(_GAN_WORDS & set(named) for named in words.values())):
+        return
+    for tag, named in words.items():
+        if _RECONSTRUCTION_WORDS & set(named):
+            if roles[tag] is Role.OTHER:
+                roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
+        elif _player(named) or _ADVERSARIAL_WORDS & set(named):
+            roles[tag] = Role.ADVERSARIAL

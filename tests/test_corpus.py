@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+import curvedoc
+from curvedoc.diagnose import diagnose_run
 from curvedoc.roles import Role
 from rule_cases import read_labelled_run
 
@@ -54,3 +56,19 @@ def test_every_labelled_run_reads_as_one_run(key):
         assert run.meta.n_classes == entry["n_classes"]
     else:
         assert run.meta.n_classes is None
+
+
+GANS = sorted(key for key, entry in LABELS.items() if entry["task"] == "gan")
+
+
+@pytest.mark.parametrize("key", GANS)
+def test_healthy_gans_get_no_alarm_and_their_adversarial_terms_are_no_losses(key):
+    (run,) = curvedoc.load(CORPUS / key)
+    assert not [f.code for f in diagnose_run(run) if f.severity in ("error", "warning")]
+    assert run.tags_with(Role.ADVERSARIAL) and run.insufficient is None
+
+
+def test_a_gan_logging_its_adversarial_terms_alone_is_too_thin_to_judge():
+    (run,) = curvedoc.load(CORPUS.parent / "tensorboard" / "gan_vanilla")
+    assert not [f.code for f in diagnose_run(run) if f.severity in ("error", "warning")]
+    assert run.insufficient.startswith("only a GAN's adversarial terms (loss_D, loss_G)")

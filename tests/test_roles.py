@@ -128,6 +128,42 @@ def test_folder_split_hint_applies_when_the_tag_names_none():
     assert infer_role("val/box_loss", split="train") == Role.VAL_LOSS  # the tag's own split wins
 
 
+def roles_of_run(tags: list[str]) -> dict[str, Role]:
+    builder = RunBuilder("run", "test")
+    for tag in tags:
+        builder.add(tag, [0, 1, 2], [1.0, 0.9, 0.8])
+    return builder.build().roles
+
+
+@pytest.mark.parametrize("tags,adversarial,losses", [
+    (["loss_D", "loss_G"], {"loss_D", "loss_G"}, set()),
+    (["errD", "errG", "D(x)", "D(G(z))"], {"errD", "errG", "D(x)", "D(G(z))"}, set()),
+    (["Loss_D", "Loss_G"], {"Loss_D", "Loss_G"}, set()),
+    (["train/d_loss", "train/g_loss"], {"train/d_loss", "train/g_loss"}, set()),
+    (["disc_loss", "gen_loss"], {"disc_loss", "gen_loss"}, set()),
+    (["discriminator_loss", "generator_loss"], {"discriminator_loss", "generator_loss"}, set()),
+    (["D_A", "G_A", "cycle_A", "idt_A", "D_B", "G_B", "cycle_B", "idt_B"], {"D_A", "G_A", "D_B", "G_B"},
+     {"cycle_A", "idt_A", "cycle_B", "idt_B"}),
+    (["G_GAN", "G_L1", "D_real", "D_fake"], {"G_GAN", "D_real", "D_fake"}, {"G_L1"}),
+    (["loss_G_GAN", "loss_G_VGG", "loss_G_feat"], {"loss_G_GAN"}, {"loss_G_VGG", "loss_G_feat"}),
+])
+def test_a_gans_adversarial_terms_hover_and_its_reconstruction_terms_are_losses(tags, adversarial, losses):
+    roles = roles_of_run(tags)
+    assert {tag for tag, role in roles.items() if role == Role.ADVERSARIAL} == adversarial
+    assert {tag for tag, role in roles.items() if role == Role.TRAIN_LOSS} == losses
+
+
+@pytest.mark.parametrize("tags", [
+    ["loss_D", "loss"],  # one player's letter alone: a depth or distillation loss as likely
+    ["actor_loss", "critic_loss", "value_loss"],  # an actor-critic's critic is no discriminator
+    ["loss", "D_KL", "recon"],  # a VAE
+    ["D_A", "cycle_A"],  # no generator beside it
+])
+def test_a_player_named_alone_is_no_gan(tags):
+    assert Role.ADVERSARIAL not in roles_of_run(tags).values()
+    assert infer_role("loss_D") == Role.TRAIN_LOSS
+
+
 def test_primary_tag_prefers_the_total_loss_then_the_densest_curve():
     assert primary_tag(["train/box_loss", "train/loss", "train/cls_loss"], {}) == "train/loss"
     counts = {"train_loss_step": 500, "train_loss_epoch": 10}

@@ -80,7 +80,44 @@ def test_a_rerun_appended_to_the_log_keeps_the_last_run_in_step_order():
     assert steps(run, "val_loss") == [1, 2, 3, 4, 5]
     assert values(run, "val_loss") == second_run
     assert any("restarted run" in warning for warning in run.warnings)
-    assert any("logged again" in warning for warning in run.warnings)
+    # the first run's epoch 1 is dropped by the restart at epoch 1 too, not kept as a second value at that step
+    assert not any("already had a value" in warning for warning in run.warnings)
+
+
+LOSS_LOG = """\
+================ Training Loss (Thu Jun 10 10:26:25 2021) ================
+(epoch: 1, iters: 100, time: 0.857, data: 2.929) D_A: 0.111 G_A: 0.660 cycle_A: 1.700 idt_A: 0.559 
+(epoch: 1, iters: 200, time: 0.861, data: 0.000) D_A: 0.318 G_A: 0.512 cycle_A: 1.650 idt_A: 0.541 
+================ Training Loss (Thu Jun 10 10:42:20 2021) ================
+(epoch: 1, iters: 100, time: 0.859, data: 3.144) D_A: 0.461 G_A: 0.404 cycle_A: 1.812 idt_A: 0.601 
+(epoch: 1, iters: 200, time: 0.849, data: 0.000) D_A: 0.234 G_A: 0.301 cycle_A: 1.402 idt_A: 0.512 
+(epoch: 1, iters: 300, time: 0.862, data: 0.000) D_A: 0.243 G_A: 0.322 cycle_A: 1.203 idt_A: 0.433 
+(epoch: 2, iters: 75, time: 0.777, data: 0.001) D_A: 0.106 G_A: 0.291 cycle_A: 1.101 idt_A: 0.402 
+(epoch: 2, iters: 175, time: 0.787, data: 0.001) D_A: 0.175 G_A: 0.330 cycle_A: 1.052 idt_A: 0.350 
+================ Training Loss (Fri Jun 11 21:04:24 2021) ================
+"""
+
+
+def test_cyclegan_loss_log_sessions_global_iterations_and_losses_only(tmp_path):
+    run = read(write(tmp_path / "loss_log.txt", LOSS_LOG))
+    # time and data are the Visualizer's timings, not curves; the session headers' dates are no settings
+    assert sorted(run.tags) == ["D_A", "G_A", "cycle_A", "idt_A"]
+    assert run.meta.hparams == {}
+    # the last session is kept whole; epoch 1 is 325 iterations long: printed every 100 on the global counter,
+    # epoch 2's first print at 75 comes 100 after epoch 1's last at 300
+    assert steps(run, "cycle_A") == [100, 200, 300, 400, 500]
+    assert values(run, "cycle_A") == [1.812, 1.402, 1.203, 1.101, 1.052]
+    assert {tag: run.roles[tag] for tag in run.tags} == {
+        "D_A": Role.ADVERSARIAL, "G_A": Role.ADVERSARIAL, "cycle_A": Role.TRAIN_LOSS, "idt_A": Role.TRAIN_LOSS}
+    assert len(run.warnings) == 2 and any("restarted run" in warning for warning in run.warnings)
+
+
+def test_loss_log_variants_of_forks(tmp_path):
+    text = "".join(f"(Epoch: 1, Iters: {i}/400, lr: 0.000200, t_data: 0.010) , G: {1 / i:.4f} \n"
+                   for i in range(100, 500, 100))
+    run = read(write(tmp_path / "loss_log.txt", text))
+    assert run.tags == ["G"] and run.roles["G"] == Role.TRAIN_LOSS  # a loss whatever its name, no GAN beside it
+    assert steps(run, "G") == [100, 200, 300, 400]
 
 
 @pytest.mark.parametrize("name", ["stdout.log", "train.out"])

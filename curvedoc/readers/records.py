@@ -173,11 +173,16 @@ def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: boo
     """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
 
     Two rows at one step are normal in sparse logs (a train row and a val row), so there only a step that
-    goes back is a restart; in one-row-per-epoch logs (Keras) a repeated epoch is one too.
+    goes back is a restart (and drops what was logged at that very step before it too: a session appended to a
+    text log that starts again at step 100); in one-row-per-epoch logs (Keras) a repeated epoch is one too.
     """
-    ordered = np.where(present, steps, np.inf)
-    later_min = np.append(np.minimum.accumulate(ordered[::-1])[::-1][1:], np.inf)
-    return present & ((ordered >= later_min) if restart_on_repeat else (ordered > later_min))
+    where = np.flatnonzero(present)
+    logged = steps[where].astype(np.float64)
+    restarts = logged if restart_on_repeat else np.where(np.diff(logged, prepend=np.inf) < 0, logged, np.inf)
+    restart_after = np.append(np.minimum.accumulate(restarts[::-1])[::-1][1:], np.inf)
+    drops = np.zeros(len(steps), dtype=bool)
+    drops[where] = logged >= restart_after
+    return drops
 
 
 def warn_restarts(builder: RunBuilder, path: Path, n_dropped: int, unit: str) -> None:

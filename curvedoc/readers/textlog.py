@@ -23,7 +23,10 @@ subset``) prefixes its other names with that word (``test_Average_loss``); a bar
 ``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise. The key/value tables of the
 reinforcement-learning loggers (OpenAI Baselines', Stable-Baselines3's ``| rollout/ep_rew_mean | 22 |`` rows
 between dashed rules) are one record each, at the environment step their ``total_timesteps`` (or ``total/steps``)
-row counts.
+row counts. The CycleGAN/pix2pix repository's ``loss_log.txt`` (``(epoch: 1, iters: 100, time: 0.857, data:
+2.929) D_A: 0.111 G_A: 0.660 cycle_A: 1.700 …``) prints nothing but losses after its parenthesis, whatever their
+names, and only the epoch and the iteration within it (its x) among timings inside it; its ``Training Loss``
+header opens each appended session, which the restart rule below sorts out.
 
 The x axis, in this order:
 1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
@@ -136,6 +139,15 @@ TRAINING_LOOP = re.compile(
     r"\b(?P<kind>Epoch|Iter)\(train\)\s{0,10}\[\s{0,12}(?P<n>\d{1,12})(?:\s?/\s?(?P<total>\d{1,12}))?\]"
     r"(?:\[\s{0,12}(?P<within>\d{1,12})\s?/\s?(?P<of>\d{1,12})\])?"
 )
+# The CycleGAN/pix2pix repository's Visualizer.print_current_losses: "(epoch: 1, iters: 100, time: 0.857, data: 2.929)
+# D_A: 0.111 G_A: 0.660 …" (forks: "iters: 100/2975", "lr: …, t_data: …", "(Epoch: 1, Iters: 100)", a comma after
+# the parenthesis). It prints only the model's losses after the parenthesis; in it, timings besides the x.
+LOSS_LOG_PREFIX = re.compile(
+    r"\(epoch: (?P<epoch>\d{1,12}), iters: (?P<iters>\d{1,15})(?:/(?P<total>\d{1,15}))?[^()\n]{0,200}\)\s{0,10},?",
+    re.IGNORECASE,
+)
+# The line the Visualizer appends to loss_log.txt when a session starts: its date is no value
+LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
 LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
@@ -192,6 +204,7 @@ class Parsed:
     superseded: int = 0  # values a restarted run logged again, dropped for the later ones
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
+    loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
 
     def warn(self, message: str) -> None:
         self.warnings.append(f"{self.path}: {message}")
@@ -242,7 +255,7 @@ def add_text_log(builder: RunBuilder, path: Path) -> None:
     if not builder.meta.hparams:
         builder.meta.hparams = dict(parsed.settings)
     for tag, (steps, values) in curves.items():
-        builder.add(tag, steps, values)
+        builder.add(tag, steps, values, loss_hint=tag in parsed.loss_tags)
 
 
 # ----------------------------------------------------------------------------------------------- reading lines
@@ -445,6 +458,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = _last_drawn(text)
     if " - " in text:
         text = LOGURU_LOCATION.sub(" - ", text, count=1)
+    if text.startswith("=") and LOSS_LOG_HEADER.match(text):
+        return None
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
     if "%|" in text or "it [" in text:
         text, description = _without_tqdm_bars(text)
@@ -455,6 +470,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
             return None
         text = text[keras.end():]
     line = Line()
+    losses = LOSS_LOG_PREFIX.match(text) if text.startswith("(") else None
+    if losses:
+        line.epoch, line.step = float(losses["epoch"]), float(losses["iters"])
+        line.step_total = float(losses["total"]) if losses["total"] else None
+        text = text[losses.end():]
     for match in itertools.islice(PAIR.finditer(description), MAX_PAIRS_PER_LINE):
         name = _name(_key_phrase(description, match, 0))
         if name is not None and name.x_kind:
@@ -497,6 +517,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         _name_splits(line, names, text, spans, heading)
     if not line.values and line.epoch is None and line.step is None:
         return None
+    if losses:
+        state.parsed.loss_tags.update(line.values)
     return line
 
 
@@ -738,15 +760,36 @@ def _step_restarts_every_epoch(step: np.ndarray, epoch: np.ndarray) -> bool:
 
 def _steps_across_epochs(step: np.ndarray, epoch: np.ndarray, totals: np.ndarray) -> np.ndarray:
     """Steps counted within epochs, made global: each epoch starts where the one before ended (its logged total,
-    else its last step)."""
+    else the length its prints give away, else its last step)."""
     offsets, start = {}, 0.0
+    printed_lengths = _lengths_from_print_period(step, epoch)
     for value in np.unique(epoch):
         in_epoch = epoch == value
         seen = step[in_epoch].max() + 1
         logged_totals = totals[in_epoch][np.isfinite(totals[in_epoch])]
         offsets[value] = start
-        start += logged_totals.max() if len(logged_totals) and logged_totals.max() >= seen else seen
+        start += (logged_totals.max() if len(logged_totals) and logged_totals.max() >= seen
+                  else printed_lengths.get(value, seen))
     return step + np.array([offsets[value] for value in epoch.tolist()])
+
+
+def _lengths_from_print_period(step: np.ndarray, epoch: np.ndarray) -> dict[float, float]:
+    """Epoch lengths given away by a writer that prints every p iterations of a global counter but shows the
+    iteration within the epoch (CycleGAN's train.py: when total_iters % print_freq == 0). The next epoch's first
+    print then lands p iterations after the last one (iters 2900, then 25 in the next epoch, p = 100): the epoch is
+    2900 + 100 − 25 long. p is the median gap between prints within an epoch; a next epoch printing first at 0 or p
+    counts its own iterations and gives nothing away. Where sessions of different lengths are appended, the last
+    one's length counts: its steps are the ones a restart keeps."""
+    same_epoch = np.diff(epoch) == 0
+    gaps = np.diff(step)[same_epoch]
+    gaps = gaps[gaps > 0]
+    if not len(gaps):
+        return {}
+    period = float(np.median(gaps))
+    last = np.flatnonzero(np.diff(epoch) == 1)  # an epoch's last print, right before the next epoch's first
+    first = step[last + 1]
+    telling = (first > 0) & (first < period)
+    return dict(zip(epoch[last][telling].tolist(), (step[last] + period - first)[telling].tolist(), strict=True))
 
 
 def _whole_number_scale(values: np.ndarray) -> int:

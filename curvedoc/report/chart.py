@@ -21,7 +21,8 @@ LOG_SCALE_DECADES = 2  # a loss spanning more than this many decades is drawn on
 SEVERITY_COLOURS = {"error": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
 CURVE_COLOURS = {Role.TRAIN_LOSS: "#1f77b4", Role.VAL_LOSS: "#ff7f0e", Role.TEST_LOSS: "#2ca02c",
                  Role.TRAIN_ACC: "#1f77b4", Role.VAL_ACC: "#ff7f0e", Role.TEST_ACC: "#2ca02c",
-                 Role.LR: "#6a3d9a", Role.GRAD_NORM: "#8c564b", Role.SCORE: "#17becf", Role.OTHER: "#7f7f7f"}
+                 Role.LR: "#6a3d9a", Role.GRAD_NORM: "#8c564b", Role.SCORE: "#17becf", Role.ADVERSARIAL: "#bcbd22",
+                 Role.OTHER: "#7f7f7f"}
 
 # Panels from top to bottom: the loss panel is tall, the others are small companions sharing its step axis.
 PANELS = (
@@ -30,6 +31,7 @@ PANELS = (
     ("score", (Role.SCORE,)),
     ("learning rate", (Role.LR,)),
     ("grad norm", (Role.GRAD_NORM,)),
+    ("adversarial", (Role.ADVERSARIAL,)),
     ("other", (Role.OTHER,)),
 )
 PANEL_OF_ROLE = {role: title for title, roles in PANELS for role in roles}

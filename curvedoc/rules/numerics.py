@@ -28,17 +28,17 @@ SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wga
 )
 def nonfinite_values(run: RunCurves, limits: Limits):
     """A loss (error) or an accuracy or score (warning) that takes a NaN or ±Inf value, on any curve of those roles
-    (train, validation, test, each term); names the first curve to do so and the step, the last finite value
-    before it, and for every such curve whether it ever came back. A metric that never had a value at all is
-    undefined (no example of its kind), not broken. A gradient norm that turns NaN/Inf for good while the loss
-    stays finite is the same failure with the loss filtered by the logger (the Hugging Face Trainer's
-    ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back is a
-    mixed-precision step the loss scaler skipped."""
+    (train, validation, test, each term, a GAN's adversarial terms); names the first curve to do so and the step,
+    the last finite value before it, and for every such curve whether it ever came back. A metric that never had a
+    value at all is undefined (no example of its kind), not broken. A gradient norm that turns NaN/Inf for good
+    while the loss stays finite is the same failure with the loss filtered by the logger (the Hugging Face
+    Trainer's ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back
+    is a mixed-precision step the loss scaler skipped."""
     hidden = _hidden_by_the_logger(run)
     if hidden is not None:
         yield hidden
         return
-    for roles, severity in ((LOSS_ROLES, ERROR), (METRIC_ROLES, WARNING)):
+    for roles, severity in (((*LOSS_ROLES, Role.ADVERSARIAL), ERROR), (METRIC_ROLES, WARNING)):
         # A metric never computed at all (Detectron2's APs when the set has no small objects: NaN at every
         # evaluation) is undefined, not broken; a loss that is NaN from its first value is broken.
         broken = [curve for role in roles for curve in run.curves(role) if curve.first_nonfinite is not None
