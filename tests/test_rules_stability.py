@@ -192,6 +192,17 @@ def test_an_agent_whose_running_mean_reward_sinks_below_its_start_collapsed():
     assert "CD402" not in {f.code for f in diagnose_run(climbing)}
 
 
+def test_a_gan_term_that_jumps_out_of_its_hovering_is_a_spike_and_its_hovering_is_not():
+    rng = np.random.default_rng(11)
+    d_loss = 0.6 + 0.05 * rng.standard_normal(270)
+    g_loss = np.r_[2.0 - 0.7 * np.linspace(0, 1, 30), 1.3 + 0.05 * rng.standard_normal(236), [5.1, 5.3, 5.0, 5.2]]
+    found = [f for f in diagnose_run(synthetic({"Discriminator loss": d_loss, "Generator loss": g_loss}))
+             if f.code == "CD402"]
+    assert [f.tags[0] for f in found] == ["Generator loss"] and found[0].step >= 266
+    hovering = synthetic({"loss_D": d_loss, "loss_G": 1.3 + 0.3 * rng.standard_normal(270)})
+    assert not [f for f in diagnose_run(hovering) if f.severity in ("error", "warning")]
+
+
 def test_a_per_batch_training_score_beside_its_loss_is_not_judged_for_collapse():
     # batch 4: the F1 moves by whole examples (0.75, 1, 0.75 …); what matters shows on the loss
     f1 = [0.25, 0.25, 0.75, 1, 1, 0.75, 1, 0.75, 1, 1]

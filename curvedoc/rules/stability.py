@@ -43,14 +43,14 @@ def loss_curve(run: RunCurves) -> Curve | None:
     return run.curve(Role.TRAIN_LOSS) or run.curve(Role.VAL_LOSS)
 
 
-def judged_curves(run: RunCurves, min_points: float) -> list[Curve]:
-    """Every non-negative loss curve with at least ``min_points`` finite points before its first NaN/Inf, main
-    curves first. None of an agent's run: a policy's and a value function's losses jump whenever the returns
-    do."""
+def judged_curves(run: RunCurves, min_points: float, roles: tuple[Role, ...] = LOSS_ROLES) -> list[Curve]:
+    """Every non-negative curve of ``roles`` (the losses) with at least ``min_points`` finite points before its
+    first NaN/Inf, main curves first. None of an agent's run: a policy's and a value function's losses jump
+    whenever the returns do."""
     if run.reinforcement_learning:
         return []
     found = []
-    for role in LOSS_ROLES:
+    for role in roles:
         primary = run.curve(role)
         curves = run.curves(role)
         curves.sort(key=lambda curve: curve is not primary)
@@ -347,8 +347,9 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     },
 )
 def spike(run: RunCurves, limits: Limits):
-    """A loss curve (train, validation, test or one term) falls, then suddenly jumps far above the running median
-    of the points before it: by many noise σ, well beyond the rare excursions the curve's own minibatch noise
+    """A loss curve (train, validation, test, one term, or a GAN's adversarial term, which otherwise hovers)
+    falls, then suddenly jumps far above the running median of the points before it: by many noise σ, well
+    beyond the rare excursions the curve's own minibatch noise
     makes elsewhere, undoing a good part of the progress made: one logged point must jump 10× the level before it
     (2× on a short epoch-level curve, whose points are averages), a jump lasting two or more points 1.5×, and
     either must stand out from the noise just before it. A loss that fell, then climbed to end several times
@@ -358,9 +359,11 @@ def spike(run: RunCurves, limits: Limits):
     norm grew with it (the explosion is the cause, the climb what it did to the run). Reports the step, the size
     (×), whether and when the loss came back to its pre-spike level, and further spikes. A higher-is-better score
     (a reward, mAP; not a training-split minibatch score beside a train loss) is read the other way up: a sudden
-    collapse after it had improved, measured on its shortfall (1 − score for
-    a score out of 1 or 100, the reward itself negated otherwise)."""
-    found = [(curve, item) for curve in judged_curves(run, limits["min_points"])
+    collapse after it had improved, measured on its shortfall (1 − score for a score out of 1 or 100, the reward
+    itself negated otherwise); an agent's reward also when it ends far below where the untrained policy began."""
+    # a GAN's adversarial terms hover by design, which is what makes a sudden lasting jump of one stand out: one
+    # player started winning outright (the discriminator rejecting everything, a generator collapsing)
+    found = [(curve, item) for curve in judged_curves(run, limits["min_points"], (*LOSS_ROLES, Role.ADVERSARIAL))
              if (item := _spike_of(run, curve, limits)) is not None]
     # the score a person would plot (mAP, a reward, the overall F1): per-class breakdowns over a handful of
     # examples move by whole examples, and a class's recall going 1 -> 2/3 is no collapse of the run
