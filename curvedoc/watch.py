@@ -5,7 +5,8 @@ Each look lists the runs under the watched paths again (a run that appears is pi
 whose files changed since the last look (size or modification time) — of a TensorBoard run only the records
 appended since, from the end of the last complete one — and diagnoses them with the same rules and
 settings as ``curvedoc PATH``. A half-written last record is what a growing file looks like: it is read as far as
-it is complete, and the next look reads on. A finding is printed once, when it is certain:
+it is complete, and the next look reads on. A finding is printed once, when it is certain, as its rule declares
+(``live`` and ``settled_share`` in the registry, curvedoc.rules.LIVE):
 
 - a NaN/Inf at once (nothing that comes later can take it back);
 - an event (a spike, a gradient explosion) once it has held, at the same step, over ``confirm`` looks in a row
@@ -38,29 +39,22 @@ from curvedoc.errors import CurvedocError
 from curvedoc.features import rank_trend_z
 from curvedoc.model import Run
 from curvedoc.readers import Source, discover, follower, limits, read_source
-from curvedoc.rules import INFO, Finding
+from curvedoc.rules import AT_ONCE, CONFIRMED, INFO, JUMP, REGISTRY, WHOLE_RUN, Finding, Rule
 
-IMMEDIATE = {"nan_inf"}  # symptoms no later point can retract
-# Symptoms of the whole curve's shape: more training can always change it (a flat start that starts to fall after
-# a slow warmup, a plateau that breaks), so they are certain only once they have held while the run doubled, and,
-# where the planned length is known (a framework callback), once a quarter of it is done
-WHOLE_RUN = {"flat_from_start", "flat_at_chance", "plateau_high", "underfitting", "overfitting", "memorizing",
-             "oscillation", "val_below_train", "predictions_frozen", "accuracy_majority", "eval_scores_clustered",
-             "start_high", "start_low", "finetune_start_high"}
-# Shapes that say the curve stopped moving, with the share of the curve they speak of (a flat start: all of it; a
-# plateau: its latest half): while that part still has a rank trend beyond STILL_MOVING_Z standard deviations, the
-# curve is moving, however slowly, and they are not yet certain (a loss falling 4% over its first 40 steps is flat
-# to a finished run's rule, and falls on). A low bar: a curve that only wanders crosses it at some looks, which
-# costs a look or two of delay, never a wrong alert.
-STOPPED = {"flat_from_start": 1.0, "flat_at_chance": 1.0, "plateau_high": 0.5, "underfitting": 0.5}
-STILL_MOVING_Z = 2.0
-# A jump stands out of the noise of the curve around it only when there is enough of that curve to know its noise:
-# one at step 9 of a noisy minibatch loss, judged against 9 points, is often the first of many as large
-JUMPS = {"spike", "exploding_grad"}
-JUMP_CONTEXT = 50
+# Each rule declares when its finding is certain on a growing run (curvedoc.rules.LIVE); these are the numbers.
+# A whole-run shape: once it has held while the run grew GROWN times, past PLANNED_SHARE of the planned steps where
+# they are known, and not before the run's longest curve has WHOLE_RUN_POINTS points (doubling 3 points says little).
 GROWN = 2.0
 PLANNED_SHARE = 0.25
-WHOLE_RUN_POINTS = 20  # and not before the run's longest curve has this many points: doubling 3 points says little
+WHOLE_RUN_POINTS = 20
+# A shape saying the curve stopped moving is not certain while the part of the curve it speaks of
+# (Rule.settled_share) still has a rank trend beyond this many standard deviations: the curve is moving, however
+# slowly (a loss falling 4% over its first 40 steps is flat to a finished run's rule, and falls on). A low bar: a
+# curve that only wanders crosses it at some looks, which costs a look or two of delay, never a wrong alert.
+STILL_MOVING_Z = 2.0
+# A jump: once the curve it jumps on has this many points (one at step 9 of a noisy minibatch loss, judged against
+# 9 points, is often the first of many as large)
+JUMP_CONTEXT = 50
 
 
 @dataclass
@@ -98,9 +92,11 @@ class Certainty:
             if sighting.looks == 0:
                 sighting.since = last_step
             sighting.looks += 1
-            if sighting.printed or (run.insufficient and finding.symptom not in IMMEDIATE):
+            rule = REGISTRY.get(finding.code)
+            live = rule.live if rule is not None else CONFIRMED
+            if sighting.printed or (run.insufficient and live != AT_ONCE):
                 continue
-            if finding.symptom in IMMEDIATE or self._held(run, finding, sighting, last_step, far_enough, counts):
+            if live == AT_ONCE or self._held(run, finding, rule, sighting, last_step, far_enough, counts):
                 sighting.printed = True
                 certain.append(finding)
         for key, sighting in sightings.items():
@@ -108,25 +104,27 @@ class Certainty:
                 sighting.looks = 0  # retracted by the newer points: it has to hold again from scratch
         return certain
 
-    def _held(self, run: Run, finding: Finding, sighting: Sighting, last_step: int, far_enough: bool,
-              counts: dict[str, int]) -> bool:
+    def _held(self, run: Run, finding: Finding, rule: Rule | None, sighting: Sighting, last_step: int,
+              far_enough: bool, counts: dict[str, int]) -> bool:
         if sighting.looks < self.confirm:
             return False
-        if finding.symptom in WHOLE_RUN and not (far_enough and last_step >= GROWN * max(sighting.since, 1)):
+        if rule is None:
+            return True
+        if rule.live == WHOLE_RUN and not (far_enough and last_step >= GROWN * max(sighting.since, 1)):
             return False
-        if finding.symptom in STOPPED and still_moving(run, finding):
+        if rule.settled_share is not None and still_moving(run, finding, rule.settled_share):
             return False
         first_curve = finding.tags[0] if finding.tags else None
-        return not (finding.symptom in JUMPS and counts.get(first_curve, 0) <= JUMP_CONTEXT)
+        return not (rule.live == JUMP and counts.get(first_curve, 0) <= JUMP_CONTEXT)
 
 
-def still_moving(run: Run, finding: Finding) -> bool:
-    """Whether the part of the first curve ``finding`` names that it speaks of still trends beyond its noise."""
+def still_moving(run: Run, finding: Finding, share: float) -> bool:
+    """Whether the last ``share`` of the first curve ``finding`` names still trends beyond its noise."""
     if not finding.tags or finding.tags[0] not in run.roles:
         return False
     values = run.series(finding.tags[0])["value"].to_numpy()
     values = values[np.isfinite(values)]
-    return abs(rank_trend_z(values[round(len(values) * (1 - STOPPED[finding.symptom])):])) > STILL_MOVING_Z
+    return abs(rank_trend_z(values[round(len(values) * (1 - share)):])) > STILL_MOVING_Z
 
 
 def run_end(run: Run) -> int:

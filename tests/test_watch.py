@@ -137,3 +137,22 @@ def test_a_writer_process_killed_while_the_watch_follows_it(tmp_path):
     assert [f.step for f in seen if f.symptom == "nan_inf"] == [60]
     assert follow(watch, interval=0.05, idle=0.3) == "idle"
     assert [f.step for f in seen if f.symptom == "nan_inf"] == [60]  # printed once
+
+
+def test_when_a_finding_is_certain_is_what_its_rule_declares(monkeypatch):
+    """The watch keeps no list of symptoms of its own: a rule's `live` decides (a NaN at once, a shape later)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from curvedoc.diagnose import diagnose_run
+    from curvedoc.rules import AT_ONCE, REGISTRY, WHOLE_RUN, all_rules
+    from curvedoc.watch import Certainty
+    from rule_cases import synthetic
+
+    assert {rule.code for rule in all_rules("run") if rule.live == AT_ONCE} == {"CD101"}
+    run = synthetic({"train/loss": np.r_[np.linspace(2.3, 1.0, 30), [np.nan] * 3]})
+    nan = [f for f in diagnose_run(run) if f.code == "CD101"]
+    assert Certainty().newly_certain(run, nan) == nan  # on the first look
+    monkeypatch.setitem(REGISTRY, "CD101", replace(REGISTRY["CD101"], live=WHOLE_RUN))
+    assert Certainty().newly_certain(run, nan) == []  # a whole-run shape needs more looks and a longer run

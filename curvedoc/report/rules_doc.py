@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 
 from curvedoc.errors import CurvedocError
-from curvedoc.rules import ARCHIVE, Rule, all_rules, symptom_meaning
+from curvedoc.rules import ARCHIVE, LIVE, Rule, all_rules, symptom_meaning
 
 
 def rule_to_dict(rule: Rule) -> dict:
     return {
         "code": rule.code, "name": rule.name, "scope": rule.scope, "symptom": rule.symptom, "severity": rule.severity,
         "description": rule.description, "causes": list(rule.causes), "cheapest_check": rule.check,
-        "needs_n_classes": rule.needs_n_classes, "needs": list(rule.needs),
+        "needs_n_classes": rule.needs_n_classes, "needs": list(rule.needs), "live": rule.live,
+        "settled_share": rule.settled_share,
         "thresholds": {name: {"default": t.default, "meaning": t.meaning} for name, t in rule.thresholds.items()},
     }
 
@@ -52,6 +53,10 @@ def explain(rule: Rule) -> str:
         lines.extend(f"  {name} = {t.default:g}  — {t.meaning}" for name, t in rule.thresholds.items())
     if rule.needs:
         lines.append(f"Judges only runs that log one of: {', '.join(rule.needs)}; a run without says so.")
+    if rule.scope != ARCHIVE:
+        settled = (f"; not while the last {rule.settled_share:.0%} of its curve still trends"
+                   if rule.settled_share is not None else "")
+        lines.append(f"On a run still training (curvedoc watch): reported {LIVE[rule.live]}{settled}.")
     lines += ["", f"Switch off with: disable = [\"{rule.code}\"] in [tool.curvedoc], or --ignore {rule.code}"]
     return "\n".join(lines)
 

@@ -16,7 +16,8 @@ never drift from the code. ``detect`` gets the run wrapped in :class:`~curvedoc.
 cached features: smoothed curves, trends, chance level) and the rule's thresholds after user overrides; it
 returns what it found, and the engine stamps each :class:`Found` with the rule's code, causes and check.
 ``needs`` names what a rule cannot judge without (any one of these roles, or ``GENERATIONS``): a run lacking all of
-them is told which checks were not made, and why, beside its verdict.
+them is told which checks were not made, and why, beside its verdict. ``live`` says when `curvedoc watch` may report
+the finding on a run still training (a NaN at once, a whole-curve shape once it has held while the run doubled).
 
 A threshold's kind follows from what it says it is: a "share" (or a p-value, a confidence) lies in [0, 1], a
 "fewest …" count is a whole number of at least 1, and no threshold is negative; a user's override that breaks
@@ -78,6 +79,23 @@ ARCHIVE_SYMPTOMS = {
 }
 
 RUN, ARCHIVE = "run", "archive"
+
+# When `curvedoc watch` and the framework callbacks may report a finding of a run that is still training (see
+# curvedoc.watch): each rule says which kind of evidence its finding is, so a new rule is live-ready where it is
+# declared.
+AT_ONCE = "at once"
+CONFIRMED = "confirmed"
+WHOLE_RUN = "whole run"
+JUMP = "jump"
+LIVE = {
+    AT_ONCE: "at once (no later point can take it back)",
+    CONFIRMED: "once it has held at the same step over a few looks in a row",
+    # more training can always change a shape (a flat start that falls after a slow warmup, a plateau that breaks)
+    WHOLE_RUN: "once this shape of the whole curve has held while the run doubled (and, where a framework callback "
+               "knows the planned steps, past a quarter of them)",
+    # one jump at step 9 of a noisy minibatch loss, judged against 9 points, is often the first of many as large
+    JUMP: "once the curve it jumps on has enough points for its noise to be known",
+}
 GENERATIONS = "generations"  # a rule's need: the outputs a generative run logged
 
 @dataclass(frozen=True)
@@ -187,6 +205,10 @@ class Rule:
     needs_n_classes: bool = False
     scope: str = RUN  # RUN: detect(RunCurves, Limits); ARCHIVE: detect(Family, Limits) -> FoundAcross items
     needs: tuple[str, ...] = ()  # roles (any one of them) or GENERATIONS: without any, the rule had nothing to judge
+    live: str = CONFIRMED  # when a live watch may report its finding (LIVE)
+    # a finding that a curve stopped moving speaks of this share of it (a flat start: all; a plateau: its latest
+    # half): while that part still trends, the finding is not yet certain
+    settled_share: float | None = None
 
     @property
     def description(self) -> str:
@@ -216,18 +238,22 @@ REGISTRY: dict[str, Rule] = {}
 
 def rule(code: str, name: str, *, symptom: str, severity: str, causes: Iterable[str], check: str,
          thresholds: Mapping[str, Threshold] | None = None, needs_n_classes: bool = False, scope: str = RUN,
-         needs: Iterable[str] = ()):
-    """Registers ``detect`` as rule ``code``; see the module docstring."""
+         needs: Iterable[str] = (), live: str = CONFIRMED, settled_share: float | None = None):
+    """Registers ``detect`` as rule ``code``; see the module docstring. ``live``, ``settled_share``: when a live
+    watch may report the rule's finding (LIVE; Rule.settled_share)."""
     if symptom not in (SYMPTOMS if scope == RUN else ARCHIVE_SYMPTOMS):
         raise ValueError(f"{code}: unknown {scope} symptom {symptom!r}")
     if severity not in SEVERITIES:
         raise ValueError(f"{code}: unknown severity {severity!r}")
+    if live not in LIVE or (settled_share is not None and not (0 < settled_share <= 1 and live == WHOLE_RUN)):
+        raise ValueError(f"{code}: live={live!r}, settled_share={settled_share!r} (a share of a whole-run shape)")
 
     def register(detect: Callable[..., Any]) -> Callable[..., Any]:
         if code in REGISTRY:
             raise ValueError(f"rule code {code} registered twice")
         REGISTRY[code] = Rule(code, name, symptom, severity, tuple(causes), check, dict(thresholds or {}),
-                              detect, needs_n_classes, scope, tuple(str(need) for need in needs))
+                              detect, needs_n_classes, scope, tuple(str(need) for need in needs), live,
+                              settled_share)
         return detect
 
     return register

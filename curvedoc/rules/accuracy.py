@@ -14,7 +14,7 @@ import numpy as np
 
 from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, fmt
 from curvedoc.roles import Role
-from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 
@@ -309,7 +309,7 @@ def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
 
 
 @rule(
-    "CD602", "accuracy-majority", symptom="accuracy_majority", severity=ERROR,
+    "CD602", "accuracy-majority", symptom="accuracy_majority", severity=ERROR, live=WHOLE_RUN,
     needs=(Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC),
     causes=(
         "the model learned only the class prior: it predicts the most common class for every input",
@@ -361,7 +361,7 @@ def accuracy_majority(run: RunCurves, limits: Limits):
 
 
 @rule(
-    "CD603", "predictions-frozen", symptom="predictions_frozen", severity=ERROR,
+    "CD603", "predictions-frozen", symptom="predictions_frozen", severity=ERROR, live=WHOLE_RUN,
     needs=(Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC),
     causes=(
         "the loss is computed on a different tensor than the predictions (a temperature, a scale or a detached "

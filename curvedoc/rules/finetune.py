@@ -16,14 +16,14 @@ import numpy as np
 from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, fmt
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role, split_of, tokens
-from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 # A lone value is no start: a log of one or two points is an evaluation, not a run seen from its beginning.
 MIN_POINTS = 3
 
 
 @rule(
-    "CD901", "finetune-start-high", symptom="finetune_start_high", severity=WARNING,
+    "CD901", "finetune-start-high", symptom="finetune_start_high", severity=WARNING, live=WHOLE_RUN,
     causes=(
         "the base weights were not loaded: the model was built from the base's config (random init), or "
         "from_pretrained pointed at the wrong path and fell back to a fresh model",
@@ -129,7 +129,8 @@ def loss_masked_out(run: RunCurves, limits: Limits):
         evidence.append(f"{norm.tag} = {_zero_or_nan(early)} over the same steps: no gradient reached the weights")
     else:
         evidence.append("no gradient norm is logged to confirm it")
-    return Found(f"{train.tag} is exactly 0 from the first step: no token is supervised", [train.tag] + ([norm.tag] if norm is not None else []), evidence,
+    return Found(f"{train.tag} is exactly 0 from the first step: no token is supervised",
+                 [train.tag] + ([norm.tag] if norm is not None else []), evidence,
                  step=int(train.steps[0]), step_range=(int(train.steps[0]), int(train.steps[lasted - 1])))
 
 
@@ -140,7 +141,7 @@ def _zero_or_nan(values: np.ndarray) -> str:
 
 
 @rule(
-    "CD903", "eval-scores-clustered", symptom="eval_scores_clustered", severity=WARNING,
+    "CD903", "eval-scores-clustered", symptom="eval_scores_clustered", severity=WARNING, live=WHOLE_RUN,
     needs=(Role.VAL_ACC, Role.TEST_ACC, Role.SCORE),
     causes=(
         "generation broken: empty, truncated or constant outputs all score alike",

@@ -14,7 +14,7 @@ import numpy as np
 
 from curvedoc.features import MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, terms_beside
 from curvedoc.roles import Role
-from curvedoc.rules import WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
 
@@ -80,7 +80,7 @@ MEMORIZING_LIMITS = {
 
 
 @rule(
-    "CD501", "overfitting", symptom="overfitting", severity=WARNING,
+    "CD501", "overfitting", symptom="overfitting", severity=WARNING, live=WHOLE_RUN,
     needs=(Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "classic overfitting: the model keeps fitting the training set after it stopped generalising",
@@ -164,7 +164,7 @@ def overfitting(run: RunCurves, limits: Limits):
 
 
 @rule(
-    "CD502", "memorizing", symptom="memorizing", severity=WARNING,
+    "CD502", "memorizing", symptom="memorizing", severity=WARNING, live=WHOLE_RUN,
     needs=(Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "the model memorises the training examples without learning anything that transfers",
@@ -204,7 +204,7 @@ def memorizing(run: RunCurves, limits: Limits):
 
 
 @rule(
-    "CD503", "val-below-train", symptom="val_below_train", severity=WARNING,
+    "CD503", "val-below-train", symptom="val_below_train", severity=WARNING, live=WHOLE_RUN,
     needs=(Role.VAL_LOSS, Role.TEST_LOSS),
     causes=(
         "dropout, augmentation or noise active when the train loss is computed, off for validation",

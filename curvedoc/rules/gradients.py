@@ -15,7 +15,7 @@ import numpy as np
 
 from curvedoc.features import START_POINTS, Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
 from curvedoc.roles import Role, is_total_norm
-from curvedoc.rules import ERROR, INFO, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, INFO, JUMP, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import event_window, loss_curve, once_per_event
 
 
@@ -52,7 +52,7 @@ def _nonfinite_norms(grad: Curve) -> list[str]:
 
 
 @rule(
-    "CD701", "gradient-explosion", symptom="exploding_grad", severity=ERROR,
+    "CD701", "gradient-explosion", symptom="exploding_grad", severity=ERROR, live=JUMP,
     needs=(Role.GRAD_NORM,),
     causes=(
         "no gradient clipping, so one bad batch or a steep region throws the weights far",

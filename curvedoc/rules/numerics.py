@@ -6,7 +6,7 @@ import numpy as np
 
 from curvedoc.features import LOSS_ROLES, RunCurves, fmt
 from curvedoc.roles import Role, tokens
-from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
 METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC, Role.SCORE)
 # Losses that are negative by design (policy gradients, entropy bonuses, WGAN critics, continuous NLL/ELBO).
@@ -16,7 +16,7 @@ SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wga
 
 
 @rule(
-    "CD101", "nonfinite-loss", symptom="nan_inf", severity=ERROR,
+    "CD101", "nonfinite-loss", symptom="nan_inf", severity=ERROR, live=AT_ONCE,
     causes=(
         "learning rate too high (the loss overflows, then its gradient is NaN)",
         "log(0) or division by zero (log of softmax, a normaliser that can be 0)",

@@ -14,7 +14,7 @@ import numpy as np
 from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_of_height, chance_loss_of,
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role
-from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
 from curvedoc.rules.start import chance_text
 
@@ -125,7 +125,7 @@ FLAT_THRESHOLDS = {
 
 
 @rule(
-    "CD301", "flat-from-start", symptom="flat_from_start", severity=ERROR,
+    "CD301", "flat-from-start", symptom="flat_from_start", severity=ERROR, live=WHOLE_RUN, settled_share=1.0,
     causes=(
         "learning rate too low (or 0, or a scheduler that starts at 0)",
         "parameters frozen (requires_grad=False) or missing from the optimizer (wrong param group, a copy)",
@@ -202,7 +202,7 @@ def at_chance(run: RunCurves, curve: Curve, limits: Limits) -> bool:
 
 
 @rule(
-    "CD302", "flat-at-chance", symptom="flat_at_chance", severity=ERROR,
+    "CD302", "flat-at-chance", symptom="flat_at_chance", severity=ERROR, live=WHOLE_RUN, settled_share=1.0,
     causes=(
         "labels shuffled or misaligned with the inputs (a sort, a join, a dataloader that reorders one of them)",
         "the input does not reach the model (zeroed, masked, a constant tensor, the wrong key of the batch)",
@@ -414,7 +414,7 @@ def training_stopped(run: RunCurves, curve: Curve, plateau_index: int, limits: L
 
 
 @rule(
-    "CD303", "plateau-high", symptom="plateau_high", severity=WARNING,
+    "CD303", "plateau-high", symptom="plateau_high", severity=WARNING, live=WHOLE_RUN, settled_share=0.5,
     causes=(
         "the model learned only the class prior (frequencies), not the inputs",
         "capacity bottleneck (a layer far too narrow, a too small model)",
@@ -441,7 +441,7 @@ def plateau_high(run: RunCurves, limits: Limits):
 
 
 @rule(
-    "CD304", "underfitting", symptom="underfitting", severity=WARNING,
+    "CD304", "underfitting", symptom="underfitting", severity=WARNING, live=WHOLE_RUN, settled_share=0.5,
     causes=(
         "model too small or too strongly regularised (weight decay, dropout) for the task",
         "too few steps, or a learning rate that is too low to get far",

@@ -21,7 +21,7 @@ import numpy as np
 from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter, noise_reach,
                                robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import Role, names_a_term, split_of, tokens
-from curvedoc.rules import ERROR, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
 # A loss whose swings (σ) reach this share of its level swings wildly: it oscillates, and no other notion of its
@@ -147,7 +147,7 @@ def event_window(run: RunCurves) -> float:
 
 
 @rule(
-    "CD401", "loss-oscillation", symptom="oscillation", severity=WARNING,
+    "CD401", "loss-oscillation", symptom="oscillation", severity=WARNING, live=WHOLE_RUN,
     causes=(
         "learning rate too high: each step overshoots the minimum",
         "batch too small for the learning rate (gradient noise larger than the signal)",
@@ -311,7 +311,7 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
 
 
 @rule(
-    "CD402", "loss-spike", symptom="spike", severity=WARNING,
+    "CD402", "loss-spike", symptom="spike", severity=WARNING, live=JUMP,
     causes=(
         "a corrupt or mislabelled example (or an unnormalised file) in that batch",
         "learning-rate warmup ending too high, or a schedule jump at that step",

@@ -13,7 +13,7 @@ import math
 
 from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share, fmt
 from curvedoc.roles import Role
-from curvedoc.rules import INFO, WARNING, Found, Limits, Threshold, rule
+from curvedoc.rules import INFO, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 
 # A start that a uniform guess over up to this many times n classes explains may be a wrong class count; beyond
@@ -29,7 +29,7 @@ def chance_text(run: RunCurves, chance: float) -> str:
 
 
 @rule(
-    "CD201", "start-high", symptom="start_high", severity=WARNING,
+    "CD201", "start-high", symptom="start_high", severity=WARNING, live=WHOLE_RUN,
     causes=(
         "wrong class count: the output layer has more units than the task has classes",
         "bad init: weights (or the last layer) far too large, so the logits are huge",
@@ -87,7 +87,7 @@ def start_high(run: RunCurves, limits: Limits):
 
 
 @rule(
-    "CD202", "start-low", symptom="start_low", severity=WARNING,
+    "CD202", "start-low", symptom="start_low", severity=WARNING, live=WHOLE_RUN,
     causes=(
         "label leakage: the label (or a proxy of it: an ID, a file path, a sorted order) is in the inputs",
         "the validation set overlaps the training set",
