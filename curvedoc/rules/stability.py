@@ -182,9 +182,14 @@ def oscillation(run: RunCurves, limits: Limits):
     loss's scale (its first value or chance, whichever is larger). A per-step curve is judged over its last third;
     a short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half,
     where it must also zig-zag. A noisy tiny-batch run that converges swings a lot relative to its low final
-    level, but little relative to its progress, and does not fire."""
+    level, but little relative to its progress, and does not fire. A GAN's per-step train terms (its generator's
+    reconstruction losses) are not judged: the adversarial game pulls every generator step as well, and those
+    points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default) whose spread is the data's;
+    averaged over epochs they are."""
+    gan = bool(run.curves(Role.ADVERSARIAL))
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
-             if (item := _swinging(run, curve, limits)) is not None]
+             if not (gan and curve.role == Role.TRAIN_LOSS and len(finite_prefix(curve)) >= SHORT_CURVE)
+             and (item := _swinging(run, curve, limits)) is not None]
     return once_per_event(found, math.inf)
 
 
