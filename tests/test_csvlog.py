@@ -284,6 +284,52 @@ def test_crashed_run_keeps_rows_before_the_cut_line():
     assert any("last record cut off" in warning for warning in run.warnings)
 
 
+@pytest.mark.parametrize("last, kept", [
+    ("3,0.6125", True),  # every field, as many decimals as the row before: a table that ends without a line end
+    ("3,0.61", False),  # cut inside its number
+    ("3,", False),  # cut before its number
+])
+def test_a_last_row_without_its_line_end_is_kept_only_when_whole(tmp_path, last, kept):
+    run = load_one(write(tmp_path / "log.csv", "step,loss\n1,0.9312\n2,0.7443\n" + last))
+    assert run.series("loss")["step"].tolist() == [1, 2, 3][:3 if kept else 2]
+    assert any("last record cut off" in warning for warning in run.warnings) is not kept
+
+
+def test_a_batch_counter_beside_the_epoch_is_counted_on_across_epochs(tmp_path):
+    """Epoch,Batch: each epoch's batches 0..2, so the step is the epoch's offset + the batch, with no warning."""
+    rows = "".join(f"{epoch},{batch},{epoch + batch / 10}\n" for epoch in range(3) for batch in range(3))
+    run = load_one(write(tmp_path / "training_log.csv", "Epoch,Batch,Gen Loss\n" + rows))
+    assert run.tags == ["Gen Loss"]  # the epoch and the batch make the step: no curves of their own
+    assert run.series("Gen Loss")["step"].tolist() == list(range(9))
+    assert run.series("Gen Loss")["value"].tolist() == pytest.approx([0, 0.1, 0.2, 1, 1.1, 1.2, 2, 2.1, 2.2])
+    assert not run.warnings
+
+
+def test_an_iteration_logged_every_k_batches_and_restarting_each_epoch(tmp_path):
+    """iteration 0, 50 … 350 in each epoch of 400 batches: epoch 1 starts at 400 (its last print + the stride)."""
+    rows = "".join(f"{epoch},{it},{1 / (1 + epoch * 8 + it / 50)}\n" for epoch in range(2) for it in range(0, 400, 50))
+    run = load_one(write(tmp_path / "log.csv", "epoch,iteration,loss\n" + rows))
+    assert run.tags == ["loss"]
+    assert run.series("loss")["step"].tolist() == list(range(0, 800, 50)) and not run.warnings
+
+
+def test_a_resumed_run_with_a_batch_counter_keeps_the_latest_epochs(tmp_path):
+    """The epoch goes back (the run resumed from epoch 1): that is a restart, the latest values are kept."""
+    first = "".join(f"{epoch},{batch},0.{epoch}{batch}1\n" for epoch in range(3) for batch in range(2))
+    resumed = "".join(f"{epoch},{batch},0.{epoch}{batch}2\n" for epoch in range(1, 4) for batch in range(2))
+    run = load_one(write(tmp_path / "log.csv", "epoch,batch,loss\n" + first + resumed))
+    series = run.series("loss")
+    assert series["step"].tolist() == list(range(8))
+    assert series["value"].tolist() == [0.001, 0.011, 0.102, 0.112, 0.202, 0.212, 0.302, 0.312]
+    assert any("restarted run" in warning and "4 row(s)" in warning for warning in run.warnings)
+
+
+def test_a_global_step_beside_the_epoch_stays_as_logged(tmp_path):
+    rows = "".join(f"{step // 3},{step},{1 / (step + 1)}\n" for step in range(9))
+    run = load_one(write(tmp_path / "log.csv", "epoch,step,loss\n" + rows))
+    assert run.series("loss")["step"].tolist() == list(range(9)) and not run.warnings
+
+
 def test_non_utf8_bytes_are_read_with_a_warning():
     run = load_one(FIXTURES / "broken" / "latin1.csv")
     assert "précision" in run.tags and "note" not in run.tags

@@ -24,7 +24,8 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export, limits
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, find_step_column, restart_drops, warn_restarts, whole_steps,
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, counts_within_epoch, find_step_column,
+    restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import Role, infer_role, split_of, tokens
@@ -139,10 +140,16 @@ def count_fields(line: bytes, delimiter: str) -> int:
     return len(line.split()) if delimiter == WHITESPACE else len(line.split(delimiter.encode()))
 
 
+def last_field(line: bytes, delimiter: str) -> str:
+    fields = line.split() if delimiter == WHITESPACE else line.strip().split(delimiter.encode())
+    return fields[-1].strip().decode("utf-8", errors="replace") if fields else ""
+
+
 def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]) -> bytes:
-    """Every CSV writer ends each row with a line end, so a last line without one was being written when the
-    writer stopped: cut anywhere, even inside a number (``2,0.`` for ``2,0.75``), which would read as a changed
-    value. It is dropped, as a TensorBoard file's cut last record is; the rows before it are kept."""
+    """A last line without its line end may have been being written when the writer stopped: cut anywhere, even
+    inside a number (``2,0.`` for ``2,0.75``), which would read as a changed value. It is dropped, as a TensorBoard
+    file's cut last record is, and the rows before it kept, unless it is as long as the row before it: every field,
+    and a last number with as many decimals (a table written by hand or by ``"\\n".join`` ends so)."""
     if data.endswith((b"\n", b"\r")):
         return data
     body_start = data.rfind(b"\n") + 1
@@ -155,6 +162,10 @@ def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]
         return data
     n_fields = count_fields(data[body_start:], delimiter)
     n_header = count_fields(data[:header_end].strip(), delimiter)
+    row_before = data[data.rfind(b"\n", 0, body_start - 1) + 1:body_start].strip()
+    if n_fields == n_header == count_fields(row_before, delimiter) and whole_at_line_end(
+            last_field(data[body_start:], delimiter), last_field(row_before, delimiter)):
+        return data
     found.append(f"{path}: last record cut off at byte {body_start} (a line without its line end, {n_fields} of "
                  f"{n_header} fields: the usual state of a crashed or running job); dropped it, kept the "
                  f"{rows_before} complete row(s) before it")
@@ -237,6 +248,30 @@ def step_values(builder: RunBuilder, table: Table, step_column: str | None) -> t
     return np.arange(rows, dtype=np.float64), np.ones(rows, dtype=bool), False
 
 
+def steps_within_epochs(table: Table, step_column: str, steps: np.ndarray, has_step: np.ndarray
+                        ) -> tuple[np.ndarray, set[str]]:
+    """``steps`` counted on across epochs when the step starts again with every epoch: the step column itself
+    (``iteration`` beside ``epoch``) or, when the epoch is the step, a batch counter beside it (``Epoch,Batch``);
+    and the columns that then make the step (no curves of their own)."""
+    by_lower = {}
+    for column in table.columns:
+        by_lower.setdefault(column.lower(), column)
+    epoch_column = by_lower.get("epoch")
+    counter_column = step_column if step_column != epoch_column else next(
+        (by_lower[name] for name in WITHIN_EPOCH_COLUMNS if name in by_lower), None)
+    if epoch_column is None or counter_column is None:
+        return steps, set()
+    counter, has_counter, _ = numeric_cells(table.frame[counter_column], table.decimal)
+    epoch, has_epoch, _ = numeric_cells(table.frame[epoch_column], table.decimal)
+    rows = has_counter & has_epoch
+    usable, whole = whole_steps(np.where(rows, counter, np.nan))
+    if (has_step & ~(rows & usable)).any() or not whole or not counts_within_epoch(counter[rows], epoch[rows]):
+        return steps, set()
+    steps = steps.copy()
+    steps[rows] = steps_across_epochs(counter[rows], epoch[rows])
+    return steps, {counter_column, epoch_column}
+
+
 def wall_times(table: Table) -> tuple[np.ndarray | None, str | None]:
     column = next((c for c in table.columns if c.lower() in WALL_TIME_COLUMNS), None)
     if column is None:
@@ -254,6 +289,9 @@ def add_columns(
     walls, wall_column = wall_times(table)
     if columns is None:
         skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS
+        if step_used:
+            steps, step_columns = steps_within_epochs(table, step_column, steps, has_step)
+            skipped |= step_columns
         columns = {c: c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []
     superseded = np.zeros(len(steps), dtype=bool)

@@ -26,6 +26,8 @@ NONFINITE_WORDS = {
 # time/total_timesteps, OpenAI Baselines' misc/total_timesteps, total/steps and TimestepsSoFar.
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "time/total_timesteps",
                 "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps", "timestepssofar", "epoch")
+# Counters a table may log beside its epoch that count batches within it (``Epoch,Batch,Gen Loss``).
+WITHIN_EPOCH_COLUMNS = ("batch", "batch_idx", "iters", "it", "update")
 WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
 # Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
 # step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
@@ -167,6 +169,64 @@ def find_step_column(columns: list[str]) -> str | None:
         if name in by_lower:
             return by_lower[name]
     return None
+
+
+def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray) -> bool:
+    """Whether ``counter`` starts again with every epoch (a batch index beside the epoch, ``Epoch 1 | Step 0/6501``):
+    it goes back where the epoch moves on, at least once, and never counts on across an epoch's start. A counter
+    that goes back within an epoch, or with the epoch, is a resumed run's: the restart rule sorts that out."""
+    moves_on = np.diff(epoch) > 0
+    across = np.diff(counter)[moves_on]
+    return bool(len(across) and np.all(across <= 0) and np.any(across < 0))
+
+
+def steps_across_epochs(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> np.ndarray:
+    """A counter that starts again with every epoch (see :func:`counts_within_epoch`) made one global step: each
+    epoch starts where the one before ended. An epoch's length is its logged total (``Step 0/6501``), else the one
+    its prints give away (:func:`lengths_from_print_period`), else its largest counter + the counter's stride −
+    the counter's first value (``0, 50 … 350`` → 400; ``1 … 21`` → 21). Offsets go by the epoch's value, so a
+    resumed run that logs an epoch again lands on the steps it had, where the restart rule keeps the later."""
+    period = print_period(counter, epoch)
+    printed_lengths = lengths_from_print_period(counter, epoch, period)
+    first = counter.min()
+    offsets, start = {}, 0.0
+    for value in np.unique(epoch):
+        in_epoch = epoch == value
+        largest = counter[in_epoch].max()
+        logged = totals[in_epoch][np.isfinite(totals[in_epoch])] if totals is not None else ()
+        offsets[value] = start
+        if len(logged) and logged.max() > largest:
+            start += logged.max()
+        else:
+            start += printed_lengths.get(value, largest - first + period)
+    return counter + np.array([offsets[value] for value in epoch.tolist()])
+
+
+def print_period(counter: np.ndarray, epoch: np.ndarray) -> float:
+    """How far apart a counter's prints are within an epoch: the median gap (1 when it never moves on)."""
+    gaps = np.diff(counter)[np.diff(epoch) == 0]
+    gaps = gaps[gaps > 0]
+    return float(np.median(gaps)) if len(gaps) else 1.0
+
+
+def lengths_from_print_period(counter: np.ndarray, epoch: np.ndarray, period: float) -> dict[float, float]:
+    """Epoch lengths given away by a writer that prints every ``period`` iterations of a global counter but shows
+    the iteration within the epoch (CycleGAN's train.py: when total_iters % print_freq == 0). The next epoch's first
+    print then lands ``period`` iterations after the last one (iters 2900, then 25 in the next epoch, period 100):
+    the epoch is 2900 + 100 − 25 long. A next epoch printing first at 0 or ``period`` counts its own iterations and
+    gives nothing away. Where sessions of different lengths are appended, the last one's length counts: its steps
+    are the ones a restart keeps."""
+    last = np.flatnonzero(np.diff(epoch) == 1)  # an epoch's last print, right before the next epoch's first
+    first = counter[last + 1]
+    telling = (first > 0) & (first < period)
+    return dict(zip(epoch[last][telling].tolist(), (counter[last] + period - first)[telling].tolist(), strict=True))
+
+
+def whole_at_line_end(last: str, before: str) -> bool:
+    """Whether ``last``, the number a file's last line ends in when it has no line end, was written whole: it has
+    as many decimals as ``before``, the same number on the line of its kind before it (``0.455`` of ``0.45561`` has
+    fewer). A whole number cannot tell where it ends (``3`` of ``30``), so it is never taken for whole."""
+    return "." in last and "." in before and len(last.partition(".")[2]) == len(before.partition(".")[2])
 
 
 def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: bool) -> np.ndarray:

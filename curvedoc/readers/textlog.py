@@ -32,19 +32,23 @@ The x axis, in this order:
 1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
    ``batch``); a step that starts again with every epoch (``Epoch 1 | Step 0/6501``, timm's
    ``Train: 3 [  50/1251 (4%)]``, MMEngine's ``Epoch(train) [3][  50/1251]``) is counted on across epochs. The
-   words before a step's name may say the split (Megatron's ``validation loss at iteration 300 | lm loss value:``);
+   words before a step's name may say the split (Megatron's ``validation loss at iteration 300 | lm loss value:``).
+   A metric printed line after line with only its epoch (``Epoch 1 - Batch loss: 12.13``, hundreds an epoch) has
+   its lines numbered within the epoch as that step; the epoch's other lines then sit at its last batch;
 2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it, as Keras prints);
    epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power of ten that
    makes them whole, with a warning;
 3. else the order of the lines that hold values, with a warning; then only names logged at least ``MIN_POINTS``
    times are curves (a value printed once is a setting).
 Values printed before the first step or epoch are the run's settings (``lr: 0.001``, ``num_classes: 10``) and go to
-``meta.hparams``. A line without a step or epoch of its own, printed during training (an evaluation block, another
-program's output), sits at the x of the line before it and gives only metrics that name their split
+``meta.hparams``. A value named after a checkpoint's save (``New best model saved with BLEU-2: 65.76``) restates
+a metric and is no curve. A line without a step or epoch of its own, printed during training (an evaluation block,
+another program's output), sits at the x of the line before it and gives only metrics that name their split
 (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is an evaluation's, read as training's it would
 mislead), and never overrides a value logged there with a step of its own. The Trainer's closing
 ``{'train_runtime': …}`` summary is not a point. A resumed run that logs steps again keeps what it logged last
-(TensorBoard's restart rule, as for every other format), with a warning.
+(TensorBoard's restart rule, as for every other format), with a warning. A last line without its line end is kept
+when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
 logged that often; anything else read because of its name raises :class:`~curvedoc.errors.NotALog`.
@@ -72,7 +76,9 @@ from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.huggingface import SUMMARY_KEYS
-from curvedoc.readers.records import STEP_LIMIT, restart_drops, warn_restarts
+from curvedoc.readers.records import (
+    STEP_LIMIT, counts_within_epoch, restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end,
+)
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import Role, infer_role, tokens
 
@@ -108,6 +114,9 @@ FUNCTION_WORDS = {
     "after", "as", "into", "than", "vs", "info", "warning", "warn", "debug", "critical", "fatal", "notice",
 }
 COPULAS = {"is", "was", "are", "were"}
+# A value named after a checkpoint's save ("New best model saved with BLEU-2: 65.76") restates a metric of its line
+# or the one before: not a point of a curve of its own.
+SAVE_WORDS = {"save", "saved", "saving", "saves"}
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
 SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)$", re.IGNORECASE)
@@ -186,6 +195,7 @@ class Line:
     step_total: float | None = None
     step_rank: int = len(STEP_KEYS)  # the rank of the key the step came from; a finer one replaces it
     values: dict[str, float] = field(default_factory=dict)
+    last_number: str = ""  # the line's last named number as printed: how a line cut mid-write would show
 
 
 @dataclass
@@ -205,6 +215,7 @@ class Parsed:
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
     loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
+    unterminated: bool = False  # the line being read is the file's last and has no line end
 
     def warn(self, message: str) -> None:
         self.warnings.append(f"{self.path}: {message}")
@@ -271,6 +282,10 @@ def parse(path: Path) -> Parsed:
         if part or TRACEBACK_FRAME.match(text):
             continue
         line = read_line(text, state) if VALUE_HINT.search(text) else None
+        if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
+            parsed.warn("last record cut off (a line without its line end, shorter than the lines of its kind "
+                        "before it: the usual state of a crashed or running job); dropped it, kept the lines before it")
+            break
         if line is not None:
             state.take(line)
         else:
@@ -335,6 +350,8 @@ class _Reading:
         self.started = False  # a line has named a step or an epoch
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
+        # per kind of line (its names, and whether it gives an epoch and a step): its last number as printed
+        self.last_numbers: dict[tuple, str] = {}
 
     def announce(self, text: str) -> None:
         """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
@@ -350,6 +367,9 @@ class _Reading:
                 self.evaluation = context.group().lower()
 
     def take(self, line: Line) -> None:
+        kind = _kind_of(line)
+        if len(self.last_numbers) < MAX_CACHED or kind in self.last_numbers:
+            self.last_numbers[kind] = line.last_number
         if line.epoch is not None or line.step is not None:
             self.started = self.parsed.evidence = True
             self.evaluation = None
@@ -374,6 +394,12 @@ class _Reading:
             self.parsed.evidence = self.parsed.evidence or any(map(self.names_a_metric, line.values))
             self.parsed.add(line, PREAMBLE)
 
+    def completes_its_pattern(self, line: Line) -> bool:
+        """Whether a last line without its line end is whole: it names what the last line of its kind named, and
+        its last number is as long (see ``records.whole_at_line_end``)."""
+        before = self.last_numbers.get(_kind_of(line))
+        return before is not None and whole_at_line_end(line.last_number, before)
+
     def names_a_metric(self, tag: str) -> bool:
         known = self.metric_names.get(tag)
         if known is None:
@@ -387,6 +413,10 @@ class _Reading:
         blocks, so only a metric that names its split is (``test_Average_loss``); a bare ``accuracy`` there is an
         evaluation's, and read as training's it would mislead."""
         return self.names_a_metric(tag) and not SPLIT_WORDS.isdisjoint(tokens(tag))
+
+
+def _kind_of(line: Line) -> tuple:
+    return tuple(line.values), line.epoch is None, line.step is None
 
 
 def names_a_metric(tag: str) -> bool:
@@ -444,10 +474,11 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
         chunk = handle.read(min(CHUNK_BYTES, MAX_FILE_BYTES - read_so_far))
     if cut_lines:
         parsed.warn(f"{cut_lines} line(s) longer than {MAX_LINE_BYTES >> 10} KiB; only the end of each was read")
-    if carry.strip(b"\r\x00 \t") and VALUE_HINT.search(carry.decode("utf-8", errors="replace")):
-        # a writer killed mid-line leaves it cut, perhaps mid-number ("loss 0.4" of "loss 0.4512"): not trusted
-        parsed.warn("last record cut off (a line without its line end: the usual state of a crashed or running job); "
-                    "dropped it, kept the lines before it")
+    if carry.strip(b"\r\x00 \t"):
+        # a writer killed mid-line leaves it cut, perhaps mid-number ("loss 0.4" of "loss 0.4512"): the reading
+        # keeps it only when it is as long as the lines of its kind before it (see _Reading.completes_its_pattern)
+        parsed.unterminated = True
+        yield carry.decode("utf-8", errors="replace")
 
 
 def read_line(text: str, state: _Reading) -> Line | None:
@@ -488,6 +519,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
         name = _name(key)
         if name is None:
             continue
+        line.last_number = match["value"]
         if name.x_kind:
             # only the x's own word is taken: the words before it may name the split ("validation loss at
             # iteration 300 | lm loss value: 5.91", Megatron's evaluation line)
@@ -593,6 +625,7 @@ def _name(key: str) -> Name | None:
         words = words[:-1]  # "Val acc is 86.0%": named by what comes before the verb
     last_function_word = max((i for i, word in enumerate(words) if word.lower() in FUNCTION_WORDS), default=-1)
     tag = "_".join(words[last_function_word + 1:]).rstrip(".-/")
+    saved = not SAVE_WORDS.isdisjoint(word.lower() for word in words[:max(last_function_word, 0)])
     name = None
     if tag and not SOURCE_FILE.search(tag):
         lowered = [word for word in re.split(r"[_\-/.]+", tag.lower()) if word]
@@ -606,8 +639,10 @@ def _name(key: str) -> Name | None:
             x_kind = "global_step" if core[0] == "step" and "global" in lowered else core[0]
         ordered = tokens(tag)
         words = set(ordered)
-        name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS, next((w for w in ordered if w in SPLIT_WORDS), None),
-                    "loss" in words, bool(words & ACCURACY_WORDS))
+        if x_kind or not saved:  # "saving model at epoch 3" still says where it is
+            name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS,
+                        next((w for w in ordered if w in SPLIT_WORDS), None), "loss" in words,
+                        bool(words & ACCURACY_WORDS))
     if len(_NAMES) < MAX_CACHED:
         _NAMES[key] = name
     return name
@@ -732,13 +767,15 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
     epoch = np.frombuffer(parsed.epoch, dtype=np.float64)
     step = np.frombuffer(parsed.step, dtype=np.float64)
     has_step, has_epoch = ~np.isnan(step), ~np.isnan(epoch)
+    if not has_step.any() and has_epoch.any():
+        step = _batches_within_epochs(parsed, epoch)
+        has_step = ~np.isnan(step)
     if has_step.any():
         x = step.copy()
         both = has_step & has_epoch
-        if _step_restarts_every_epoch(step[both], epoch[both]):
+        if counts_within_epoch(step[both], epoch[both]):
             totals = np.frombuffer(parsed.step_total, dtype=np.float64)[both]
-            x[both] = _steps_across_epochs(step[both], epoch[both], totals)
-            parsed.warn("the step starts again with every epoch; steps are counted on across epochs")
+            x[both] = steps_across_epochs(step[both], epoch[both], totals)
         own = has_step
     elif has_epoch.any():
         x = epoch.copy()
@@ -753,43 +790,26 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
     return _carried_forward(x, own), own
 
 
-def _step_restarts_every_epoch(step: np.ndarray, epoch: np.ndarray) -> bool:
-    """Whether the step goes back exactly where the epoch moves on (a step counted within each epoch)."""
-    return bool(np.any((np.diff(step) < 0) & (np.diff(epoch) > 0)))
-
-
-def _steps_across_epochs(step: np.ndarray, epoch: np.ndarray, totals: np.ndarray) -> np.ndarray:
-    """Steps counted within epochs, made global: each epoch starts where the one before ended (its logged total,
-    else the length its prints give away, else its last step)."""
-    offsets, start = {}, 0.0
-    printed_lengths = _lengths_from_print_period(step, epoch)
-    for value in np.unique(epoch):
-        in_epoch = epoch == value
-        seen = step[in_epoch].max() + 1
-        logged_totals = totals[in_epoch][np.isfinite(totals[in_epoch])]
-        offsets[value] = start
-        start += (logged_totals.max() if len(logged_totals) and logged_totals.max() >= seen
-                  else printed_lengths.get(value, seen))
-    return step + np.array([offsets[value] for value in epoch.tolist()])
-
-
-def _lengths_from_print_period(step: np.ndarray, epoch: np.ndarray) -> dict[float, float]:
-    """Epoch lengths given away by a writer that prints every p iterations of a global counter but shows the
-    iteration within the epoch (CycleGAN's train.py: when total_iters % print_freq == 0). The next epoch's first
-    print then lands p iterations after the last one (iters 2900, then 25 in the next epoch, p = 100): the epoch is
-    2900 + 100 − 25 long. p is the median gap between prints within an epoch; a next epoch printing first at 0 or p
-    counts its own iterations and gives nothing away. Where sessions of different lengths are appended, the last
-    one's length counts: its steps are the ones a restart keeps."""
-    same_epoch = np.diff(epoch) == 0
-    gaps = np.diff(step)[same_epoch]
-    gaps = gaps[gaps > 0]
-    if not len(gaps):
-        return {}
-    period = float(np.median(gaps))
-    last = np.flatnonzero(np.diff(epoch) == 1)  # an epoch's last print, right before the next epoch's first
-    first = step[last + 1]
-    telling = (first > 0) & (first < period)
-    return dict(zip(epoch[last][telling].tolist(), (step[last] + period - first)[telling].tolist(), strict=True))
+def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
+    """A step for the lines of a metric printed batch after batch with only the epoch (``Epoch 1 - Batch loss:
+    12.13``, hundreds an epoch): each such line is the next batch of its epoch, numbered from 0 within it, so the
+    batches do not collapse onto their epoch. A metric counts as one when some epoch holds ``MIN_POINTS`` of its
+    lines in a row (among its own lines); a fractional epoch is a position of its own, and repeats there are its
+    rounding. NaN for every other line: those then sit at the batch printed before them."""
+    step = np.full(len(epoch), np.nan)
+    own = np.frombuffer(parsed.placed, dtype=np.int8) == OWN
+    for indexes, _ in parsed.tags.values():
+        indexes = np.frombuffer(indexes, dtype=np.int64)
+        indexes = indexes[own[indexes]]
+        epochs = epoch[indexes]
+        if len(indexes) < MIN_POINTS or np.any(epochs != np.round(epochs)):
+            continue
+        starts = np.flatnonzero(np.diff(epochs, prepend=np.nan) != 0)  # where a run of one epoch's lines starts
+        lengths = np.diff(starts, append=len(epochs))
+        if lengths.max() >= MIN_POINTS:
+            within = np.arange(len(epochs)) - np.repeat(starts, lengths)
+            step[indexes] = np.where(np.isnan(step[indexes]), within, step[indexes])
+    return step
 
 
 def _whole_number_scale(values: np.ndarray) -> int:
