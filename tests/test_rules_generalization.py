@@ -179,6 +179,20 @@ def test_a_held_out_loss_printed_as_0_at_every_evaluation_is_no_measurement():
     assert not findings(build({"train/loss": train, "test/loss": np.zeros(20)}, np.arange(1, 21) * 50 - 1), FAMILY)
 
 
+def test_a_log_that_lost_its_first_epoch_shows_no_untrained_model_to_have_memorised_from():
+    # a console log whose epoch-1 line was lost in progress bars: epochs 2-10 of a BERT sentiment fine-tune
+    epochs = np.arange(2, 11)
+    train = [0.267, 0.219, 0.177, 0.141, 0.107, 0.089, 0.072, 0.057, 0.046]
+    val = [0.290, 0.291, 0.303, 0.322, 0.383, 0.418, 0.407, 0.430, 0.456]
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("loss", epochs, train)
+    builder.add("val_loss", epochs, val)
+    assert [f.code for f in findings(builder.build())] == ["CD501"]
+    # logged from epoch 0, the same first values are the start: validation never improved on it
+    from_start = build({"loss": [0.3, 0.267, *train[1:]], "val_loss": [0.29, 0.290, *val[1:]]})
+    assert "CD502" in [f.code for f in findings(from_start)]
+
+
 def test_a_million_training_steps_find_the_best_validation_step():
     points = 1_000_000
     val_steps = np.arange(1, 201) * 5000 - 1

@@ -65,8 +65,20 @@ def _val_gain(run: RunCurves, train: Curve, val: Curve) -> float:
 
 
 def _memorizing(run: RunCurves, train: Curve, val: Curve, limits: Limits) -> bool:
+    if chance_loss_of(run, train) is None and _starts_late(train) and _starts_late(val):
+        return False  # no curve shows the untrained model, so none shows that validation never got below it
     return (len(train.finite_values) >= 3 and train.end <= limits["near_zero_share"] * abs(_untrained(run, train, val))
             and _val_gain(run, train, val) < limits["followed_share"])
+
+
+def _starts_late(curve: Curve) -> bool:
+    """The curve's first point lies more than one logging interval after step 0 (a log that lost its first
+    epochs, a resumed session): its first value is no untrained model's, nor an average over the first interval."""
+    steps = curve.finite_steps
+    if len(steps) < 2:
+        return False
+    interval = float(np.median(np.diff(steps)))
+    return interval > 0 and steps[0] > 1.5 * interval
 
 
 MEMORIZING_LIMITS = {
