@@ -10,7 +10,8 @@ import pytest
 import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
-from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, healthy_corpus_runs, labelled_corpus_runs
+from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, healthy_corpus_runs, labelled_corpus_runs,
+                        synthetic)
 
 SYMPTOMS = FIXTURES / "symptoms"
 FAMILY = {"CD601", "CD602", "CD603"}
@@ -267,3 +268,21 @@ def test_labelled_corpus_runs_raise_their_symptom(path):
 @pytest.mark.parametrize("path", healthy_corpus_runs())
 def test_healthy_corpus_runs_are_quiet(path):
     assert not alarms_at(CORPUS / path, FAMILY)
+
+
+def test_an_accuracy_swinging_between_half_and_all_of_a_test_folder_is_no_fixed_prediction():
+    # a per-epoch accuracy on one held-out folder (named without a split), its train loss summed over batches
+    accuracy = [0.9483, 0.975, 0.937, 0.721, 0.991, 0.496, 0.807, 0.911, 0.784, 0.661, 0.529, 0.797, 0.939, 0.658,
+                0.588]
+    loss = [12.43, 5.89, 3.42, 2.46, 2.28, 3.79, 2.05, 1.96, 2.18, 1.80, 1.16, 2.56, 2.85, 2.16, 1.94]
+    run = synthetic({"train_loss": loss, "acc_day": accuracy})
+    assert not {f.code for f in diagnose_run(run)} & {"CD602", "CD603"}
+
+
+def test_a_constant_prediction_scored_on_batches_of_32_still_holds_its_level():
+    rng = np.random.default_rng(3)
+    accuracy = rng.binomial(32, 0.85, 60) / 32  # the majority class's share of each batch
+    loss = 0.45 + 0.02 * rng.standard_normal(60)  # settled at about the prior's entropy
+    loss[:5] = [2.0, 1.2, 0.8, 0.6, 0.5]
+    (finding,) = [f for f in diagnose_run(synthetic({"train_loss": loss, "train_acc": accuracy})) if f.code == "CD602"]
+    assert finding.evidence[0].startswith("train_acc holds at 0.84")

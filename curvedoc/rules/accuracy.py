@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, fmt
+from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, fmt, robust_sigma
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
@@ -204,8 +204,11 @@ class FlatAccuracy:
     constant_prediction_possible: bool = True  # the loss is not below what a constant predictor can reach
 
     def describe(self) -> str:
-        return (f"{self.curve.tag} = {fmt(self.level)} at all {self.points} points (range {fmt(self.spread)}, "
-                f"steps {self.span[0]}–{self.span[1]})")
+        steps = f"steps {self.span[0]}–{self.span[1]}"
+        if self.spread == 0:
+            return f"{self.curve.tag} = {fmt(self.level)} at all {self.points} points ({steps})"
+        return (f"{self.curve.tag} holds at {fmt(self.level)} (median) over {self.points} points, {steps}: range "
+                f"{fmt(self.spread)}, no trend and no scatter beyond what sampling a batch explains")
 
     def loss_quarters(self) -> str:
         return f"{self.loss.tag} by quarters of the span: " + " → ".join(fmt(q) for q in self.quarters)
@@ -264,7 +267,9 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
 def _level_holds(values: np.ndarray, tolerance: float) -> bool:
     """A minibatch accuracy that never leaves its level: the change its straight-line trend makes over the span
     is within the tolerance plus three of its standard errors (0.855 → 0.940 over 5 points is a model that
-    learns, however noisy each point is)."""
+    learns, however noisy each point is), and its points scatter around that trend no more than a constant
+    prediction's would: twice the binomial σ of the smallest batch its values allow (swings of 0.50 ↔ 0.99 on an
+    accuracy over dozens of examples have no trend either, and are no fixed prediction)."""
     positions = np.arange(len(values), dtype=float)
     slope, intercept = np.polyfit(positions, values, 1)
     residual = values - (slope * positions + intercept)
@@ -272,8 +277,27 @@ def _level_holds(values: np.ndarray, tolerance: float) -> bool:
     dof = len(values) - 2
     if dof < 1 or spread == 0:
         return False
+    level = float(np.clip(np.median(values), 0.0, 1.0))
+    if robust_sigma(residual) > max(2 * math.sqrt(level * (1 - level) / _smallest_batch(values)), tolerance):
+        return False
     change_error = math.sqrt(float(np.sum(residual ** 2)) / dof / spread) * positions[-1]
     return abs(slope * positions[-1]) <= tolerance + 3 * change_error
+
+
+# Batches up to this size are read off an accuracy's values (k/b); one whose values no smaller batch explains is
+# taken as an average over at least this many examples
+LARGEST_READ_BATCH = 64
+
+
+def _smallest_batch(values: np.ndarray) -> int:
+    """The smallest batch size b ≤ LARGEST_READ_BATCH of which at least half the accuracy's values are a multiple
+    of 1/b (as printed: to their last digit), else LARGEST_READ_BATCH. It errs small, which lets a constant
+    prediction scatter more: a last partial batch (23/24 beside 30/32) or even counts (k/32 = j/16) read smaller."""
+    for batch in range(1, LARGEST_READ_BATCH + 1):
+        scaled = values * batch
+        if np.mean(np.abs(scaled - np.round(scaled)) <= batch * 5e-5 + 1e-9) >= 0.5:
+            return batch
+    return LARGEST_READ_BATCH
 
 
 def _loss_for(run: RunCurves, accuracy: Curve) -> Curve | None:
