@@ -213,6 +213,18 @@ def test_a_gans_per_image_reconstruction_loss_is_not_read_as_oscillation():
     assert "CD401" in {f.code for f in diagnose_run(synthetic({"train/loss": cycle}))}  # no GAN: swings count
 
 
+def test_the_largest_of_a_long_heavy_tailed_minibatch_loss_is_not_a_spike_unless_it_stands_out_of_its_tail():
+    # 7,760 per-batch losses of a small-batch fine-tune: a handful of hard batches reach 5-10x the running level
+    rng = np.random.default_rng(21)
+    loss = 0.05 + 2.0 * np.exp(-np.arange(7760) / 300) + 0.03 * rng.standard_normal(7760) ** 2
+    hard = rng.choice(np.arange(500, 7700), 6, replace=False)
+    loss[hard] += rng.uniform(1.0, 1.6, 6)
+    loss[1135] += 2.0  # the largest, by less than twice the others
+    assert "CD402" not in {f.code for f in diagnose_run(synthetic({"train/loss": loss}))}
+    loss[1135] += 20.0  # one batch far beyond every other excursion still is
+    assert "CD402" in {f.code for f in diagnose_run(synthetic({"train/loss": loss}))}
+
+
 def test_a_per_batch_training_score_beside_its_loss_is_not_judged_for_collapse():
     # batch 4: the F1 moves by whole examples (0.75, 1, 0.75 …); what matters shows on the loss
     f1 = [0.25, 0.25, 0.75, 1, 1, 0.75, 1, 0.75, 1, 1]
