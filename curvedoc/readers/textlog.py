@@ -62,6 +62,7 @@ linear in the line's length (bounded repetitions, no nested quantifiers), so no 
 from __future__ import annotations
 
 import codecs
+import collections
 import itertools
 import math
 import re
@@ -180,6 +181,9 @@ VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
 OWN, HEADER, LOOSE, PREAMBLE = 0, 1, 2, 3
 MAX_SETTINGS = 1000
 MAX_CACHED = 10_000  # names remembered per process; a log of ever-new names must not grow memory
+# Lines kept to compare a file's unterminated last line with: an epoch's summary line has up to a few thousand batch
+# lines between it and the summary of the epoch before
+RECENT_LINES = 8192
 # A line naming more values is a dump, not a log line: its first ones are read. A log naming more curves is
 # no longer read for new names. Both bound the time and memory a hostile or garbled file can cost.
 MAX_PAIRS_PER_LINE = 1000
@@ -351,7 +355,8 @@ class _Reading:
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
         # per kind of line (its names, and whether it gives an epoch and a step): its last number as printed
-        self.last_numbers: dict[tuple, str] = {}
+        # the lines taken last, where a last line without its line end finds the line of its kind before it
+        self.recent: collections.deque[Line] = collections.deque(maxlen=RECENT_LINES)
 
     def announce(self, text: str) -> None:
         """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
@@ -367,9 +372,7 @@ class _Reading:
                 self.evaluation = context.group().lower()
 
     def take(self, line: Line) -> None:
-        kind = _kind_of(line)
-        if len(self.last_numbers) < MAX_CACHED or kind in self.last_numbers:
-            self.last_numbers[kind] = line.last_number
+        self.recent.append(line)
         if line.epoch is not None or line.step is not None:
             self.started = self.parsed.evidence = True
             self.evaluation = None
@@ -397,8 +400,9 @@ class _Reading:
     def completes_its_pattern(self, line: Line) -> bool:
         """Whether a last line without its line end is whole: it names what the last line of its kind named, and
         its last number is as long (see ``records.whole_at_line_end``)."""
-        before = self.last_numbers.get(_kind_of(line))
-        return before is not None and whole_at_line_end(line.last_number, before)
+        kind = _kind_of(line)
+        before = next((taken for taken in reversed(self.recent) if _kind_of(taken) == kind), None)
+        return before is not None and whole_at_line_end(line.last_number, before.last_number)
 
     def names_a_metric(self, tag: str) -> bool:
         known = self.metric_names.get(tag)
@@ -512,6 +516,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
             _place(line, name.x_kind, match)
     spans, names = [], []
     previous_end = 0
+    last_named = None
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
@@ -519,7 +524,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
         name = _name(key)
         if name is None:
             continue
-        line.last_number = match["value"]
+        last_named = match
         if name.x_kind:
             # only the x's own word is taken: the words before it may name the split ("validation loss at
             # iteration 300 | lm loss value: 5.91", Megatron's evaluation line)
@@ -537,6 +542,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if name is not None and name.tag not in line.values:
             line.values[name.tag] = _value(match, name)
             names.append(name)
+    if last_named is not None:
+        line.last_number = last_named["value"]
     if line.epoch is None and line.step is None and "(train)" in text:
         _place_training_loop(line, text)
     if line.epoch is not None and line.step is None:
