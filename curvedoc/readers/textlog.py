@@ -354,8 +354,8 @@ class _Reading:
         self.started = False  # a line has named a step or an epoch
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
-        # per kind of line (its names, and whether it gives an epoch and a step): its last number as printed
-        # the lines taken last, where a last line without its line end finds the line of its kind before it
+        # the lines taken last, where a last line without its line end finds the line of its kind (the same
+        # names, an epoch and a step or not) before it
         self.recent: collections.deque[Line] = collections.deque(maxlen=RECENT_LINES)
 
     def announce(self, text: str) -> None:
