@@ -85,6 +85,27 @@ def test_a_record_half_written_is_read_once_it_is_whole(tmp_path):
     same_run(run, fresh(tmp_path))
 
 
+def test_records_that_are_no_event_are_reported_once_however_many_reads_found_them(tmp_path):
+    from tensorboard.summary.writer.record_writer import RecordWriter
+
+    def append_garbage(path):
+        with open(path, "ab") as handle:
+            RecordWriter(handle).write(b"\xff\xff no Event proto")  # framed with valid CRCs
+
+    with EventWriter(tmp_path) as writer:
+        for step in range(5):
+            writer.scalar("loss", 2.0 - step / 10, step)
+    event_file = next(tmp_path.glob("*tfevents*"))
+    append_garbage(event_file)
+    follower = tensorboard.Follower(tmp_path)
+    followed(follower, tmp_path)
+    append_garbage(event_file)
+    run = followed(follower, tmp_path)
+    assert [w for w in run.warnings if "not valid Event protos" in w] == [
+        f"{event_file}: 2 record(s) are not valid Event protos; skipped them"]
+    same_run(run, fresh(tmp_path))
+
+
 def test_a_file_cut_shorter_or_replaced_is_read_afresh(tmp_path):
     with EventWriter(tmp_path) as writer:
         for step in range(30):

@@ -74,6 +74,7 @@ class _FileState:
     end: int = 0  # offset after its last complete record: where the next read starts
     records: int = 0
     problems: list[str] = field(default_factory=list)  # what was wrong in the part read, kept
+    undecodable: int = 0  # records with a valid frame that are no Event proto, over every read of the file
     cut_off: str | None = None  # a last record still being written, as of the latest read
     failure: str | None = None  # why nothing of it could be read yet
     stuck: bool = False  # framing lost: nothing after it can ever be read
@@ -142,7 +143,11 @@ class Follower:
         for (_, file), state in zip(self.order, states):
             if state.records:
                 builder.add_file(file)
-            for problem in [*state.problems, state.cut_off] if state.records else ():
+            # one line for the file's undecodable records however many reads found them: a followed run warns as a
+            # fresh read of the same file does
+            undecodable = (f"{state.undecodable} record(s) are not valid Event protos; skipped them"
+                           if state.undecodable else None)
+            for problem in [*state.problems, undecodable, state.cut_off] if state.records else ():
                 if problem:
                     builder.warn(f"{file}: {problem}")
         for (_, file), state in zip(self.order, states):
@@ -262,8 +267,7 @@ class _Folder:
         state.end, state.records, state.cut_off = walk.end, walk.records, walk.cut_off
         state.stuck = walk.corrupt
         state.problems.extend(walk.problems)
-        if self.undecodable:
-            state.problems.append(f"{self.undecodable} record(s) are not valid Event protos; skipped them")
+        state.undecodable += self.undecodable
         if walk.records:
             state.failure = None
         elif walk.empty:
