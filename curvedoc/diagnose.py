@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from curvedoc.errors import CurvedocError
-from curvedoc.features import LOSS_ROLES, RunCurves
+from curvedoc.features import LOSS_ROLES, RunCurves, listed
 from curvedoc.model import Run
 from curvedoc.roles import Role, is_perplexity
 from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
@@ -62,9 +62,9 @@ class RuleSettings:
             for name, value in values.items():
                 declared = rules[code].thresholds
                 if name not in declared:
-                    listed = ", ".join(declared) or "none"
+                    names = ", ".join(declared) or "none"
                     raise CurvedocError(where, f"thresholds.{code}: no threshold {name!r}{closest(name, declared)} "
-                                               f"(it has: {listed})")
+                                               f"(it has: {names})")
                 problem = declared[name].problem_with(value)
                 if problem:
                     raise CurvedocError(where, f"thresholds.{code}.{name} = {value:g} {problem} "
@@ -201,18 +201,14 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
     judged = [curve for role in (*LOSS_ROLES, Role.SCORE) for curve in curves.curves(role)]
     if not judged:
         if adversarial := run.tags_with(Role.ADVERSARIAL):
-            return (f"only a GAN's adversarial terms ({_some(adversarial)}), which hover by design: checked for "
+            return (f"only a GAN's adversarial terms ({listed(adversarial)}), which hover by design: checked for "
                     "NaN/Inf and sudden jumps only")
-        return f"no loss curve (logged: {_some(run.tags)})" if run.tags else "no scalar curve at all"
+        return f"no loss curve (logged: {listed(run.tags)})" if run.tags else "no scalar curve at all"
     longest = max(judged, key=lambda curve: len(curve.finite_values))
     points = len(longest.finite_values)
     if points >= MIN_SHAPE_POINTS:
         return None
     return f"only {points} point{'' if points == 1 else 's'} of {longest.tag} (a shape needs {MIN_SHAPE_POINTS})"
-
-
-def _some(tags: list[str], shown: int = 5) -> str:
-    return ", ".join(tags[:shown]) + (" …" if len(tags) > shown else "")
 
 
 def apply_baseline(runs: Iterable[Run], baseline: str | os.PathLike[str]) -> None:

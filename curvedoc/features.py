@@ -36,6 +36,11 @@ def fmt(value: float) -> str:
     """A number as evidence shows it: four significant digits, whatever its scale."""
     return f"{value:.4g}"
 
+
+def listed(names: list[str], shown: int = 5) -> str:
+    """The first ``shown`` names, and how many more there are: tags as a finding or a verdict quotes them."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
 class Curve:
     """One tag's values in step order; NaN/±Inf stay in ``values``, ``finite_*`` drop them."""
 

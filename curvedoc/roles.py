@@ -245,13 +245,17 @@ def mark_gan_terms(roles: dict[str, Role]) -> None:
     generator loss hovers while neither side wins; judged as a loss that must fall, it would be flat or on a
     plateau), and each reconstruction term (``G_L1``, ``cycle_A``, ``idt_A``) the loss role of its split, as the
     run's losses that must fall. Other runs' roles are left as they are."""
-    words = {tag: _naming_words(tag) for tag, role in roles.items() if role in _GAN_TERM_ROLES}
-    players = {_player(named) for named in words.values()}
-    if not ({"d", "g"} <= players or any(_GAN_WORDS & set(named) for named in words.values())):
+    terms: dict[str, tuple[set[str], str | None]] = {}  # each candidate term's naming words, and its player
+    for tag, role in roles.items():
+        if role in _GAN_TERM_ROLES:
+            named = _naming_words(tag)
+            terms[tag] = set(named), _player(named)
+    if not ({"d", "g"} <= {player for _, player in terms.values()}
+            or any(_GAN_WORDS & words for words, _ in terms.values())):
         return
-    for tag, named in words.items():
-        if _RECONSTRUCTION_WORDS & set(named):
+    for tag, (words, player) in terms.items():
+        if _RECONSTRUCTION_WORDS & words:
             if roles[tag] is Role.OTHER:
                 roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
-        elif _player(named) or _ADVERSARIAL_WORDS & set(named):
+        elif player or _ADVERSARIAL_WORDS & words:
             roles[tag] = Role.ADVERSARIAL

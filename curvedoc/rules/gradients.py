@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from curvedoc.features import START_POINTS, Curve, RunCurves, fmt, median_filter, noise_reach, trailing_median
+from curvedoc.features import (START_POINTS, Curve, RunCurves, fmt, listed, median_filter, noise_reach,
+                               trailing_median)
 from curvedoc.roles import Role, is_total_norm
 from curvedoc.rules import ERROR, INFO, JUMP, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import event_window, loss_curve, once_per_event
@@ -209,17 +210,13 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
     lost_layers = [found.tags[0] for found in vanished if found is not total]
     if total is not None:
         if lost_layers:
-            total.evidence.append(f"layers near zero too: {_listed(lost_layers)}")
+            total.evidence.append(f"layers near zero too: {listed(lost_layers)}")
         return total
     first = vanished[0]
     return Found(f"{len(lost_layers)} of {len(layers)} layer gradient norms near zero while the loss is still high "
                  f"(first: {lost_layers[0]})", [*lost_layers, loss.tag],
-                 [f"layers near zero, in logging order: {_listed(lost_layers)}", *first.evidence],
+                 [f"layers near zero, in logging order: {listed(lost_layers)}", *first.evidence],
                  step=first.step, step_range=first.step_range)
-
-
-def _listed(tags: list[str], shown: int = 5) -> str:
-    return ", ".join(tags[:shown]) + (f" and {len(tags) - shown} more" if len(tags) > shown else "")
 
 
 def _vanished(run: RunCurves, grad: Curve, loss: Curve, limits: Limits, largest_layer: float) -> Found | None:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter, noise_reach,
-                               robust_sigma, terms_beside, trailing_median)
+from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter,
+                               noise_reach, robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
@@ -354,8 +354,8 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
 def spike(run: RunCurves, limits: Limits):
     """A loss curve (train, validation, test, one term, or a GAN's adversarial term, which otherwise hovers)
     falls, then suddenly jumps far above the running median of the points before it: by many noise σ, well
-    beyond the rare excursions the curve's own minibatch noise
-    makes elsewhere, undoing a good part of the progress made: one logged point must jump 10× the level before it
+    beyond the rare excursions the curve's own minibatch noise makes elsewhere, undoing a good part of the
+    progress made: one logged point must jump 10× the level before it
     (2× on a short epoch-level curve, whose points are averages), a jump lasting two or more points 1.5×, and
     either must stand out from the noise just before it. A loss that fell, then climbed to end several times
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
@@ -372,11 +372,20 @@ def spike(run: RunCurves, limits: Limits):
              if (item := _spike_of(run, curve, limits)) is not None]
     # the score a person would plot (mAP, a reward, the overall F1): per-class breakdowns over a handful of
     # examples move by whole examples, and a class's recall going 1 -> 2/3 is no collapse of the run
-    found += [(score, item) for score in filter(None, [run.curve(Role.SCORE)])
-              if len(score.finite_values) >= limits["min_points"] and not _minibatch_score(run, score)
-              and (item := _collapse_of(score, limits)
-                   or (_ends_below_its_start(score, limits) if run.reinforcement_learning else None))]
+    score = run.curve(Role.SCORE)
+    if score is not None and (item := _score_collapse(run, score, limits)) is not None:
+        found.append((score, item))
     return once_per_event(found, event_window(run))
+
+
+def _score_collapse(run: RunCurves, score: Curve, limits: Limits) -> Found | None:
+    """A sudden collapse of the run's main score, or an agent's reward ending far below where it began."""
+    if len(score.finite_values) < limits["min_points"] or _minibatch_score(run, score):
+        return None
+    sudden = _collapse_of(score, limits)
+    if sudden is None and run.reinforcement_learning:
+        return _ends_below_its_start(score, limits)
+    return sudden
 
 
 def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
@@ -393,8 +402,8 @@ def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
     noise = limits["min_sigmas"] * MEDIAN_SE * sigma * math.sqrt(1 / len(head) + 1 / len(tail))
     if start - end < max(limits["below_start"] * abs(start), noise):
         return None
-    last_at_start = int(np.flatnonzero(score.smooth[:len(values)] >= start)[-1]) if score.smooth[0] >= start else 0
-    step, end_step = int(score.steps[last_at_start]), int(score.steps[len(values) - 1])
+    at_start = np.flatnonzero(score.smooth[:len(values)] >= start)  # where the collapse began: its last point there
+    step, end_step = int(score.steps[at_start[-1] if len(at_start) else 0]), int(score.steps[len(values) - 1])
     return Found(
         f"{score.tag} falls from {fmt(start)} at the start to {fmt(end)} and never recovers",
         [score.tag],
