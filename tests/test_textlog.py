@@ -533,12 +533,15 @@ def test_a_last_line_cut_mid_write_is_dropped(tmp_path, lines_end, last):
      "epoch 10, loss: 0.04553, acc: 0.98613, val_loss: 0.45561, val_accuracy: 0.88960"),
     ("step 1 loss 0.9\nstep 2 loss 0.8\nstep 3 loss 0.7\n", "step 4 loss 0.6"),  # one decimal, as every loss before
     ("step 1 loss 4.7e-05\nstep 2 loss 3.1e-05\nstep 3 loss 2.2e-05\n", "step 4 loss 1.2e-05"),
+    # Keras: each summary line takes the epoch of the header above it, which must not make it another kind of line
+    ("".join(f"Epoch {epoch}/10\n100/100 - 1s - loss: 0.4{epoch}12 - accuracy: 0.6{epoch}34\n" for epoch in range(1, 7))
+     + "Epoch 7/10\n", "100/100 - 1s - loss: 0.4712 - accuracy: 0.6734"),
 ])
 def test_a_whole_last_line_without_its_line_end_is_kept(tmp_path, before, last):
     """W&B's output.log of a finished run ends so: the last epoch's line, no line end after it."""
     run = read(write(tmp_path / "output.log", before + last))
     tag = last.rsplit(" ", 2)[1].rstrip(":")
-    assert steps(run, tag)[-1] in (4, 10) and values(run, tag)[-1] == float(last.rsplit(" ", 1)[1])
+    assert steps(run, tag)[-1] in (4, 7, 10) and values(run, tag)[-1] == float(last.rsplit(" ", 1)[1])
     assert not run.warnings
 
 

@@ -355,8 +355,9 @@ class _Reading:
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
         # the lines taken last, where a last line without its line end finds the line of its kind (the same
-        # names, an epoch and a step or not) before it
-        self.recent: collections.deque[Line] = collections.deque(maxlen=RECENT_LINES)
+        # names, an epoch and a step or not) before it: (kind, last number) of each, noted before ``take`` places
+        # a line under its header or filters its values
+        self.recent: collections.deque[tuple[tuple, str]] = collections.deque(maxlen=RECENT_LINES)
 
     def announce(self, text: str) -> None:
         """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
@@ -372,7 +373,7 @@ class _Reading:
                 self.evaluation = context.group().lower()
 
     def take(self, line: Line) -> None:
-        self.recent.append(line)
+        self.recent.append((_kind_of(line), line.last_number))
         if line.epoch is not None or line.step is not None:
             self.started = self.parsed.evidence = True
             self.evaluation = None
@@ -401,8 +402,8 @@ class _Reading:
         """Whether a last line without its line end is whole: it names what the last line of its kind named, and
         its last number is as long (see ``records.whole_at_line_end``)."""
         kind = _kind_of(line)
-        before = next((taken for taken in reversed(self.recent) if _kind_of(taken) == kind), None)
-        return before is not None and whole_at_line_end(line.last_number, before.last_number)
+        before = next((number for taken, number in reversed(self.recent) if taken == kind), None)
+        return before is not None and whole_at_line_end(line.last_number, before)
 
     def names_a_metric(self, tag: str) -> bool:
         known = self.metric_names.get(tag)
