@@ -24,8 +24,8 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export, limits
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, counts_within_epoch, find_step_column,
-    restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower, counts_within_epoch,
+    find_step_column, restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import Role, infer_role, split_of, tokens
@@ -253,9 +253,7 @@ def steps_within_epochs(table: Table, step_column: str, steps: np.ndarray, has_s
     """``steps`` counted on across epochs when the step starts again with every epoch: the step column itself
     (``iteration`` beside ``epoch``) or, when the epoch is the step, a batch counter beside it (``Epoch,Batch``);
     and the columns that then make the step (no curves of their own)."""
-    by_lower = {}
-    for column in table.columns:
-        by_lower.setdefault(column.lower(), column)
+    by_lower = columns_by_lower(table.columns)
     epoch_column = by_lower.get("epoch")
     counter_column = step_column if step_column != epoch_column else next(
         (by_lower[name] for name in WITHIN_EPOCH_COLUMNS if name in by_lower), None)

@@ -161,10 +161,16 @@ def _flat_items(row: Mapping[str, Any], prefix: str) -> Iterable[tuple[str, Any]
             yield name, value
 
 
-def find_step_column(columns: list[str]) -> str | None:
-    by_lower = {}
+def columns_by_lower(columns) -> dict[str, str]:
+    """Each lower-cased column name and the first column spelled so."""
+    by_lower: dict[str, str] = {}
     for column in columns:
         by_lower.setdefault(column.lower(), column)
+    return by_lower
+
+
+def find_step_column(columns: list[str]) -> str | None:
+    by_lower = columns_by_lower(columns)
     for name in STEP_COLUMNS:
         if name in by_lower:
             return by_lower[name]
@@ -189,17 +195,18 @@ def steps_across_epochs(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarr
     period = print_period(counter, epoch)
     printed_lengths = lengths_from_print_period(counter, epoch, period)
     first = counter.min()
-    offsets, start = {}, 0.0
-    for value in np.unique(epoch):
-        in_epoch = epoch == value
-        largest = counter[in_epoch].max()
-        logged = totals[in_epoch][np.isfinite(totals[in_epoch])] if totals is not None else ()
-        offsets[value] = start
-        if len(logged) and logged.max() > largest:
-            start += logged.max()
-        else:
-            start += printed_lengths.get(value, largest - first + period)
-    return counter + np.array([offsets[value] for value in epoch.tolist()])
+    # per epoch, in column operations: a Python loop over rows (or a mask per epoch) costs rows × epochs
+    values, inverse = np.unique(epoch, return_inverse=True)
+    largest = np.full(len(values), -np.inf)
+    np.maximum.at(largest, inverse, counter)
+    lengths = np.array([printed_lengths.get(value, top - first + period)
+                        for value, top in zip(values.tolist(), largest.tolist(), strict=True)])
+    if totals is not None:
+        logged = np.full(len(values), -np.inf)
+        np.maximum.at(logged, inverse, np.where(np.isfinite(totals), totals, -np.inf))
+        lengths = np.where(logged > largest, logged, lengths)
+    offsets = np.concatenate(([0.0], np.cumsum(lengths)[:-1]))
+    return counter + offsets[inverse]
 
 
 def print_period(counter: np.ndarray, epoch: np.ndarray) -> float:

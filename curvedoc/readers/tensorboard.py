@@ -178,10 +178,10 @@ def event_file_points(path: str | Path) -> pd.DataFrame:
     folder.read_file(Path(path), _FileState(UNKNOWN[0]))
     if not folder.points.count:
         return pd.DataFrame({"tag": [], "step": [], "wall_time": [], "value": []})
-    position, tag, step, wall_time, value = folder.points.columns()
-    order = np.argsort(position, kind="stable")
-    return pd.DataFrame({"tag": np.array(folder.tags, dtype=object)[tag[order]], "step": step[order].astype(np.int64),
-                         "wall_time": wall_time[order], "value": value[order].astype(np.float64)})
+    folder.points.sort_by_position()
+    _, tag, step, wall_time, value = folder.points.columns()
+    return pd.DataFrame({"tag": np.array(folder.tags, dtype=object)[tag], "step": step.astype(np.int64),
+                         "wall_time": wall_time, "value": value.astype(np.float64)})
 
 
 class _Points:
