@@ -48,9 +48,9 @@ def as_of(run: Run, step: int) -> Run:
                meta=deepcopy(run.meta), warnings=list(run.warnings), name=run.name, generations=run.generations)
 
 
-def replay(run: Run, looks: int) -> tuple[dict, dict, dict, int]:
+def replay(run: Run, looks: int) -> tuple[dict, dict, dict, np.ndarray]:
     """Per code: the finished run's finding; the logged-step index each live finding was printed at; the index
-    of the first look whose diagnosis showed it, and the index of the step each finding names."""
+    of the first look whose diagnosis showed it; and the run's logged steps, which those indices count."""
     finished = {f.code: f for f in diagnose_run(run) if f.severity in ALARMS}
     steps = np.unique(run.scalars["step"].to_numpy())
     chosen = steps if len(steps) <= looks else steps[np.unique(np.linspace(0, len(steps) - 1, looks).astype(int))]
@@ -64,7 +64,7 @@ def replay(run: Run, looks: int) -> tuple[dict, dict, dict, int]:
                 first_seen.setdefault(finding.code, index)
         for finding in certainty.newly_certain(partial, found):
             printed.setdefault(finding.code, (index, finding))
-    return finished, printed, first_seen, len(steps)
+    return finished, printed, first_seen, steps
 
 
 def named_index(finding, steps: np.ndarray) -> int | None:
@@ -85,8 +85,7 @@ def delays(looks: int) -> None:
         for relative in sorted(labels):
             for run in _runs_of(labelled.data / relative):
                 runs_replayed += 1
-                steps = np.unique(run.scalars["step"].to_numpy())
-                finished, printed, first_seen, count = replay(run, looks)
+                finished, printed, first_seen, steps = replay(run, looks)
                 for code, finding in finished.items():
                     entry = per_symptom[finding.symptom]
                     entry["finished"] += 1
@@ -97,7 +96,7 @@ def delays(looks: int) -> None:
                     start = named_index(live, steps)
                     start = first_seen.get(code, at) if start is None else start
                     entry["delay"].append(max(at - start, 0))
-                    entry["share"].append((at + 1) / count)
+                    entry["share"].append((at + 1) / len(steps))
                 for code, (_, live) in printed.items():
                     if code not in finished:
                         too_early.append((f"{labelled.name}/{relative}", f"{code} {live.symptom} at step {live.step}"))

@@ -21,10 +21,15 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 PLOT_FORMATS = {"text", "json", "markdown"}  # the reports that name a PNG written with --plots
 PLOT_REFUSALS = {"html": "draws its plots into the page itself"}
 FAIL_ON = {"error": {"error"}, "warning": {"error", "warning"}, "info": {"error", "warning", "info"}, "never": set()}
-# Each subcommand's module and function, imported when it runs: a bare `curvedoc PATH` loads none of them. Shell
-# completion (curvedoc.completion) offers exactly these.
-SUBCOMMANDS = {"audit": ("curvedoc.audit_cli", "audit_command"), "watch": ("curvedoc.cli", "watch_command"),
-               "rules": ("curvedoc.cli", "rules_command"), "completion": ("curvedoc.completion", "completion_command")}
+# Each subcommand's module, the function that runs it and the one that builds its parser (whose options shell
+# completion offers; none where its only argument is a word of its own), imported when used: a bare
+# `curvedoc PATH` loads none of them. Shell completion (curvedoc.completion) offers exactly these.
+SUBCOMMANDS = {
+    "audit": ("curvedoc.audit_cli", "audit_command", "build_audit_parser"),
+    "watch": ("curvedoc.cli", "watch_command", "build_watch_parser"),
+    "rules": ("curvedoc.cli", "rules_command", "build_rules_parser"),
+    "completion": ("curvedoc.completion", "completion_command", None),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +80,7 @@ def add_diagnosis_options(parser: argparse.ArgumentParser) -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] and argv[0] in SUBCOMMANDS:
-        module, function = SUBCOMMANDS[argv[0]]
+        module, function, _ = SUBCOMMANDS[argv[0]]
         return getattr(importlib.import_module(module), function)(argv[1:])
     args = build_parser().parse_args(argv)
     try:

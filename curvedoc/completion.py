@@ -8,6 +8,7 @@ command line's own parsers so it never lists an option that does not exist.
 from __future__ import annotations
 
 import argparse
+import importlib
 import shlex
 
 SHELLS = ("bash", "zsh")
@@ -25,12 +26,12 @@ def _options(parser: argparse.ArgumentParser) -> tuple[list[str], dict[str, list
 
 
 def bash_script() -> str:
-    from curvedoc.audit_cli import build_audit_parser
-    from curvedoc.cli import SUBCOMMANDS, build_parser, build_rules_parser, build_watch_parser
+    from curvedoc.cli import SUBCOMMANDS, build_parser
     from curvedoc.rules import all_rules
 
-    parsers = {"audit": build_audit_parser(), "watch": build_watch_parser(), "rules": build_rules_parser(),
-               "completion": None, "": build_parser()}  # the bare command last: its case is the catch-all
+    parsers = {name: getattr(importlib.import_module(module), builder)() if builder else None
+               for name, (module, _, builder) in SUBCOMMANDS.items()}
+    parsers[""] = build_parser()  # the bare command last: its case is the catch-all
     # subcommands whose arguments are words of their own, not files
     own_words = {"rules": [rule.code for rule in all_rules()], "completion": list(SHELLS)}
     cases, value_cases = [], []

@@ -52,7 +52,7 @@ def verdict_tally(counts: Mapping[str, int]) -> str:
 class ReportOptions:
     quiet: bool = False  # verdicts only
     verbose: bool = False  # also the notes and read warnings of runs without findings
-    color: bool = False  # ANSI colour (terminal only: decided by the CLI from TTY and NO_COLOR)
+    color: bool = False  # ANSI colour (terminal only: cli.wants_color decides: --color, FORCE_COLOR, NO_COLOR, TTY)
     width: int = 100  # terminal columns available: prose is wrapped to it
     cut_to_width: bool = True  # a terminal cuts what is wider; a file or a pipe keeps the whole line
     plots_dir: Path | None = None  # also write PNG plots here and name them (text, JSON, Markdown)

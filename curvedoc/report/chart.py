@@ -142,6 +142,18 @@ def point_at(finding: Finding, panel: Panel, step: int) -> tuple[int, float] | N
     return None
 
 
+def finding_colour(finding: Finding) -> str:
+    return SEVERITY_COLOURS.get(finding.severity, "#555555")
+
+
+def shaded_range(finding: Finding) -> tuple[int, int] | None:
+    """The steps drawn shaded, labelled :func:`range_label`: an overfitting finding's range is not, its
+    best-validation line says where it begins."""
+    return None if finding.symptom == "overfitting" else finding.step_range
+
+
+def range_label(finding: Finding) -> str:
+    return f"{finding.code} {finding.symptom}"
 
 
 def finding_label(finding: Finding, step: int) -> str:

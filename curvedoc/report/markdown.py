@@ -13,7 +13,9 @@ import html
 import math
 import re
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -453,7 +455,7 @@ class _Report:
     def unreadable(self) -> str:
         if not self.problems:
             return ""
-        lines = _capped([f"- {md(problem)}" for problem in self.problems])
+        lines = capped(self.problems, lambda problem: f"- {md(problem)}")
         return "**Could not be read:**\n\n" + "\n".join(lines) + "\n"
 
     def unsectioned_notes(self) -> str:
@@ -467,7 +469,7 @@ class _Report:
             lines += [f"- run {number}: read warning: {md(warning)}" for warning in run.warnings]
         if not lines:
             return ""
-        return "**Runs without findings:**\n\n" + "\n".join(_capped(lines)) + "\n"
+        return "**Runs without findings:**\n\n" + "\n".join(capped(lines)) + "\n"
 
     def checklist(self) -> str:
         if not self.diagnosed:
@@ -529,18 +531,19 @@ def _more(run) -> list[str]:
     lines = []
     if run.warnings:
         lines += [f"<details><summary>Reader warnings ({len(run.warnings)})</summary>", ""]
-        lines += _capped([f"- {md(warning)}" for warning in run.warnings]) + ["", "</details>", ""]
+        lines += capped(run.warnings, lambda warning: f"- {md(warning)}") + ["", "</details>", ""]
     if run.meta.hparams:
         items = list(run.meta.hparams.items())
         lines += [f"<details><summary>Hyperparameters ({len(items)})</summary>", ""]
-        lines += _capped([f"- {md(key)} = {md(value)}" for key, value in items]) + ["", "</details>", ""]
+        lines += capped(items, lambda item: f"- {md(item[0])} = {md(item[1])}") + ["", "</details>", ""]
     return lines
 
 
-def _capped(items: list[str]) -> list[str]:
-    """At most LISTED_AT_MOST list items, and one saying how many were left out: a PR comment stays readable."""
+def capped(items: list, line: Callable[[Any], str] = str) -> list[str]:
+    """At most LISTED_AT_MOST list items, made by ``line`` (only those shown are), and one saying how many were
+    left out: a PR comment stays readable."""
     left_out = len(items) - LISTED_AT_MOST
-    return items[:LISTED_AT_MOST] + ([f"- … {left_out} more"] if left_out > 0 else [])
+    return [line(item) for item in items[:LISTED_AT_MOST]] + ([f"- … {left_out:,} more"] if left_out > 0 else [])
 
 
 def _finding_counts(findings) -> str:

@@ -20,8 +20,9 @@ from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
 from curvedoc.report import WITHOUT_FINDINGS, downsample, printable, verdict
 from curvedoc.report.chart import (CURVE_COLOURS, FLIP_SHARE, MAX_PLOT_POINTS, NO_CURVES, SEVERITY_COLOURS, Panel,
-                                   chart_panels, chart_title, finding_label, log_scale, nonfinite_label, panel_for,
-                                   point_at, reference_line, step_limits)
+                                   chart_panels, chart_title, finding_colour, finding_label, log_scale,
+                                   nonfinite_label, panel_for, point_at, range_label, reference_line, shaded_range,
+                                   step_limits)
 from curvedoc.rules import Finding
 
 
@@ -115,14 +116,14 @@ def _beside(axes, step: float) -> dict:
 def _draw_finding(finding: Finding, panels: list[Panel], label_height: float) -> None:
     """Its step range shaded, its step as a dashed line with a label at ``label_height`` (a share of the panel
     height, so several findings' labels do not overlap) and the curve's value there circled."""
-    colour = SEVERITY_COLOURS.get(finding.severity, "#555555")
+    colour = finding_colour(finding)
     target = panel_for(finding, panels)
     axes = target.axes
-    if finding.step_range is not None and finding.symptom != "overfitting":
-        start, stop = finding.step_range
+    if (shaded := shaded_range(finding)) is not None:
+        start, stop = shaded
         for panel in panels:
             panel.axes.axvspan(start, stop, color=colour, alpha=0.08, linewidth=0)
-        axes.annotate(f"{finding.code} {finding.symptom}", (start, 0.0), xycoords=("data", "axes fraction"),
+        axes.annotate(range_label(finding), (start, 0.0), xycoords=("data", "axes fraction"),
                       xytext=(3, 3), textcoords="offset points", fontsize=7, color=colour)
     if finding.step is None:
         return

@@ -16,8 +16,8 @@ from curvedoc.features import Curve, RunCurves
 from curvedoc.model import Run
 from curvedoc.report import downsample, markup_text
 from curvedoc.report.chart import (CURVE_COLOURS, FLIP_SHARE, NO_CURVES, SEVERITY_COLOURS, Panel, chart_panels,
-                                   chart_title, finding_label, log_scale, nonfinite_label, panel_for, point_at,
-                                   reference_line, step_limits)
+                                   chart_title, finding_colour, finding_label, log_scale, nonfinite_label, panel_for,
+                                   point_at, range_label, reference_line, shaded_range, step_limits)
 from curvedoc.rules import Finding
 
 WIDTH = 860
@@ -182,15 +182,15 @@ class _Frame:
 
 def _finding_marks(finding: Finding, frames: list[_Frame], order: int) -> list[str]:
     """As the matplotlib figure draws it: its step range shaded, its step dashed with a label, its point circled."""
-    colour = SEVERITY_COLOURS.get(finding.severity, "#555555")
+    colour = finding_colour(finding)
     target = next(frame for frame in frames if frame.panel is panel_for(finding, [f.panel for f in frames]))
     parts = []
-    if finding.step_range is not None and finding.symptom != "overfitting":
-        start, stop = (float(frames[0].x(value)) for value in finding.step_range)
+    if (shaded := shaded_range(finding)) is not None:
+        start, stop = (float(frames[0].x(value)) for value in shaded)
         parts.append(f'<rect x="{start:.1f}" y="{frames[0].top}" width="{max(stop - start, 1):.1f}" '
                      f'height="{frames[-1].bottom - frames[0].top}" fill="{colour}" fill-opacity="0.08"/>')
         parts.append(f'<text x="{start + 3:.1f}" y="{target.bottom - 4}" font-size="9" fill="{colour}">'
-                     f"{markup_text(f'{finding.code} {finding.symptom}')}</text>")
+                     f"{markup_text(range_label(finding))}</text>")
     if finding.step is None:
         return parts
     x = float(frames[0].x(finding.step))

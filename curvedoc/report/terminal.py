@@ -357,9 +357,7 @@ def _marker_line(markers: list[Finding], span, width: int, indent: int, line_wid
     for marker in markers:
         if marker.step is not None:
             row[cell_of(marker.step, span, width)] = STEP_MARK
-    names = ", ".join(f"{marker.code} step {marker.step}" if marker.step is not None
-                      else f"{marker.code} steps {marker.step_range[0]}..{marker.step_range[1]}"
-                      for marker in markers)
+    names = ", ".join(f"{marker.code} {marker.where()}" for marker in markers)
     marks = "".join(row).rstrip()
     if indent + len(marks) + 2 + cells(names) > line_width:  # the codes alone still say which mark is which
         names = ", ".join(marker.code for marker in markers)

@@ -43,7 +43,7 @@ KEY_METRIC_ROLES = tuple(role.value for role in COMPARED_ROLES)
 @dataclass
 class IndexOptions:
     quiet: bool = False  # totals and failing runs only
-    color: bool = False  # ANSI colour (terminal only: decided by the CLI from TTY and NO_COLOR)
+    color: bool = False  # ANSI colour (terminal only: cli.wants_color decides: --color, FORCE_COLOR, NO_COLOR, TTY)
     width: int = 100  # terminal columns available
     cut_to_width: bool = True  # a terminal cuts what is wider; a file or a pipe keeps paths whole
     output: Path | None = None  # where the index is written, so links to the runs' reports can be relative to it

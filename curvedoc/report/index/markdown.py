@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from curvedoc.report import VERDICT_PHRASES, VERDICTS
 from curvedoc.report.index import Index, Row, cut_apart, listed
-from curvedoc.report.markdown import (BUDGET, COMMENT_LIMIT, LISTED_AT_MOST, LONGEST_TEXT, VERDICT_WORDS, comment_length,
+from curvedoc.report.markdown import (BUDGET, COMMENT_LIMIT, LONGEST_TEXT, VERDICT_WORDS, capped, comment_length,
                                       longest_fitting, md)
 
 ROWS_KEPT = 50  # failing rows kept before any cross-run finding is dropped
@@ -125,7 +125,5 @@ class _IndexMarkdown:
         unreadable = self.index.result.unreadable
         if not unreadable:
             return ""
-        lines = [f"- {md(self.index.shown(item.path))}: {md(item.reason)}" for item in unreadable[:LISTED_AT_MOST]]
-        if len(unreadable) > LISTED_AT_MOST:
-            lines.append(f"- … {len(unreadable) - LISTED_AT_MOST:,} more")
+        lines = capped(unreadable, lambda item: f"- {md(self.index.shown(item.path))}: {md(item.reason)}")
         return f"**Could not be read ({len(unreadable):,}):**\n\n" + "\n".join(lines) + "\n"

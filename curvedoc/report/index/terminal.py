@@ -11,7 +11,7 @@ folder and file say which run it is) and loses its middle, never so much that tw
 from __future__ import annotations
 
 from curvedoc.diagnose import SEVERITY_ORDER
-from curvedoc.report import FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, WITHOUT_FINDINGS
+from curvedoc.report import FAILING, INSUFFICIENT, VERDICT_PHRASES, WITHOUT_FINDINGS
 from curvedoc.report.index import Index, Row, cut_apart, listed, plain
 from curvedoc.report.terminal import VERDICT_MARK, VERDICT_STYLE, Output, cells, cut
 
@@ -55,8 +55,7 @@ def render(index: Index) -> str:
 def _listed_rows(index: Index) -> tuple[list[Row], str]:
     """The rows the table shows, and a line counting the rest."""
     unhealthy = [row for row in index.rows if row.verdict not in WITHOUT_FINDINGS]
-    healthy = len(index.of_verdict(HEALTHY))
-    too_little = len(index.of_verdict(INSUFFICIENT))
+    healthy, too_little = index.totals.healthy, index.totals.insufficient
     shown = unhealthy if index.options.rows is None else unhealthy[:max(index.options.rows, 0)]
     if len(index.rows) <= LISTS_HEALTHY_UP_TO and index.options.rows is None:
         return index.rows, ""
