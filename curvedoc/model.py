@@ -32,7 +32,13 @@ CLASS_COUNT_KEYS = frozenset({
     "num_labels", "n_labels", "nc", "classes",
 })
 # ... and the vocabulary of a language model, whose output layer predicts one token of it
-VOCABULARY_KEYS = frozenset({"vocab_size", "n_vocab", "ntokens", "ntoken", "vocabulary_size"})
+# (a character-level model's output is one of its characters)
+VOCABULARY_KEYS = frozenset({"vocab_size", "n_vocab", "ntokens", "ntoken", "vocabulary_size", "vocab", "num_chars",
+                             "n_chars"})
+# A key that only ends with one of these after an underscore (``found_vocab_size``: nanoGPT's printed "found
+# vocab_size = 65" as a text log's setting; ``tgt_vocab_size``) is weaker evidence: it counts only when no key
+# names a count exactly, and at the lowest tier
+SUFFIX_TIER = 3
 LABEL_MAPS = frozenset({"id2label", "label2id"})
 # Lists of the class names: their length is the count (YOLO's names, torchvision's classes)
 LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", "names"})
@@ -88,8 +94,9 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     vocabulary: list[_Candidate] = []
     architectures: list[str] = []
     for parts, name, value, siblings in _entries(params):
-        last = parts[-1].lower()
-        tier = 0 if MODEL_BLOCKS & {part.lower() for part in parts[:-1]} else 1 if len(parts) == 1 else 2
+        last, suffixed = _count_key(parts[-1].lower())
+        tier = (SUFFIX_TIER if suffixed else 0 if MODEL_BLOCKS & {part.lower() for part in parts[:-1]}
+                else 1 if len(parts) == 1 else 2)
         if last == "architectures" and isinstance(value, list):
             architectures += [str(item) for item in value]
         if last in YOLO_KEYS and not any(context <= siblings for context in YOLO_CONTEXTS):
@@ -125,6 +132,19 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     if vocabulary and not placeholders:
         return _agreed(vocabulary, VOCABULARY)
     return None
+
+
+def _count_key(key: str) -> tuple[str, bool]:
+    """The count key ``key`` names: itself, or the longest count or vocabulary key it ends with after an underscore
+    (True then), else itself."""
+    if key in CLASS_COUNT_KEYS or key in VOCABULARY_KEYS or "_" not in key:
+        return key, False
+    words = key.split("_")
+    for start in range(1, len(words)):
+        ending = "_".join(words[start:])
+        if ending in CLASS_COUNT_KEYS or ending in VOCABULARY_KEYS:
+            return ending, True
+    return key, False
 
 
 def _agreed(candidates: list[_Candidate], kind: str) -> ClassCount | None:

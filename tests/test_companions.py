@@ -51,6 +51,13 @@ def meta_of(path: Path) -> tuple:
     ({"label2id": {"neg": 0, "pos": 1}}, (2, "label2id", CLASSES)),
     ({"vocab_size": 50257}, (50257, "vocab_size", VOCABULARY)),
     ({"n_vocab": 65}, (65, "n_vocab", VOCABULARY)),
+    # a character-level model's output is one of its characters (a Lightning module's hparams.yaml)
+    ({"hidden_units": 512, "num_chars": 29, "seq_length": 100}, (29, "num_chars", VOCABULARY)),
+    ({"vocab": 16384, "block_size": 1024}, (16384, "vocab", VOCABULARY)),
+    # nanoGPT prints "found vocab_size = 65 (inside data/shakespeare_char/meta.pkl)", a text log's found_vocab_size
+    ({"found_vocab_size": 65, "per_iteration_will_be": 16384}, (65, "found_vocab_size", VOCABULARY)),
+    # a key ending in a count names it only when no key names one exactly
+    ({"num_classes": 10, "extra_num_classes": 3}, (10, "num_classes", CLASSES)),
     # a classifier's config holds its encoder's vocabulary too: the labels are its output
     ({"vocab_size": 30522, "id2label": {"0": "negative", "1": "positive"}}, (2, "id2label", CLASSES)),
     # num_labels set to 3 gives three placeholder labels: set on purpose
@@ -88,6 +95,8 @@ def test_a_config_states_its_class_count(config, expected):
     # Ultralytics' args.yaml: classes filters predictions
     {"task": "detect", "mode": "train", "data": "/content/datasets/fire-8/data.yaml", "classes": 3},
     {"num_classes": 1},
+    {"vocab": "gpt2", "tokenizer_vocab": "bpe.json"},  # a tokenizer's name or file, not a size
+    {"src_vocab_size": 32000, "tgt_vocab_size": 24000},  # two endings, two counts: ambiguous
     {"num_classes": True},
     # HF's two default labels beside a vocabulary, with no architecture saying which is the output
     {"vocab_size": 30522, "id2label": {"0": "LABEL_0", "1": "LABEL_1"}},
@@ -160,6 +169,26 @@ def test_one_folder_up_and_two_above_a_hugging_face_checkpoint(tmp_path):
     write(tmp_path / "hf" / "out" / "checkpoint-2" / "trainer_state.json", json.dumps(state))
     write(tmp_path / "hf" / "config.json", json.dumps({"id2label": {"0": "a", "1": "b", "2": "c", "3": "d"}}))
     assert meta_of(tmp_path / "hf" / "out" / "checkpoint-2") == (4, "../../config.json: id2label", CLASSES)
+
+
+@pytest.mark.parametrize("data", ["data.yaml", "C:\\Users\\me\\yolo\\Battery\\data.yaml",
+                                  "/content/drive/MyDrive/yolo/data.yaml"])
+def test_ultralytics_args_name_the_data_config_of_the_folder_training_ran_in(tmp_path, data):
+    run = tmp_path / "project" / "runs" / "detect" / "train2"
+    write(run / "results.csv", "epoch,train/box_loss,train/cls_loss\n1,1.5,2.0\n2,1.3,1.6\n3,1.2,1.4\n")
+    write(run / "args.yaml", f"task: detect\nmode: train\ndata: '{data}'\nepochs: 3\n")
+    data_config = write(tmp_path / "project" / "data.yaml",
+                        "train: images/train\nval: images/val\nnc: 5\nnames: [a, b, c, d, e]\n")
+    assert meta_of(run) == (5, "../../../data.yaml: nc", CLASSES)
+    assert str(data_config) in only_run(run).meta.files
+
+
+def test_a_named_data_config_further_up_than_training_ran_is_not_looked_for(tmp_path):
+    run = tmp_path / "far" / "project" / "runs" / "detect" / "train"
+    write(run / "results.csv", "epoch,train/box_loss,train/cls_loss\n1,1.5,2.0\n2,1.3,1.6\n3,1.2,1.4\n")
+    write(run / "args.yaml", "task: detect\nmode: train\ndata: data.yaml\n")
+    write(tmp_path / "far" / "data.yaml", "train: images/train\nval: images/val\nnc: 5\n")
+    assert meta_of(run)[0] is None
 
 
 def test_an_adapter_config_names_the_base_model(tmp_path):

@@ -486,6 +486,13 @@ def test_settings_before_training_become_hparams(tmp_path):
     assert run.meta.hparams == {"num_classes": 10.0, "learning_rate": 3e-4} and run.meta.n_classes == 10
 
 
+def test_nanogpts_printed_vocabulary_is_the_runs_vocabulary(tmp_path):
+    text = ("tokens per iteration will be: 16,384\nfound vocab_size = 65 (inside data/shakespeare_char/meta.pkl)\n"
+            + "".join(f"iter {i}: loss {4.2 - i / 100:.4f}, time 12.34ms, mfu 1.00%\n" for i in range(0, 50, 10)))
+    run = read(write(tmp_path / "train.log", text))
+    assert (run.meta.n_classes, run.meta.n_classes_kind) == (65, "vocabulary")
+
+
 # ---------------------------------------------------------------------------------------------- bytes and bounds
 
 def test_crlf_and_a_utf8_byte_order_mark(tmp_path):

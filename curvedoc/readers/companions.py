@@ -10,7 +10,8 @@ as the Hugging Face example scripts call it). They are looked for in the run's f
 then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config, and above
 a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's configs), nearest
 folder first; within a folder the model config first, then data configs, run arguments, other YAML files, label
-lists. Only a count stated under a key :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json``
+lists; last, a data config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the
+directory training ran in), in the run folder's parents up to three levels. Only a count stated under a key :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json``
 of an unrelated tool says nothing.
 
 Cost: only files under MAX_BYTES are opened, and parsed with the JSON parser or YAML's safe loader. A folder's
@@ -52,11 +53,19 @@ LONGEST_LABEL = 200  # characters; a longer line is text, not a class name
 CACHED_ENTRIES = 16384  # folders and files each; a long audit starts the cache afresh beyond that
 
 
+# Ultralytics trains in a working directory holding runs/<task>/<name>/ and saves ``data: data.yaml`` in the run's
+# args.yaml relative to it (or as an absolute path on the training machine): the data config is looked for by its
+# file name in the run folder's parents, up to the working directory
+NAMED_DATA_LEVELS = 3
+NAMED_DATA_SUFFIXES = (".yaml", ".yml")
+
+
 @dataclass(frozen=True)
 class Companion:
     path: str
     facts: ConfigFacts
     problem: str | None  # a named companion that could not be read: one line for the run's warnings
+    data_config: str | None = None  # the file name of the data config it names (Ultralytics' ``data: data.yaml``)
 
 
 def complete(runs: list[Run], source_path: Path) -> None:
@@ -84,7 +93,25 @@ def companions_of(folder: Path) -> list[Companion]:
             companion = _read(os.path.join(level, name))
             if companion is not None:
                 found.append(companion)
+    read = {companion.path for companion in found}
+    for named in dict.fromkeys(companion.data_config for companion in found if companion.data_config):
+        path = _named_data_config(folder, named)
+        if path is not None and path not in read and (companion := _read(path)) is not None:
+            found.append(companion)
     return found
+
+
+def _named_data_config(folder: Path, name: str) -> str | None:
+    """The data config named ``name`` nearest above the run folder, within NAMED_DATA_LEVELS parents."""
+    level = os.path.abspath(folder)
+    for _ in range(NAMED_DATA_LEVELS):
+        parent = os.path.dirname(level)
+        if parent == level:
+            return None
+        level = parent
+        if name in folder_names(level):
+            return os.path.join(level, name)
+    return None
 
 
 def search_folders(folder: Path) -> list[str]:
@@ -173,7 +200,15 @@ def _parse(path: str, size: int) -> Companion | None:
         return Companion(path, ConfigFacts(), problem)
     if is_wandb_config(config):
         config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
-    return Companion(path, facts_from(config), None)
+    return Companion(path, facts_from(config), None, _data_config_named(config))
+
+
+def _data_config_named(config: dict) -> str | None:
+    """The file name of the data config a run's arguments name (``data: data.yaml``; a Windows path too)."""
+    named = config.get("data")
+    if not isinstance(named, str) or not named.lower().endswith(NAMED_DATA_SUFFIXES):
+        return None
+    return re.split(r"[/\\]", named)[-1] or None
 
 
 def is_wandb_config(config: dict) -> bool:
