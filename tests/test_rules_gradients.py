@@ -134,10 +134,30 @@ def test_a_layer_exploding_under_a_quiet_total_is_reported():
     total = 1.0 + 0.05 * rng.standard_normal(steps)
     layer = 1e-3 * np.exp(0.1 * rng.standard_normal(steps))
     layer[400] = 5.0  # 5,000× its level, still small beside the total
-    run = synthetic({"train/loss": np.linspace(2.3, 0.3, steps) + 0.02 * rng.standard_normal(steps),
-                     "grad_norm/total": total, "grad_norm/encoder.embed.weight": layer})
+    loss = np.linspace(2.3, 0.3, steps) + 0.02 * rng.standard_normal(steps)
+    loss[400:] += 1.5  # the step it took threw the embeddings: the loss is back near its start
+    run = synthetic({"train/loss": loss, "grad_norm/total": total, "grad_norm/encoder.embed.weight": layer})
     (finding,) = [f for f in diagnose_run(run) if f.code == "CD701"]
     assert finding.tags[0] == "grad_norm/encoder.embed.weight" and finding.step == 400
+
+
+def test_a_norm_spike_the_loss_shows_nothing_of_left_no_trace():
+    """A fine-tune that fits its training set to ~0 (the Hugging Face Trainer logs the norm before clipping it):
+    a misfit batch makes a norm 10,000× the median of easy ones, and a loss that is a rare excursion, no more;
+    the points after it are where they were."""
+    rng = np.random.default_rng(5)
+    steps = 600
+    loss = 0.7 * np.exp(-np.linspace(0, 8, steps)) * rng.lognormal(0, 0.5, steps)
+    grad = 3 * np.exp(-np.linspace(0, 6, steps)) * rng.lognormal(0, 0.5, steps)
+    misfit = rng.choice(np.arange(100, steps), 12, replace=False)
+    loss[misfit] *= 10 ** rng.uniform(1.5, 2.5, 12)
+    grad[misfit] *= 10 ** rng.uniform(1.5, 2.5, 12)
+    spike = misfit[0]
+    grad[spike] = 1e4 * np.median(grad[spike - 20:spike])
+    loss[spike] = 10 * np.median(loss[spike - 20:spike])  # a misfit batch, smaller than the loss's rarest ones
+    assert "CD701" not in alarms(grad_run(loss, grad))
+    loss[spike + 1:] *= 20  # the same spike, after which the loss stays up: it threw the weights
+    assert "CD701" in alarms(grad_run(loss, grad))
 
 
 def test_a_norm_that_explodes_within_its_first_steps_is_measured_from_its_first_few():

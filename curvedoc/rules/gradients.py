@@ -21,6 +21,9 @@ from curvedoc.rules.stability import event_window, loss_curve, once_per_event
 
 
 
+MIN_BESIDE = 3  # loss points before and after a gradient spike that tell whether it left a trace
+
+
 def _loss_at(loss: Curve | None, step: int) -> list[str]:
     """What the loss did at a gradient event: its value there against the points before, and whether it turned
     NaN from that step on."""
@@ -74,6 +77,11 @@ def _nonfinite_norms(grad: Curve) -> list[str]:
                                             "explosion"),
         "from_vanished": Threshold(1e-4, "a jump from a running median below this share of the starting loss is "
                                          "a vanished gradient coming back to life (CD702), not an explosion"),
+        "absorbed_factor": Threshold(1.5, "a spike the loss does not show (its value there within the loss's own "
+                                          "rare excursions) and whose following points stay below this many times "
+                                          "the level before it left no trace on training: a norm logged before "
+                                          "clipping (the Hugging Face Trainer's), or one misfit batch of a fitted "
+                                          "model. CD402's size of a lasting jump"),
         "growth_factor": Threshold(10.0, "the running median of the norm growing this many times above its level "
                                          "at the start, while the loss ends above its start or turns NaN, is an "
                                          "explosion spread over many steps"),
@@ -83,7 +91,8 @@ def exploding_gradient(run: RunCurves, limits: Limits):
     """A gradient norm (the total, or one layer's) jumps by orders of magnitude above the running median of the
     steps before it (and far beyond the swings its own minibatch noise makes), or its running level grows by
     orders of magnitude over its start while the loss diverges with it. Reports the step, the factor, and what
-    the loss did there. Inf/NaN norms on isolated steps (a mixed-precision GradScaler skipping a step) are left
+    the loss did there. A spike the loss shows nothing of (its value there no larger a jump than its own rare
+    ones, its points after it at their level before) left no trace on training and is not reported. Inf/NaN norms on isolated steps (a mixed-precision GradScaler skipping a step) are left
     out and counted; a norm that turns non-finite for good is CD101's NaN story unless its finite part already
     exploded."""
     found = [(grad, item) for grad in norm_curves(run) if (item := _explosion(run, grad, limits)) is not None]
@@ -113,7 +122,8 @@ def _explosion(run: RunCurves, grad: Curve, limits: Limits) -> Found | None:
     before = norms[peak] / 10 ** above[peak]
     awake = loss is None or before > limits["from_vanished"] * abs(loss.start)
     if (above[peak] >= math.log10(limits["spike_factor"]) and above[peak] >= reach + math.log10(limits["beyond_noise"])
-            and norms[peak] >= limits["above_run_median"] * typical and awake):
+            and norms[peak] >= limits["above_run_median"] * typical and awake
+            and not _left_no_trace(loss, int(steps[peak]), limits["absorbed_factor"])):
         step = int(steps[peak])
         factor = 10 ** above[peak]
         return Found(
@@ -127,6 +137,28 @@ def _explosion(run: RunCurves, grad: Curve, limits: Limits) -> Found | None:
             step=step,
         )
     return _growth(grad, norms, steps, loss, limits)
+
+
+def _left_no_trace(loss: Curve | None, step: int, lasting: float) -> bool:
+    """Whether the loss shows nothing of a gradient spike at ``step``: its value there is no larger a jump than
+    the loss makes elsewhere anyway (a fitted model's rare misfit batches), and the points after it stay below
+    ``lasting`` times the level of the points before it, with no NaN. Without enough loss on both sides, the
+    spike stands."""
+    if loss is None or (loss.first_nonfinite is not None and int(loss.steps[loss.first_nonfinite]) >= step):
+        return False
+    steps, values = loss.finite_steps, loss.finite_values
+    at = int(np.searchsorted(steps, step))
+    if at >= len(values) or steps[at] != step or values.min() <= 0:
+        return False  # the loss was not logged at that step, or has no ratio scale to judge a jump on
+    span = max(MIN_BESIDE, loss.window)
+    before, after = values[max(0, at - span):at], values[at + 1:at + 1 + span]
+    if len(before) < MIN_BESIDE or len(after) < MIN_BESIDE:
+        return False
+    log_values = np.log10(values)
+    jumps = log_values - trailing_median(log_values, span)
+    jumps[0] = 0.0
+    within_its_noise = jumps[at] <= noise_reach(jumps, slice(at, at + 1))
+    return within_its_noise and float(np.median(after)) < lasting * float(np.median(before))
 
 
 def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | None, limits: Limits) -> Found | None:
