@@ -212,11 +212,21 @@ class ConfigFacts(NamedTuple):
     language_model: bool = False
     base_loss: tuple[str, float] | None = None
     benchmark: tuple[str, int] | None = None  # (where the config names a public benchmark, its class count)
+    checkpoint: str | None = None  # the checkpoint a model config was loaded from (its own ``_name_or_path``)
 
 
 def facts_from(config: Mapping[str, Any]) -> ConfigFacts:
     return ConfigFacts(n_classes_from(config), base_model_from(config), language_model_from(config),
-                       base_loss_from(config), named_benchmark(_entries(config)))
+                       base_loss_from(config), named_benchmark(_entries(config)), _loaded_from(config))
+
+
+def _loaded_from(config: Mapping[str, Any]) -> str | None:
+    """A model config's own ``_name_or_path``: the checkpoint ``from_pretrained`` read it from. The weights came
+    from there too unless the run only borrowed the architecture (``AutoConfig.from_pretrained`` then
+    ``from_config``), so it is no base model a finding may accuse the run of not starting from, but it explains a
+    loss that starts where a pretrained model's does."""
+    named = config.get("_name_or_path")
+    return named.strip() if isinstance(named, str) and named.strip() else None
 
 
 def complete_meta(meta: RunMeta, source: str, facts: ConfigFacts) -> None:
@@ -232,6 +242,8 @@ def complete_meta(meta: RunMeta, source: str, facts: ConfigFacts) -> None:
         meta.base_loss, meta.base_loss_source = facts.base_loss[1], f"{source}: {facts.base_loss[0]}"
     if meta.benchmark_classes is None and facts.benchmark:
         meta.benchmark_classes = (f"{source}: {facts.benchmark[0]}", facts.benchmark[1])
+    if meta.checkpoint is None and facts.checkpoint:
+        meta.checkpoint, meta.checkpoint_source = facts.checkpoint, f"{source}: _name_or_path"
 
 
 def _as_count(value: Any) -> int | None:
@@ -282,6 +294,9 @@ class RunMeta:
     base_loss_source: str | None = None
     # a public benchmark the config names instead of a class count: (where, its class count); see curvedoc.datasets
     benchmark_classes: tuple[str, int] | None = None
+    # the checkpoint the model's config was loaded from (weights, or only the architecture), and where it was read
+    checkpoint: str | None = None
+    checkpoint_source: str | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     start_time: float | None = None  # unix seconds, when the format records it

@@ -200,6 +200,17 @@ def test_an_adapter_config_names_the_base_model(tmp_path):
     assert run.meta.base_model == "tiiuae/falcon-rw-1b" and run.meta.n_classes is None
 
 
+def test_a_model_configs_own_name_or_path_is_the_checkpoint_it_was_loaded_from_not_a_base(tmp_path):
+    state = {"log_history": [{"loss": 0.2, "step": 100}, {"loss": 0.1, "step": 200}]}
+    write(tmp_path / "out" / "trainer_state.json", json.dumps(state))
+    write(tmp_path / "out" / "config.json", json.dumps({
+        "_name_or_path": "openai/whisper-small", "architectures": ["WhisperForConditionalGeneration"],
+        "vocab_size": 51865}))
+    meta = only_run(tmp_path / "out").meta
+    assert (meta.checkpoint, meta.checkpoint_source) == ("openai/whisper-small", "config.json: _name_or_path")
+    assert meta.base_model is None and (meta.n_classes, meta.n_classes_kind) == (51865, VOCABULARY)
+
+
 def test_precedence_own_hyperparameters_then_the_nearest_companion_then_the_option(tmp_path):
     run_folder = tmp_path / "lightning_logs" / "version_0"
     csv_run(run_folder)

@@ -132,6 +132,20 @@ def test_fine_tuning_a_pretrained_language_model_is_not_a_leak():
     assert not codes(run) & {"CD202", "CD301", "CD302", "CD303", "CD304"}
 
 
+def test_a_speech_model_loaded_from_a_named_checkpoint_starts_where_its_pretraining_left_it():
+    """Whisper-small fine-tuned on ASR (a real public run's shape): its first evaluation, after 100 steps, is
+    0.10 nats against ln(51865) = 10.86, 0.009× chance. Its config.json names openai/whisper-small as
+    _name_or_path: a pretrained output layer, not a leak. The same curves with no checkpoint named are one."""
+    steps = {"eval_loss": np.arange(100, 1500, 100)}
+    curves = {"loss": 0.18 * np.exp(-np.linspace(0, 3, 140)) + 0.01,
+              "eval_loss": 0.1 * np.exp(-np.linspace(0, 2.4, 14))}
+    run = synthetic(curves, n_classes=51865, steps=steps)
+    run.meta.n_classes_kind = "vocabulary"
+    assert "CD202" in codes(run)
+    run.meta.checkpoint = "openai/whisper-small"
+    assert "CD202" not in codes(run)
+
+
 def test_a_perfect_but_unsure_first_evaluation_is_not_a_leak():
     # a tiny easy validation set can be all right after one epoch; at 0.3× chance the model is far from certain
     steps = {"val/loss": np.array([10, 20, 30]), "val/acc": np.array([10, 20, 30])}

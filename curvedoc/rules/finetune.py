@@ -46,7 +46,8 @@ MIN_POINTS = 3
 def finetune_start_high(run: RunCurves, limits: Limits):
     """A fine-tune's first train loss is far above what its base model scores: at least 1.5× an evaluation
     logged at step 0 (the base, before any update), or, for a language model whose config names a pretrained
-    base (``_name_or_path``, ``base_model_name_or_path``, ``model_name_or_path``), at or near ln(vocabulary size),
+    base (``base_model_name_or_path``, ``model_name_or_path``, a model card's ``base_model``; a model config's own
+    ``_name_or_path`` is not enough: from-scratch runs borrow configs), at or near ln(vocabulary size),
     the loss of a model that has learned nothing."""
     train = run.curve(Role.TRAIN_LOSS)
     if train is None or len(train.finite_values) < MIN_POINTS:

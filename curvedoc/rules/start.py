@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share, fmt
+from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role
 from curvedoc.rules import INFO, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
@@ -113,11 +114,13 @@ def start_low(run: RunCurves, limits: Limits):
     """The loss is far below −log(1/n_classes) at the first look: the first validation loss (after one epoch)
     is a tiny share of chance (a less tiny one when the accuracy logged with it is perfect); without
     validation, a train loss already far below chance at step 0. A healthy model needs more than an epoch to
-    know every answer."""
+    know every answer. Not judged on a language model loaded from a named checkpoint: it was pretrained."""
     val, accuracy = first_logged(run, Role.VAL_LOSS), first_logged(run, Role.VAL_ACC)
     curve = val or first_logged(run, Role.TRAIN_LOSS)
     if curve is None or len(curve.finite_values) < MIN_POINTS or (chance := chance_loss_of(run, curve)) is None:
         return None
+    if _pretrained_generator(run):
+        return None  # its pretraining already put it far below ln(vocabulary): no sign of leakage
     first, step = curve.start, curve.step_at(0)
     if not curve.finite_values.any() or (first == 0 and curve is not val):
         return None  # exactly 0 from the start (a held-out loss: at every evaluation) supervised nothing: CD902
@@ -135,3 +138,12 @@ def start_low(run: RunCurves, limits: Limits):
         evidence.append(f"{train.tag} starts at {fmt(train.start)} (step {train.step_at(0)})")
     return Found(f"{curve.tag} is already {fmt(first)} at step {step}, {first / chance:.3f}× the chance level "
                  f"{fmt(chance)}", [curve.tag], evidence, step=step)
+
+
+def _pretrained_generator(run: RunCurves) -> bool:
+    """A model that predicts tokens and was loaded from a named checkpoint (a base the run fine-tunes, or the
+    checkpoint its config came from): its output layer is pretrained, unlike a classifier's new head, so its loss
+    starts far below ln(vocabulary). A model trained from scratch on a borrowed config is missed: its start far
+    below chance would be leakage, but a named checkpoint makes a fine-tune far likelier."""
+    meta = run.run.meta
+    return meta.n_classes_kind == VOCABULARY and bool(meta.base_model or meta.checkpoint)
