@@ -8,7 +8,9 @@ often say it anyway, because a uniform guess has a signature:
 - a model that learned nothing about the input scores 1/k accuracy on balanced held-out data, at every
   evaluation before it learns something (all of them when it never does);
 - a loss that sits at ln k for a whole run (or its first evaluations) is a uniform guess the run never left (or
-  left late).
+  left late);
+- a held-out recall of exactly 1 with the precision equal to the accuracy is a model that called every example
+  positive: the positive-class metrics of a binary task (k = 2), an accuracy measurement of its own.
 
 Each is evidence of k only as far as its precision tells k from its neighbours: a first loss (±0.1 nats) only
 the small counts, a flat loss (a median of many points) any count its level pins, an accuracy the small and the
@@ -21,6 +23,7 @@ yardstick: its start cannot be "far from chance" by the measure it defined, nor 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -63,6 +66,8 @@ FEW_CLASSES, DEFICIT_SHARE = 10, 0.03
 # nats, a few hundredths for a standard init. Up to FEW_CLASSES that excess stays clear of the next count's deficit.
 INIT_EXCESS = 0.03
 SHOWN_EVIDENCE = 2  # pieces of evidence a finding quotes; the rest are counted
+# Two metrics computed from the same predictions agree to their logged digits: four decimals at the least
+ROUNDING = 5e-5
 # An accuracy that never moved, this many times above (or below) 1/n of a recorded n, is no constant prediction on
 # n balanced classes: the record names something else (the model's head), not the data's classes.
 ACCURACY_RULES_OUT = 2.0
@@ -168,7 +173,7 @@ def _count_from(evidence: list[Evidence]) -> ClassCount | None:
 
 def evidence_of(run: RunCurves) -> list[Evidence]:
     """Every piece of evidence the curves hold of a class count (they may disagree)."""
-    return [*_loss_starts(run), *_accuracy_levels(run), *_loss_levels(run)]
+    return [*_loss_starts(run), *_accuracy_levels(run), *_one_class_predicted(run), *_loss_levels(run)]
 
 
 def tellable_count(level: float, band: float) -> int | None:
@@ -232,6 +237,49 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
                                       f"{_span(leading, len(values))} evaluations",
                                       level if leading == len(values) else None))
     return found
+
+
+def _one_class_predicted(run: RunCurves) -> list[Evidence]:
+    """A held-out recall of exactly 1 with a precision equal to the accuracy logged beside them: the model
+    called every example positive, so the precision is the positive share and so is the accuracy, which only
+    the positive-class metrics of a binary task make (micro-averaged ones equal the accuracy, macro-averaged
+    ones give a constant prediction a recall of 1/k). An accuracy measurement of its own of k = 2."""
+    found = []
+    for role in HELD_OUT_ACC:
+        for accuracy in run.curves(role):
+            partners = [run.curve_of(_renamed(accuracy.tag, metric)) for metric in ("precision", "recall")]
+            if None in partners:
+                continue
+            precision, recall = partners
+            steps = np.intersect1d(np.intersect1d(accuracy.finite_steps, precision.finite_steps),
+                                   recall.finite_steps)
+            at = [_value_at(curve, steps) for curve in (accuracy, precision, recall)]
+            if any(values is None for values in at):
+                continue
+            accuracy_at, precision_at, recall_at = at
+            every_positive = ((recall_at >= 1 - ROUNDING) & (np.abs(precision_at - accuracy_at) <= ROUNDING)
+                              & (accuracy_at > ROUNDING) & (accuracy_at < 1 - ROUNDING))
+            if every_positive.any():
+                first = int(np.argmax(every_positive))
+                found.append(Evidence(2, accuracy.tag, "accuracy",
+                                      f"{recall.tag} = 1 with {precision.tag} = {accuracy.tag} = "
+                                      f"{fmt(float(accuracy_at[first]))} at step {int(steps[first])}: every "
+                                      f"example called positive, in a binary task"))
+    return found
+
+
+def _renamed(tag: str, metric: str) -> str:
+    """The tag of ``metric`` logged beside the accuracy ``tag`` (eval_accuracy → eval_precision, val_acc →
+    val_precision)."""
+    return re.sub(r"acc(uracy)?(?![a-z])", metric, tag, count=1, flags=re.IGNORECASE)
+
+
+def _value_at(curve: Curve, steps: np.ndarray) -> np.ndarray | None:
+    """The curve's values at ``steps`` as fractions of 1, or None (not a share, or nothing shared)."""
+    values = as_fraction(curve)
+    if values is None or not len(steps):
+        return None
+    return values[np.searchsorted(curve.finite_steps, steps)]
 
 
 def _loss_levels(run: RunCurves) -> list[Evidence]:

@@ -244,3 +244,19 @@ def test_a_config_naming_the_benchmark_reaches_the_run(tmp_path):
     (plain / "log.csv").write_text("step,loss\n" + "\n".join(f"{step},{4.6 - step / 100}" for step in range(50)))
     (run,) = curvedoc.load(plain / "log.csv")
     assert run.meta.benchmark_classes == ("args.json: data = './data/CIFAR-100'", 100)
+
+
+def test_a_recall_of_1_with_precision_equal_to_accuracy_is_a_binary_task_called_all_positive():
+    """A fine-tuned classifier that learned only the prior (a real public run's shape): at its evaluations
+    eval_recall is 1 and eval_precision equals eval_accuracy, the positive share of a 71-example set. Only a
+    binary task's positive-class metrics make that identity; beside a loss sitting at ln 2 the count is certain."""
+    evals = np.array([43, 86, 130])
+    steps = {"eval_accuracy": evals, "eval_precision": evals, "eval_recall": evals, "eval_loss": evals}
+    curves = {"loss": np.r_[np.full(7, 0.69), np.linspace(0.67, 0.61, 19)],
+              "eval_accuracy": [43 / 71, 43 / 71, 44 / 71], "eval_precision": [43 / 71, 43 / 71, 0.63],
+              "eval_recall": [1.0, 1.0, 0.895], "eval_loss": [0.668, 0.660, 0.635]}
+    count = inferred(curves, steps)
+    assert (count.n, count.certain) == (2, True) and "every example called positive" in count.source
+    macro = dict(curves, eval_recall=[0.5, 0.5, 0.55])  # macro-averaged: a constant prediction's recall is 1/k
+    count = inferred(macro, steps)  # the loss at ln 2 alone
+    assert not count.certain and "called positive" not in count.source
