@@ -473,3 +473,85 @@ def test_a_stable_baselines_monitor_log_is_an_episode_reward_curve(tmp_path):
     (run,) = curvedoc.load(path)
     assert run.format == "sb3-monitor"
     assert run.roles["episode_reward"].value == "score" and len(run.series("episode_reward")) == 30
+
+
+def epochs_of(name: str, epochs: int, first_loss: float = 1.0) -> str:
+    return "".join(f"{name},{e},{first_loss / e:.4f},{first_loss / e + 0.1:.4f}\n" for e in range(1, epochs + 1))
+
+
+def test_runs_one_after_another_named_in_a_model_column_are_runs_of_their_own(tmp_path):
+    # three trainings appended to one file, the epoch starting over with each; the first model trained again last
+    text = "model,epoch,train_loss,val_loss\n" + epochs_of("baseline", 6) + epochs_of("proposed", 7, 0.8) + \
+        epochs_of("baseline", 3)
+    path = write(tmp_path / "training_log.csv", text)
+    runs = curvedoc.load(path)
+    assert [run.name for run in runs] == [
+        "training_log.csv#baseline", "training_log.csv#proposed", "training_log.csv#baseline (2)"]
+    assert [run.path for run in runs] == [f"{path}#baseline", f"{path}#proposed", f"{path}#baseline (2)"]
+    assert [run.series("val_loss")["step"].tolist() for run in runs] == [
+        list(range(1, 7)), list(range(1, 8)), list(range(1, 4))]
+    assert runs[1].series("train_loss")["value"].iloc[0] == pytest.approx(0.8)
+    for run in runs:
+        assert run.roles == {"train_loss": Role.TRAIN_LOSS, "val_loss": Role.VAL_LOSS}
+        assert run.meta.files == [str(path)] and not run.warnings
+
+
+def test_runs_numbered_by_a_seed_column_are_runs_and_the_seed_no_curve(tmp_path):
+    rows = "".join(f"{step},{seed},{2.0 / (step + 1) + seed / 100:.4f}\n" for seed in (0, 1, 2) for step in range(5))
+    runs = curvedoc.load(write(tmp_path / "sweep.csv", "step,seed,loss\n" + rows))
+    assert [run.name for run in runs] == ["sweep.csv#seed=0", "sweep.csv#seed=1", "sweep.csv#seed=2"]
+    assert all(run.tags == ["loss"] and run.point_counts() == {"loss": 5} for run in runs)
+
+
+def test_two_run_naming_columns_name_the_runs_together(tmp_path):
+    rows = "".join(f"{model},{seed},{e},{1 / e:.3f}\n" for model in ("cnn", "vit") for seed in (1, 2)
+                   for e in range(1, 5))
+    runs = curvedoc.load(write(tmp_path / "log.csv", "model,seed,epoch,loss\n" + rows))
+    assert [run.name.split("#")[1] for run in runs] == ["cnn seed=1", "cnn seed=2", "vit seed=1", "vit seed=2"]
+
+
+def test_a_single_valued_model_column_is_one_run_as_before(tmp_path):
+    run = load_one(write(tmp_path / "training_log.csv", "model,epoch,train_loss,val_loss\n" + epochs_of("resnet", 8)))
+    assert run.name == "training_log.csv" and run.path == str(tmp_path / "training_log.csv")
+    assert run.point_counts() == {"train_loss": 8, "val_loss": 8} and not run.warnings
+
+
+@pytest.mark.parametrize("header, rows", [
+    # a phase column alternating train and val rows of one run
+    ("epoch,phase,loss,acc", "".join(f"{e},{phase},{1 / e:.3f},{0.5 + e / 100:.2f}\n"
+                                     for e in range(1, 9) for phase in ("train", "val"))),
+    # the same as a block of train rows then a block of val rows, each counting the epochs from 1
+    ("epoch,split,loss", "".join(f"{e},{split},{1 / e:.3f}\n" for split in ("train", "val") for e in range(1, 9))),
+    ("epoch,subset_name,loss", "".join(f"{e},{split},{1 / e:.3f}\n"
+                                       for split in ("training", "validation") for e in range(1, 9))),
+    # a label column that changes from row to row
+    ("step,label,loss", "".join(f"{s},{'cat' if s % 3 else 'dog'},{1 / (s + 1):.3f}\n" for s in range(12))),
+])
+def test_a_column_telling_rows_of_one_run_apart_does_not_split_it(tmp_path, header, rows):
+    assert len(curvedoc.load(write(tmp_path / "log.csv", f"{header}\n{rows}"))) == 1
+
+
+def test_a_text_column_changing_where_a_run_resumed_mid_way_is_no_run_name(tmp_path):
+    # resumed from its epoch-4 checkpoint the next day: a restart, the latest values kept, as without the column
+    rows = "".join(f"2024-03-01,{e},{1 / e:.3f}\n" for e in range(1, 7)) + \
+        "".join(f"2024-03-02,{e},{0.9 / e:.3f}\n" for e in range(4, 10))
+    run = load_one(write(tmp_path / "log.csv", "date,epoch,loss\n" + rows))
+    assert run.series("loss")["step"].tolist() == list(range(1, 10))
+    assert run.series("loss")["value"].iloc[3] == pytest.approx(0.9 / 4)
+    assert any("restarted" in warning for warning in run.warnings)
+
+
+@pytest.mark.parametrize("header, first, second", [
+    ("epoch,batch_size,loss", "32", "64"),  # numbers name runs only under a name for it (seed, fold)
+    ("epoch,lr,loss", "NA", "0.001"),  # nor do they written as text (Keras's NA where it logged none)
+])
+def test_a_metric_holding_still_between_restarts_names_no_run(tmp_path, header, first, second):
+    rows = "".join(f"{e},{value},{1 / e:.3f}\n" for value in (first, second) for e in range(1, 6))
+    run = load_one(write(tmp_path / "log.csv", f"{header}\n{rows}"))
+    assert run.point_counts()["loss"] == 5 and any("restarted" in warning for warning in run.warnings)
+
+
+def test_blocks_too_short_for_runs_are_no_run_names(tmp_path):
+    rows = "".join(f"{name},{e},{1 / e:.3f}\n" for name in ("a", "b", "c", "d") for e in (1, 2))
+    run = load_one(write(tmp_path / "log.csv", "model,epoch,loss\n" + rows))
+    assert run.point_counts() == {"loss": 2}

@@ -4,6 +4,9 @@ TensorBoard chart downloads, long ``tag,step,value`` tables and any table with a
 The format is told by the header, not the file name. Every table is parsed once by pandas' C engine with only
 an empty cell taken as missing, so "not logged at this row" stays distinguishable from a logged ``nan``:
 columns of plain numbers arrive as floats, the rest as text converted column by column, vectorised.
+
+A table may hold several runs one after another, told apart by a column naming them (``model``, ``seed``) at
+whose every change the step starts over: each becomes a run of its own, not one run restarted again and again.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import csv
 import io
 import re
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +45,13 @@ MISSING_WORDS = {"na", "n/a", "none", "null"}
 WANDB_RUN_IDENTITY = ("Name", "ID")
 WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags", "Sweep")
 LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
+# Columns whose text says what a row is of within one run, never which run: its split (a block of train rows, then
+# a block of val rows, each counting the epochs from 1), the class of per-class metrics.
+ROW_KIND_COLUMNS = {"split", "phase", "mode", "subset", "class", "class_name", "label", "category"}
+# Numbers that name a run rather than measure it: a file of several seeds or folds numbers them.
+RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial"}
+# Fewer rows than this between changes of a column is the column varying within a run, not runs one after another.
+MIN_RUN_ROWS = 3
 
 
 @dataclass
@@ -71,26 +82,98 @@ def read(source: Source) -> list[Run]:
     fmt = table_format(table)
     if fmt == "sb3-monitor":
         table.frame.columns = [SB3_MONITOR_COLUMNS[column] for column in table.frame.columns]
-    builder = RunBuilder(path, fmt, name=file_run_name(path))
-    builder.add_file(path)
-    for message in table.warnings:
-        builder.warn(message)
-    hparams_file = path.parent / "hparams.yaml"
-    if hparams_file.is_file():
-        builder.meta.hparams = load_hparams(hparams_file, builder)
-        builder.add_file(hparams_file)
     step_column = find_step_column(table.columns)
     by_lower = {column.lower(): column for column in table.columns}
     if fmt == "tensorboard-csv":
-        add_columns(builder, table, step_column, columns={by_lower["value"]: tensorboard_download_tag(path)})
+        builders = [table_builder(table, fmt)]
+        add_columns(builders[0], table, step_column, columns={by_lower["value"]: tensorboard_download_tag(path)})
     elif fmt == "long-csv":
+        builders = [table_builder(table, fmt)]
         tag_column = next(by_lower[name] for name in LONG_FORMAT_TAG_COLUMNS if name in by_lower)
-        add_long_format(builder, table, tag_column, step_column, by_lower["value"])
+        add_long_format(builders[0], table, tag_column, step_column, by_lower["value"])
     else:
-        add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv")
-    if not builder.has_points:
+        builders = []
+        for run_name, part in runs_in(table, step_column):
+            builders.append(table_builder(table, fmt, run_name))
+            add_columns(builders[-1], part, step_column, restart_on_repeat=fmt == "keras-csv")
+    runs = [builder.build() for builder in builders if builder.has_points]
+    if not runs:
         raise CurvedocError(path, f"no numeric column (columns: {', '.join(table.columns)})")
-    return [builder.build()]
+    return runs
+
+
+def table_builder(table: Table, fmt: str, run_name: str | None = None) -> RunBuilder:
+    """A builder that knows the table's file, its parsing problems and its hparams.yaml, for the run the table is or,
+    given ``run_name``, for that one of the runs it holds: named after the file and "#" and it, which keeps each
+    run's path distinct in reports (as a W&B export's runs are)."""
+    path, name = str(table.path), file_run_name(table.path)
+    if run_name is not None:
+        path, name = f"{path}#{run_name}", f"{name}#{run_name}"
+    builder = RunBuilder(path, fmt, name=name)
+    builder.add_file(table.path)
+    for message in table.warnings:
+        builder.warn(message)
+    hparams_file = table.path.parent / "hparams.yaml"
+    if hparams_file.is_file():
+        builder.meta.hparams = load_hparams(hparams_file, builder)
+        builder.add_file(hparams_file)
+    return builder
+
+
+def runs_in(table: Table, step_column: str | None) -> list[tuple[str | None, Table]]:
+    """The runs a table holds one after another, each named by its run-naming columns' values (see
+    :func:`run_starts`) and with those columns dropped; the whole table, unnamed, when it holds one run."""
+    if step_column is None:  # with the row number for the step, nothing can start over
+        return [(None, table)]
+    steps, _, _ = numeric_cells(table.frame[step_column], table.decimal)
+    starts = {column: found for column in table.columns
+              if column != step_column and (found := run_starts(column, table.frame[column], steps)) is not None}
+    if not starts:
+        return [(None, table)]
+    bounds = np.concatenate(([0], np.unique(np.concatenate(list(starts.values()))), [len(table.frame)]))
+    names = [" ".join(run_label(column, table.frame[column].iat[start]) for column in starts)
+             for start in bounds[:-1].tolist()]
+    frame = table.frame.drop(columns=list(starts))
+    seen: Counter[str] = Counter()
+    runs = []
+    for name, start, stop in zip(names, bounds[:-1].tolist(), bounds[1:].tolist(), strict=True):
+        seen[name] += 1  # a name given again later is a run of its own (the same model trained once more)
+        runs.append((name if seen[name] == 1 else f"{name} ({seen[name]})",
+                     Table(table.path, frame.iloc[start:stop], table.warnings, table.decimal)))
+    return runs
+
+
+def run_starts(column: str, cells: pd.Series, steps: np.ndarray) -> np.ndarray | None:
+    """The rows at which ``column`` names a new run, or None when it names none.
+
+    A run-naming column holds a value in every row and keeps it over blocks of rows, and at each change the step
+    starts over: it goes back to where the block before started, or before. A column that changes within a run (a
+    train/val phase, a label, a metric written as text) fails that, and so does one that changes where a run was
+    resumed from a checkpoint, mid-way. Text columns are judged by that shape alone; numbers only under a name that
+    numbers runs (``seed``, ``fold``), since a metric holding still between restarts would look the same.
+    """
+    lowered = column.lower()
+    numbered = lowered in RUN_NUMBER_COLUMNS
+    if lowered in ROW_KIND_COLUMNS or (cells.dtype.kind in "fiub" and not numbered) or cells.isna().any():
+        return None
+    values = cells.to_numpy()
+    starts = np.flatnonzero(values[1:] != values[:-1]) + 1
+    if not len(starts):
+        return None
+    bounds = np.concatenate(([0], starts, [len(values)]))
+    if np.diff(bounds).min() < MIN_RUN_ROWS or not np.all(
+            (steps[starts] < steps[starts - 1]) & (steps[starts] <= steps[bounds[:-2]])):
+        return None
+    names = pd.Series(values[bounds[:-1]])
+    if not numbered and (pd.to_numeric(names, errors="coerce").notna().any()
+                         or all(split_of(tokens(str(name))) for name in names)):
+        return None
+    return starts
+
+
+def run_label(column: str, value) -> str:
+    """How a run's name shows its value of a run-naming column: a text as it is, a number beside the column."""
+    return f"{column}={value:g}" if isinstance(value, (float, int, np.number)) else str(value).strip()
 
 
 def load_table(path: Path) -> Table:
