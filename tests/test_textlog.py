@@ -164,6 +164,63 @@ def test_a_metric_printed_once_or_twice_an_epoch_stays_on_the_epoch(tmp_path):
     assert steps(run, "loss") == [1, 2, 3, 4] and values(run, "loss") == [0.82, 0.72, 0.62, 0.52]
 
 
+def bracketed_epochs_log(sessions: int, epochs: int) -> str:
+    """A hand-written logging script: the data's sizes, then ``Epoch [001/30] TrainLoss=… | ValLoss=…`` a line
+    per epoch with a checkpoint line after it; each session after the first resumes from the checkpoint of epoch 2
+    and prints the checkpoint it loaded (the same epoch and value every time)."""
+    prefix = "2026-05-08 22:39:25 | INFO | "
+    lines = []
+    for session in range(sessions):
+        lines += [f"{prefix}  Class [00] AKIEC: 303 images", f"{prefix}[Split] Train=3667 | Val=786 | Test=787",
+                  f"{prefix}[DataLoaders] Train=115 batches | Val=25 batches | Test=25 batches",
+                  f"{prefix}[Model] Parameters — Trainable: 119,590,923 | Total: 134,305,611 params"]
+        first = 1
+        if session:
+            lines.append(f"{prefix}[Checkpoint] Loaded ← best_model.pth  (epoch=2, val_loss=1.0521)")
+            first = 3
+        for epoch in range(first, epochs + 1):
+            lines.append(f"{prefix}Epoch [{epoch:03d}/{epochs}] TrainLoss={2 / epoch:.4f} TrainAcc={50 + epoch}.54% | "
+                         f"ValLoss={1.5 - epoch / 100:.4f} ValAcc={60 + epoch}.94% | LR=1.00e-04 | Time=480.3s")
+            lines.append(f"{prefix}[Checkpoint] Saved → best_model.pth  (epoch={epoch}, val_acc={60 + epoch}.9415)")
+    return "\n".join(lines) + "\n"
+
+
+def test_bracketed_zero_padded_epochs_with_pairs_between_bars(tmp_path):
+    run = read(write(tmp_path / "training.log", bracketed_epochs_log(sessions=1, epochs=5)))
+    for tag in ("TrainLoss", "TrainAcc", "ValLoss", "ValAcc", "LR"):
+        assert steps(run, tag) == [1, 2, 3, 4, 5]
+    assert values(run, "TrainAcc")[0] == 51.54 and values(run, "ValLoss")[-1] == 1.45  # a percent stays as logged
+    assert run.roles["TrainLoss"] == Role.TRAIN_LOSS and run.roles["ValLoss"] == Role.VAL_LOSS
+    assert run.roles["ValAcc"] == Role.VAL_ACC and run.roles["LR"] == Role.LR
+    # the split sizes and batch counts are neither losses nor settings; 134,305,611 is read whole, not 134,305
+    assert not {"Train_loss", "Val_loss", "Test_loss", "Train", "AKIEC"} & (set(run.tags) | set(run.meta.hparams))
+    assert run.meta.hparams["Trainable"] == 119590923 and "Total" not in run.meta.hparams
+    assert not run.warnings
+
+
+def test_a_checkpoint_each_session_loads_again_is_no_batch_of_its_epoch(tmp_path):
+    """Every resumed session prints ``(epoch=2, val_loss=…)`` of the checkpoint it loaded: three lines at epoch 2
+    with other epochs logged between them are no loss printed batch after batch, so the epochs stay the x."""
+    run = read(write(tmp_path / "training.log", bracketed_epochs_log(sessions=3, epochs=5)))
+    assert steps(run, "TrainLoss") == steps(run, "ValAcc") == [1, 2, 3, 4, 5]
+    assert values(run, "TrainLoss") == [2.0, 1.0, round(2 / 3, 4), 0.5, 0.4]
+    assert steps(run, "val_loss") == [2]
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("Epoch 3 [DataLoaders] Train=115 batches | Val=25 batches | Test=25 batches | loss=0.5", {"loss": 0.5}),
+    ("Epoch 3 train 2.01 val 2.05 over 12 files", {"train_loss": 2.01, "val_loss": 2.05}),
+    ("Epoch 3 Train: 3667 | Val: 786 | val_acc: 0.91", {"val_acc": 0.91}),
+    # a word for things counted that names a number itself, or is part of a name, is a name
+    ("Epoch 3 loss 0.5 samples/s 300 steps_per_second 4 tokens: 512",
+     {"loss": 0.5, "samples/s": 300, "steps_per_second": 4, "tokens": 512}),
+    ("epoch 3 steps 120 loss 0.5", {"steps": 120, "loss": 0.5}),
+])
+def test_counts_of_things_and_split_sizes_are_no_values(tmp_path, line, expected):
+    run = read(write(tmp_path / "train.log", "".join(line.replace("3", str(epoch), 1) + "\n" for epoch in (1, 2, 3))))
+    assert {tag: values(run, tag)[-1] for tag in run.tags} == pytest.approx(expected)
+
+
 def test_a_checkpoint_message_still_places_its_line(tmp_path):
     text = "".join(f"loss: 0.{9 - step}\nsaving model at step {step}\n" for step in range(1, 5))
     run = read(write(tmp_path / "train.log", text))

@@ -9,8 +9,10 @@ Each line is cleaned first:
   before it are skipped. A tqdm bar is skipped whole, its postfix too (``loss=0.23`` there is one batch's or a
   running value, redrawn with stale ones, as Lightning's bar shows last epoch's val_loss); only its description
   (``Epoch 3:``) may say which epoch the lines after it report;
-- a number counts only right after a name, and not when ``:`` or ``-`` and a digit follow it, so dates, clock times,
-  glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``) and logging's ``train.py:88`` never become values.
+- a number counts only right after a name, and not when ``:``, ``-`` or ``,`` and a digit follow it, so dates, clock
+  times, glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``), logging's ``train.py:88`` and the first
+  groups of ``134,305,611`` never become values; nor when a word for things counted follows it: ``Train=115
+  batches``, ``AKIEC: 303 images`` count batches and images (``samples/s 300`` and ``steps: 500`` name numbers).
 
 Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.01`` (tag ``train_loss``),
 ``'loss': 0.41`` and ``'loss': '0.41'`` in a printed dict, ``np.float64(0.9)`` or ``tensor(0.9)`` around a value,
@@ -20,7 +22,8 @@ level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9
 Tags keep the log's own names, so role inference sees ``val_loss``, ``eval_loss``, ``Loss``. A line that says it
 reports a validation or test split outside its pairs (``[eval]``, ``Test set:``, fairseq's ``valid on 'valid'
 subset``) prefixes its other names with that word (``test_Average_loss``); a bare split name (nanoGPT's
-``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise. The key/value tables of the
+``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise, and with a whole number
+(``[Split] Train=3667 | Val=786``) the split's size, no value. The key/value tables of the
 reinforcement-learning loggers (OpenAI Baselines', Stable-Baselines3's ``| rollout/ep_rew_mean | 22 |`` rows
 between dashed rules) are one record each, at the environment step their ``total_timesteps`` (or ``total/steps``)
 row counts. The CycleGAN/pix2pix repository's ``loss_log.txt`` (``(epoch: 1, iters: 100, time: 0.857, data:
@@ -33,8 +36,9 @@ The x axis, in this order:
    ``batch``); a step that starts again with every epoch (``Epoch 1 | Step 0/6501``, timm's
    ``Train: 3 [  50/1251 (4%)]``, MMEngine's ``Epoch(train) [3][  50/1251]``) is counted on across epochs. The
    words before a step's name may say the split (Megatron's ``validation loss at iteration 300 | lm loss value:``).
-   A metric printed line after line with only its epoch (``Epoch 1 - Batch loss: 12.13``, hundreds an epoch) has
-   its lines numbered within the epoch as that step; the epoch's other lines then sit at its last batch;
+   A metric printed line after line with only its epoch (``Epoch 1 - Batch loss: 12.13``, hundreds an epoch, no
+   line of another epoch between them) has its lines numbered within the epoch as that step; the epoch's other
+   lines then sit at its last batch;
 2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it, as Keras prints);
    epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power of ten that
    makes them whole, with a warning;
@@ -134,13 +138,23 @@ KERAS_BAR = re.compile(
 WORD = r"[A-Za-z_][\w.\-/@]{0,63}"
 NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,4})?"
 NONFINITE = r"[-+]?(?:nan|NaN|Infinity|inf|Inf)"
+# A number followed by one of these words counts things (``Train=115 batches``, ``AKIEC: 303 images``): no value,
+# though still a pair, whose name says nothing about the line (``Val=25 batches`` makes no ``val_`` of the rest).
+# Only as a word of its own that names no number itself: ``samples/s``, ``steps_per_second`` and ``steps: 500`` do.
+COUNTED_THINGS = (
+    "batches", "samples", "images", "examples", "steps", "files", "params", "parameters", "tokens", "sequences",
+    "sentences", "documents", "records",
+)
+COUNT_OF_THINGS = (
+    rf"\s{{1,3}}(?:{'|'.join(COUNTED_THINGS)})(?![\w.\-/]|\s{{0,10}}[:=]|\s{{1,10}}[-+]?\.?\d)"
+)
 # A name, then a number: the pattern holds the name's last word only (the words before it are found by KEY_WORDS in
 # the text since the previous pair), so a line of words without numbers costs one short attempt per word.
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
     rf"['\"]?(?:\s{{0,10}}[:=]\s{{0,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
-    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-]\d)"
+    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
 KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
 KEY_WORDS_REACH = 3 * 65
@@ -533,9 +547,12 @@ def read_line(text: str, state: _Reading) -> Line | None:
             _place(line, name.x_kind, match)
             continue
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
-        if name.split_word and SPLIT_EPOCH.match(text, match.end()) and match["value"].isdigit():
-            _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
+        if match["counted"]:
             continue
+        if name.split_word and match["value"].isdigit():
+            if SPLIT_EPOCH.match(text, match.end()):
+                _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
+            continue  # else "Train=3667 | Val=786": the split's size; a split's bare loss has decimals (nanoGPT)
         if name.split is not None:
             split = name.split
         elif name.tag in line.values and split is not None:
@@ -802,17 +819,22 @@ def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
     """A step for the lines of a metric printed batch after batch with only the epoch (``Epoch 1 - Batch loss:
     12.13``, hundreds an epoch): each such line is the next batch of its epoch, numbered from 0 within it, so the
     batches do not collapse onto their epoch. A metric counts as one when some epoch holds ``MIN_POINTS`` of its
-    lines in a row (among its own lines); a fractional epoch is a position of its own, and repeats there are its
-    rounding. NaN for every other line: those then sit at the batch printed before them."""
+    lines in a row with no line of another epoch between them (a checkpoint's ``(epoch=20, val_loss=1.05)`` that
+    each resumed session prints again is no batch of epoch 20); a fractional epoch is a position of its own, and
+    repeats there are its rounding. NaN for every other line: those then sit at the batch printed before them."""
     step = np.full(len(epoch), np.nan)
     own = np.frombuffer(parsed.placed, dtype=np.int8) == OWN
+    dated = ~np.isnan(epoch)
+    # how often the epoch changed before a line: an epoch the log comes back to is a stretch of its own
+    stretch = np.zeros(len(epoch), dtype=np.int64)
+    stretch[dated] = np.cumsum(np.diff(epoch[dated], prepend=np.nan) != 0)
     for indexes, _ in parsed.tags.values():
         indexes = np.frombuffer(indexes, dtype=np.int64)
         indexes = indexes[own[indexes]]
         epochs = epoch[indexes]
         if len(indexes) < MIN_POINTS or np.any(epochs != np.round(epochs)):
             continue
-        starts = np.flatnonzero(np.diff(epochs, prepend=np.nan) != 0)  # where a run of one epoch's lines starts
+        starts = np.flatnonzero(np.diff(stretch[indexes], prepend=-1) != 0)  # where a run of one epoch's lines starts
         lengths = np.diff(starts, append=len(epochs))
         if lengths.max() >= MIN_POINTS:
             within = np.arange(len(epochs)) - np.repeat(starts, lengths)
