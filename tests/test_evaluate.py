@@ -72,7 +72,8 @@ def test_labels_files_name_their_parts_by_first_folder():
     assert parts == {"wild": "public", "wild-extra": "public-held-out", "wild-new": "public-new",
                      "wild-fresh": "public-fresh", "wild-s18": "public-s18",
                      "wild-dev2": "public-dev2", "wild-dev3": "public-dev3", "wild-s19": "public-s19",
-                     "wild-dev4": "public-dev4", "wild-s20": "public-s20"}
+                     "wild-dev4": "public-dev4", "wild-s20": "public-s20",
+                     "wild-dev5": "public-dev5"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
