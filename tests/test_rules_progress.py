@@ -71,6 +71,24 @@ def test_very_noisy_but_improving_is_not_flat():
     assert "CD301" not in codes(run)
 
 
+def test_an_agents_episode_returns_as_spread_as_its_game_can_still_be_flat():
+    """A2C on a puzzle game (a real public monitor.csv's shape): 718 episode scores spread 18-1,146 around a median
+    of 208, the medians of every tenth within their noise of each other: the policy never improved. The same
+    spread around returns that climb is no flat start."""
+    rng = np.random.default_rng(7)
+    scores = rng.lognormal(np.log(200), 0.6, 718)
+    assert "CD301" in codes(synthetic({"episode_reward": scores}))
+    assert "CD301" not in codes(synthetic({"episode_reward": scores * np.linspace(1, 1.6, 718)}))
+
+
+def test_returns_that_climb_from_an_unlucky_high_start_are_not_flat():
+    """The first three episode scores (199, 375, 312) put the start level where the last tenth ends, 60% of
+    improvement later: the tenths, not that start, say whether the policy moved."""
+    rng = np.random.default_rng(12)
+    scores = rng.lognormal(np.log(200), 0.6, 718) * np.linspace(1, 1.6, 718)
+    assert "CD301" not in codes(synthetic({"episode_reward": scores}))
+
+
 def test_five_epoch_points_that_do_not_move_are_flat():
     run = synthetic({"train/loss": [0.93, 0.94, 0.93, 0.93, 0.94], "val/loss": [0.95, 0.95, 0.95, 0.95, 0.95]})
     assert "CD301" in codes(run)

@@ -26,7 +26,8 @@ MIN_FROZEN_EVALUATIONS = 3
 
 
 def is_flat(curve: Curve, limits: Limits) -> bool:
-    """The curve makes no progress from its start: it ends within ``max_change`` of its start level; or it never
+    """The curve makes no progress from its start: it ends within ``max_change`` of its start level (and its tenths
+    do not trend away from it in between); or it never
     gets below that level (its running median stays within ``max_change`` under it) and, over 10 points or more,
     only wanders: it ends no higher than its noise explains and shows no trend; or, on a long curve whose swings
     are modest, it ends within its noise and the medians of its tenths never move further than their own noise
@@ -35,14 +36,18 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     change, noise = curve.level_change()
     start = abs(curve.start_level)
     if abs(change) <= limits["max_change"] * start:
-        return not _went_and_came_back(curve, limits)
+        return not (_went_and_came_back(curve, limits) or _trends_away(curve, limits))
     # below 5 points there is no noise estimate: a difference is all the curve's shape
     allowance = limits["noise_z"] * noise if len(curve.finite_values) >= 5 else 0.0
     never_below = float(curve.smooth[1:].min(initial=math.inf)) >= (1 - limits["max_change"]) * start
     if (curve.role != Role.SCORE and never_below and len(curve.finite_values) >= WANDER_POINTS
             and change <= allowance and abs(trend_z(curve)) <= limits["noise_z"]):
         return True
-    if curve.window <= 1 or curve.noise >= SWING_VS_LEVEL * abs(float(np.median(curve.finite_values))):
+    # A loss whose swings reach half its level oscillates and has no level to be flat at; a score does not: an
+    # agent's episode returns spread as widely as its game's outcomes (a Threes score 18-1,146 around 208) by
+    # design, and the medians of its tenths still say whether the policy got better.
+    if curve.window <= 1 or (curve.role != Role.SCORE
+                             and curve.noise >= SWING_VS_LEVEL * abs(float(np.median(curve.finite_values)))):
         return False
     # The medians of its tenths wander ±noise_z × 1.25 σ/√(points in a tenth) by chance: levels that stay within
     # that never moved (however significant a drift of 3% over 3,000 noisy episodes is to a rank test).
@@ -54,6 +59,18 @@ def is_flat(curve: Curve, limits: Limits) -> bool:
     drift = max(abs(float(levels[-1] - levels[0])), abs(curve.start_level - float(levels[0])))
     return (abs(change) <= allowance and float(np.ptp(levels)) <= max(chance_range, limits["max_change"] * start)
             and (abs(trend_z(curve)) <= limits["noise_z"] or drift <= limits["max_change"] * abs(np.mean(levels))))
+
+
+def _trends_away(curve: Curve, limits: Limits) -> bool:
+    """Whether a curve that ends near its start level moved all the same: over 10 points or more it trends beyond
+    its noise, and its last tenth's median lies further from its first tenth's than the flat band. A start level is
+    a median of the first few points only, which a noisy curve draws anywhere (three episode scores of 199, 375
+    and 312 from an agent that goes on to improve 60%); the tenths are many points each."""
+    if len(curve.finite_values) < WANDER_POINTS or abs(trend_z(curve)) <= limits["noise_z"]:
+        return False
+    tenths = np.array_split(curve.finite_values, 10)
+    first, last = float(np.median(tenths[0])), float(np.median(tenths[-1]))
+    return abs(last - first) > limits["max_change"] * abs(float(np.mean([np.median(part) for part in tenths])))
 
 
 def _went_and_came_back(curve: Curve, limits: Limits) -> bool:
