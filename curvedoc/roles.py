@@ -150,6 +150,13 @@ def is_perplexity(tag: str) -> bool:
     return bool(_PERPLEXITY_WORDS & set(tokens(tag)))
 
 
+def is_truncation_share(tag: str) -> bool:
+    """True when ``tag`` logs the share of generated completions cut at the length limit: TRL's
+    ``completions/clipped_ratio`` (GRPO, RLOO, online DPO), a count of the generations the trainer made."""
+    words = tokens(tag)
+    return len(words) >= 2 and words[-2:] == ["clipped", "ratio"] and any(w.startswith("completion") for w in words)
+
+
 def is_grad_norm(tag: str) -> bool:
     """True when ``tag`` names a gradient norm, total or of one layer. Weight and parameter norms are not."""
     words = tokens(tag)

@@ -122,3 +122,25 @@ def test_generated_samples_logged_as_tensorboard_text_are_read_every_one(tmp_pat
         (0, "Answer 2 <|assistant|> then more"), (50, "Answer 0 <|assistant|> then more")]
     assert len(run.generations) == 12 and run.generations[0].source == "TensorBoard text eval/generations/text_summary"
     assert "CD906" in {f.code for f in diagnose_run(run)}
+
+
+def grpo_state(clipped: list[float]) -> dict:
+    """A TRL GRPO trainer_state.json: the share of completions cut at max_completion_length (512) each log."""
+    return {"log_history": [{"step": 5 * (i + 1), "loss": 0.01, "reward": 0.2 + i / 100,
+                             "completions/clipped_ratio": share, "completions/max_length": 512.0,
+                             "completions/mean_length": 300 + 212 * share, "epoch": i / 10}
+                            for i, share in enumerate(clipped)]}
+
+
+def test_a_trainer_that_counts_its_completions_cut_at_the_limit_says_so(tmp_path):
+    """GRPO's completions/clipped_ratio climbs 0.6 → 1.0 and stays (a real public run's shape): every completion
+    runs to max_completion_length, so rewards judge truncated answers. A low ratio is no finding."""
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "trainer_state.json").write_text(json.dumps(grpo_state([0.6, 0.8, 0.9] + [1.0] * 12)))
+    found, run = codes(tmp_path / "cut")
+    assert "CD905" in found and "completions/clipped_ratio: median 100%" in found["CD905"].evidence[0]
+    assert "completions/mean_length at the end: 512" in " ".join(found["CD905"].evidence)
+    (tmp_path / "fine").mkdir()
+    (tmp_path / "fine" / "trainer_state.json").write_text(json.dumps(grpo_state([0.3, 0.2, 0.1] + [0.05] * 12)))
+    found, run = codes(tmp_path / "fine")
+    assert "CD905" not in found and not any("CD905" in line for line in run.not_checked)

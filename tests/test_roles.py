@@ -3,7 +3,8 @@ import pytest
 import numpy as np
 
 from curvedoc.model import RunBuilder
-from curvedoc.roles import Role, infer_role, is_grad_norm, is_perplexity, is_total_norm, primary_tag
+from curvedoc.roles import (Role, infer_role, is_grad_norm, is_perplexity, is_total_norm, is_truncation_share,
+                             primary_tag)
 
 CONVENTIONS = {
     # PyTorch / generic
@@ -97,6 +98,12 @@ def test_losses_accuracies_and_bookkeeping_of_real_logs(tag, role):
 @pytest.mark.parametrize("tag,role", PERPLEXITIES.items())
 def test_a_perplexity_is_a_loss_of_its_split_on_a_log_scale(tag, role):
     assert infer_role(tag) == role and is_perplexity(tag)
+
+
+def test_trls_share_of_completions_cut_at_the_limit_and_what_is_not_it():
+    assert is_truncation_share("completions/clipped_ratio") and is_truncation_share("train/completions/clipped_ratio")
+    assert not any(map(is_truncation_share, ["clip_ratio/region_mean", "clip_ratio/high_max", "completion_length",
+                                             "completions/mean_length", "objective/clipped_ratio"]))
 
 
 def test_a_loss_is_not_a_perplexity():

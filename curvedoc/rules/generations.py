@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from curvedoc.features import RunCurves
 from curvedoc.model import Generation
+from curvedoc.roles import is_truncation_share
 from curvedoc.rules import GENERATIONS, WARNING, Found, Limits, Threshold, rule
 
 EXCERPT = 60  # characters of a generation quoted as evidence
@@ -78,7 +81,12 @@ def prompt_echoed(run: RunCurves, limits: Limits):
 def generations_cut_off(run: RunCurves, limits: Limits):
     """Most logged generations stop at the same length, mid-sentence: they hit the token limit rather than ending.
     Read from the generator's own finish reason (``length``) or token counts where it logged them, else from the
-    text: outputs that end without a sentence's end, all within a quarter of one length."""
+    text: outputs that end without a sentence's end, all within a quarter of one length. A trainer that counts its
+    completions cut at the limit (TRL's ``completions/clipped_ratio``) says it outright: most of them over the
+    second half of its run."""
+    truncated = _truncated_completions(run, limits)
+    if truncated is not None:
+        return truncated
     samples = run.run.generations
     if len(samples) < limits["min_samples"]:
         return None
@@ -100,6 +108,31 @@ def generations_cut_off(run: RunCurves, limits: Limits):
                for length in lengths)
     return _cut_off(best, len(samples), "unfinished (no sentence end) and of one length, within "
                     f"{limits['same_length'] - 1:.0%}", samples, limits)
+
+
+def _truncated_completions(run: RunCurves, limits: Limits):
+    """The finding from a trainer's share of completions cut at the length limit, when most were over the second
+    half of the run (logged at MIN_SAMPLES steps at least)."""
+    for tag in filter(is_truncation_share, run.run.tags):
+        curve = run.curve_of(tag)
+        if curve is None or len(curve.finite_values) < limits["min_samples"]:
+            continue
+        values = curve.finite_values
+        half = len(values) // 2
+        share = float(np.median(values[half:]))
+        if share < limits["share"]:
+            continue
+        reached = int(np.argmax(values >= limits["share"]))
+        evidence = [f"{tag}: median {share:.0%} over the second half of the run (steps {curve.step_at(half)}–"
+                    f"{curve.step_at(len(values) - 1)}); {limits['share']:.0%} or more from step {curve.step_at(reached)}"]
+        # TRL logs the completions' mean and maximum length beside it: a mean at the maximum is every one cut
+        group = tag.rsplit("/", 1)[0]
+        evidence += [f"{other.tag} at the end: {other.end:g}" for name in run.run.tags
+                     if name.startswith(group + "/") and name.endswith(("/mean_length", "/max_length"))
+                     and (other := run.curve_of(name)) is not None]
+        return Found(f"{share:.0%} of the completions stop at the length limit", [tag], evidence,
+                     step=curve.step_at(reached))
+    return None
 
 
 def _cut_off(count: int, total: int, how: str, samples: list[Generation], limits: Limits):
