@@ -190,6 +190,18 @@ def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():
     assert "CD304" in found and "CD303" not in found
 
 
+def test_a_short_train_log_still_coming_down_has_not_shown_where_it_stays():
+    """A BERT fine-tune for a binary task logged every 500 steps, one evaluation (a real public run's shape): its
+    train loss 0.452 → 0.299 falls at every log, so 0.43× ln 2 at the last one is where it was, not where it stays.
+    The same log levelled off at that height is stuck high (a plateau after its fast drop)."""
+    falling = [0.452, 0.373, 0.344, 0.328, 0.299]
+    steps = {"loss": np.arange(500, 3000, 500), "eval_loss": np.array([2500])}
+    assert "CD304" not in codes(synthetic({"loss": falling, "eval_loss": [0.29]}, n_classes=2, steps=steps))
+    settled = [0.452, 0.373, 0.344, 0.33, 0.335, 0.329, 0.332]
+    steps = {"loss": np.arange(500, 4000, 500), "eval_loss": np.array([3500])}
+    assert {"CD303", "CD304"} & codes(synthetic({"loss": settled, "eval_loss": [0.33]}, n_classes=2, steps=steps))
+
+
 @pytest.mark.parametrize("path", ["memorizing/random_labels_cancer", "exploding_grad/sgd_diverging",
                                   "exploding_grad/warmup_too_high_diverging", "nan_inf/warmup_too_high_nan"])
 def test_a_loss_that_rises_again_is_neither_a_plateau_nor_underfitting(path):

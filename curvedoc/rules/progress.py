@@ -15,11 +15,13 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
+from curvedoc.rules.stability import SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
 from curvedoc.rules.start import chance_text
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
 WANDER_POINTS = 10
+# Three falls in a row of a short log's averages: a curve still coming down at its end (noise does it one time in 8).
+FALLING_CHANGES = 3
 # Three equal evaluations in a row are no coincidence of a model that still changes (two may be, at a few digits).
 MIN_FROZEN_EVALUATIONS = 3
 
@@ -310,6 +312,13 @@ PLATEAU_THRESHOLDS = {
 }
 
 
+def _still_coming_down(curve: Curve) -> bool:
+    """A short log (a few averages over many batches each, not smoothed) whose every one of its last three changes
+    is a fall: the loss is still on its way down at the last point logged."""
+    values = curve.finite_values
+    return FALLING_CHANGES < len(values) < SHORT_CURVE and bool(np.all(np.diff(values[-FALLING_CHANGES - 1:]) < 0))
+
+
 def still_falling(curve: Curve, limits: Limits, begin: float) -> bool:
     """Over the last third of the run the loss still falls by more than ``band`` of its total drop from
     ``begin``, and by more than noise explains (medians of the first and last quarter of that third)."""
@@ -474,7 +483,8 @@ def underfitting(run: RunCurves, limits: Limits):
     not flat from the start, not at chance, not a train loss rising again (diverging), not a model whose
     held-out accuracy never changes (the class prior: accuracy-majority), and not the fast drop onto a plateau
     that plateau-high reports. A validation loss that rises again while both stay high is overfitting and
-    underfitting at once, and both are reported. Without validation, the train loss alone decides."""
+    underfitting at once, and both are reported. Without validation, the train loss alone decides, once it has
+    stopped falling: a short log still coming down at its last three points has not shown the level it stays at."""
     curves = judged_losses(run, limits["min_points"])
     if not curves or curves[0].role != Role.TRAIN_LOSS:
         return None
@@ -484,6 +494,8 @@ def underfitting(run: RunCurves, limits: Limits):
     if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) for c in curves)
             or rising(curves[0], limits) or predictions_never_change(run) or plateau(run, limits)):
         return None
+    if len(curves) == 1 and _still_coming_down(train):
+        return None  # with no held-out curve to show the level, a train loss still falling has not shown its own
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
     if None in highs:
         return None
