@@ -57,6 +57,8 @@ _NOT_A_METRIC = {
 }
 # "coef" names a loss weight (ent_coef, vf_coef) except in these overlap metrics (Keras's dice_coef)
 _OVERLAP_METRICS = {"dice", "jaccard"}
+# ... and the overlap metrics a segmentation run logs beside (or instead of) its pixel accuracy
+OVERLAP_WORDS = frozenset(_OVERLAP_METRICS | {"iou", "miou"})
 # "Acc@1" (timm, pytorch/examples) and the older "Prec@1" are top-1 accuracy; "@5" is top-5
 _ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "acc@1", "prec@1", "top@1"}
 _TOPK = re.compile(r"^(top|acc|prec)_?@?[2-9]\d*$")

@@ -10,8 +10,8 @@ import pytest
 import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
-from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, healthy_corpus_runs, labelled_corpus_runs,
-                        synthetic)
+from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, codes, healthy_corpus_runs,
+                        labelled_corpus_runs, synthetic)
 
 SYMPTOMS = FIXTURES / "symptoms"
 FAMILY = {"CD601", "CD602", "CD603"}
@@ -286,3 +286,15 @@ def test_a_constant_prediction_scored_on_batches_of_32_still_holds_its_level():
     loss[:5] = [2.0, 1.2, 0.8, 0.6, 0.5]
     (finding,) = [f for f in diagnose_run(synthetic({"train_loss": loss, "train_acc": accuracy})) if f.code == "CD602"]
     assert finding.evidence[0].startswith("train_acc holds at 0.84")
+
+
+def test_a_segmentations_pixel_accuracy_near_1_is_the_background_not_a_leak():
+    """A U-Net logging Dice and IoU beside its pixel accuracy (a real public run's shape): validation accuracy
+    0.993 → 0.9996 from the third epoch, counted over millions of pixels, most of them background. The same
+    accuracy with no overlap metric beside it is a classifier's, and suspicious."""
+    epochs = 100
+    accuracy = 0.9996 - 0.0066 * np.exp(-np.arange(epochs) / 1.5)
+    dice = 0.91 - 0.61 * np.exp(-np.arange(epochs) / 15)
+    curves = {"train/loss": 0.5 * np.exp(-np.arange(epochs) / 20) + 0.05, "Validation Accuracy": accuracy}
+    assert "CD601" in codes(synthetic(curves))
+    assert "CD601" not in codes(synthetic({**curves, "Validation Dice": dice, "Validation IoU": dice - 0.08}))

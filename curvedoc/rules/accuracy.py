@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, fmt, robust_sigma
-from curvedoc.roles import Role
+from curvedoc.roles import OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
@@ -33,6 +33,12 @@ def _held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
         if curve is not None and (values := as_fraction(curve)) is not None:
             return curve, values
     return None
+
+
+def segmentation(run: RunCurves) -> bool:
+    """The run scores masks: it logs an overlap metric (Dice, IoU, Jaccard), so its accuracy counts pixels, most
+    of them background."""
+    return any(OVERLAP_WORDS & set(tokens(tag)) for tag in run.run.tags)
 
 
 def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
@@ -72,7 +78,8 @@ def accuracy_suspicious(run: RunCurves, limits: Limits):
     """Held-out (validation or test) accuracy ends near-perfect (at most one error in a thousand, or one example),
     or reaches it within the first few percent of training. Only judged when the evaluation set is large enough
     for one error to be under 1% (a 45-example set at 1.0 says little). With no held-out accuracy logged, a
-    held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2.
+    held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2. A
+    segmentation's accuracy (a run that logs Dice, IoU or Jaccard) counts pixels, mostly background: not judged.
     Also: a held-out loss that falls by a third when evaluated again with no training in between (a validation
     after fit on a split drawn anew) is a held-out set that now holds training examples."""
     return _near_perfect(run, limits) or _better_when_reevaluated(run, limits)
@@ -82,6 +89,8 @@ def _near_perfect(run: RunCurves, limits: Limits):
     found = _held_out_accuracy(run)
     if found is None:
         return _implied_by_loss(run, limits)
+    if segmentation(run):
+        return None  # a pixel accuracy: the background alone makes it near-perfect
     curve, values = found
     one_example = _one_example(values)
     if one_example is not None and one_example > 1 / limits["min_examples"]:
