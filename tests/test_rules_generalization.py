@@ -115,6 +115,21 @@ def test_noise_only_validation_is_quiet():
                               epochs))
 
 
+def test_two_hundred_noisy_epochs_that_bottom_out_early_and_stay_up_are_overfitting():
+    """A Keras CNN over 200 epochs (a real public run's shape): validation loss 0.66 around epoch 25, then about
+    1.1 for the rest of the run with epoch-to-epoch noise of 0.13 while the train loss goes to 0.04. The best is read
+    off a running median of 9 epochs, whose noise is a third of one epoch's: the rise of 0.4 is far beyond it. The
+    same noise around a level that never rises is quiet."""
+    rng = np.random.default_rng(8)
+    epochs = np.arange(200)
+    level = np.where(epochs < 30, 0.66 + 1.5 * np.exp(-epochs / 4), 0.66 + 0.45 * np.minimum((epochs - 30) / 60, 1))
+    train = falling_train(200, start=1.3, end=0.04)
+    assert findings(build({"train/loss": train, "val/loss": level + 0.13 * rng.standard_normal(200)}, epochs),
+                    {"CD501"})
+    flat = np.where(epochs < 30, level, 0.66) + 0.13 * rng.standard_normal(200)
+    assert not findings(build({"train/loss": train, "val/loss": flat}, epochs), {"CD501"})
+
+
 def test_rising_train_and_validation_are_not_overfitting():
     val = [1.0, 0.7, 0.6, 0.7, 0.9, 1.1, 1.3]
     train = np.r_[falling_train(300, end=0.5), np.linspace(0.5, 1.5, 400)]

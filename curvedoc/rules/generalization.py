@@ -144,10 +144,20 @@ def overfitting(run: RunCurves, limits: Limits):
     else:
         # The lowest of n noisy points sits below the curve's true level by chance alone, by the expected minimum
         # of n Gaussian draws (Blom's Φ⁻¹((n − 3/8) / (n + 1/4)) noise units: 1.35 for 7 points, 2.04 for 29), so a
-        # rise measured from the minimum has to clear that depth on top of the rise asked for.
-        chance_depth = NormalDist().inv_cdf((len(values) - 0.375) / (len(values) + 0.25))
+        # rise measured from the minimum has to clear that depth on top of the rise asked for. A long curve's best
+        # is read off its running median, whose noise is a median's of `window` points and whose lowest is that of
+        # about n / window independent draws; the rise is then judged against the noise of the two medians.
         noise = val.noise
-        needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
+        if val.window > 1:
+            draws = len(values) / val.window
+            best_noise = MEDIAN_SE * noise / math.sqrt(val.window)
+            tail_noise = MEDIAN_SE * noise / math.sqrt(len(tail))
+            chance_depth = NormalDist().inv_cdf((draws - 0.375) / (draws + 0.25)) if draws > 1 else 0.0
+            needed = max(chance_depth * best_noise + limits["rise_noise"] * math.hypot(best_noise, tail_noise),
+                         limits["rise_share"] * abs(best_level))
+        else:
+            chance_depth = NormalDist().inv_cdf((len(values) - 0.375) / (len(values) + 0.25))
+            needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
         if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
             return None
     best_step, last_step = val.step_at(best), val.step_at(len(values) - 1)
