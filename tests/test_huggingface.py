@@ -8,7 +8,9 @@ from pathlib import Path
 
 import curvedoc
 from curvedoc import Role
+from curvedoc.diagnose import diagnose_run
 from curvedoc.readers import Source, read_source
+from curvedoc.report import render
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "huggingface"
 OUTPUT_DIR = FIXTURES / "digits_mlp"
@@ -100,3 +102,19 @@ def test_step_beyond_int64_in_log_history_is_skipped_not_a_crash(tmp_path):
     (tmp_path / "trainer_state.json").write_text(json.dumps(state))
     run = load_one(tmp_path / "trainer_state.json")
     assert run.series("loss")["step"].tolist() == [1]
+
+
+def test_a_trainer_that_logged_only_its_closing_summary_is_read_and_too_thin(tmp_path):
+    """logging_steps 500 over a 69-step run (a real public run's shape): the Trainer logged nothing but its summary,
+    whose train_loss is the run's mean. It is the run's one point, with a warning that says why there is no more;
+    the run is too thin to judge rather than unreadable, and the terminal report shows why."""
+    state = {"global_step": 69, "logging_steps": 500, "max_steps": 69, "log_history": [
+        {"epoch": 2.98, "step": 69, "total_flos": 1.1e15, "train_loss": 1.77e11, "train_runtime": 36.1}]}
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps(state))
+    run = load_one(path)
+    assert run.series("train_loss")["value"].tolist() == [1.77e11] and run.series("train_loss")["step"].tolist() == [69]
+    assert any("logging_steps 500 is more than the 69 steps" in warning for warning in run.warnings)
+    diagnose_run(run)
+    text = render("text", [run])
+    assert "not enough to judge" in text and "read warning" in text and "1 point " in text

@@ -2,7 +2,8 @@
 
 ``log_history`` mixes train entries (``loss, grad_norm, learning_rate, epoch, step``), eval entries
 (``eval_loss, eval_<metric>, eval_runtime ...``) on their own step grid, and after training one summary entry
-(``train_runtime, train_loss, total_flos ...``) that is not a point of any curve.
+(``train_runtime, train_loss, total_flos ...``) that is not a point of any curve, unless it is all there is (a
+``logging_steps`` larger than the run): then its mean ``train_loss`` is the run's one point.
 
 Each ``checkpoint-N/`` folder holds its own ``trainer_state.json`` whose history is a prefix of the later
 ones; this reader reads any one of them as a complete snapshot, and discovery chooses which to read. The model's
@@ -44,8 +45,29 @@ def read(source: Source) -> list[Run]:
     builder.meta.hparams = hparams
     add_rows(builder, points, "step", skip_keys=BOOKKEEPING_KEYS)
     if not builder.has_points:
-        raise CurvedocError(path, "trainer state whose log_history holds no logged values")
+        closing = next((entry for entry in reversed(summaries) if _number(entry.get("train_loss")) is not None), None)
+        if closing is None:
+            raise CurvedocError(path, "trainer state whose log_history holds no logged values")
+        _closing_summary_only(builder, path, state, closing)
     return [builder.build()]
+
+
+def _closing_summary_only(builder: RunBuilder, path: Path, state: dict, closing: dict) -> None:
+    """A Trainer that logged nothing but its closing summary (logging_steps above the steps the run took): its
+    train_loss, the mean over the whole run, is the one point there is, so the run is read, and judged too thin,
+    rather than refused."""
+    step = _number(closing.get("step")) or _number(state.get("global_step")) or 0
+    builder.add("train_loss", [int(step)], [_number(closing["train_loss"])])
+    why = ""
+    logging_steps, steps = _number(state.get("logging_steps")), _number(state.get("global_step"))
+    if logging_steps and steps is not None and logging_steps > steps:
+        why = f": logging_steps {logging_steps:g} is more than the {steps:g} steps the run took"
+    builder.warn(f"{path}: only the Trainer's closing summary was logged{why}; its train_loss "
+                 f"{_number(closing['train_loss']):.4g} is the mean over the whole run")
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def load_state(path: Path, builder: RunBuilder) -> dict:

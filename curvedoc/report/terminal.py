@@ -53,6 +53,8 @@ def render(runs, problems=(), options: ReportOptions | None = None) -> str:
             out.line(*_verdict_line(run, run_verdict))
         elif run_verdict in WITHOUT_FINDINGS and not options.verbose:
             out.line(*_header(run, run_verdict))
+            if run_verdict == INSUFFICIENT:
+                _read_warnings(out, run)  # what was read, and why so little: the answer to "not enough"
             _not_checked(out, run)
         else:
             _run_block(out, run, run_verdict)
@@ -147,7 +149,7 @@ def _verdict_line(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
 def _header(run, run_verdict: str) -> tuple[tuple[str, str | None], ...]:
     steps = _step_span(run)
     facts = [run.format] + ([f"{run.meta.n_classes} classes"] if run.meta.n_classes else [])
-    facts.append(f"{len(run.scalars):,} points")
+    facts.append(f"{len(run.scalars):,} point{'' if len(run.scalars) == 1 else 's'}")
     if steps:
         facts.append(f"steps {steps[0]}..{steps[1]}")
     counts = [f"{count} {severity}{'s' if count > 1 else ''}"
@@ -179,13 +181,17 @@ def _step_span(run) -> tuple[int, int] | None:
     return int(steps.min()), int(steps.max())
 
 
+def _read_warnings(out: Output, run) -> None:
+    for warning in run.warnings:
+        out.wrapped(printable(warning), indent="  read warning: ", style="warning")
+
+
 def _run_block(out: Output, run, run_verdict: str) -> None:
     out.line(*_header(run, run_verdict))
     tags = _tags_line(run)
     if tags:
         out.line(("  tags: ", "dim"), (tags, None))
-    for warning in run.warnings:
-        out.wrapped(printable(warning), indent="  read warning: ", style="warning")
+    _read_warnings(out, run)
     _not_checked(out, run)
     _curves(out, run)
     for finding in run.findings:
