@@ -555,3 +555,101 @@ def test_blocks_too_short_for_runs_are_no_run_names(tmp_path):
     rows = "".join(f"{name},{e},{1 / e:.3f}\n" for name in ("a", "b", "c", "d") for e in (1, 2))
     run = load_one(write(tmp_path / "log.csv", "model,epoch,loss\n" + rows))
     assert run.point_counts() == {"loss": 2}
+
+
+def performance_rows(epochs: int, first_loss: float) -> str:
+    return "".join(f"{0.2 + e / 50:.4f},{0.18 + e / 50:.4f},{0.2 + e / 50:.4f},{first_loss - e / 20:.4f}\n"
+                   for e in range(epochs))
+
+
+def test_a_run_written_as_a_table_per_split_is_one_run_named_by_its_train_file(tmp_path):
+    # a Keras model.evaluate loop writing each split's metrics to its own file, under the same column names
+    header = "Accuracy,Precision,Recall,loss\n"
+    train = write(tmp_path / "train_performance.csv", header + performance_rows(6, 2.05))
+    val = write(tmp_path / "val_performance.csv", header + performance_rows(5, 1.9))
+    test = write(tmp_path / "test_performance.csv", "Accuracy,Precision,Recall\n0.12,0.08,0.12\n")
+    runs = curvedoc.load(tmp_path)
+    assert len(runs) == 1 and not runs.problems
+    run = runs[0]
+    assert (run.name, run.path, run.format) == ("train_performance.csv", str(train), "csv")
+    assert run.meta.files == [str(train), str(val), str(test)]
+    assert run.roles == {
+        "train_Accuracy": Role.TRAIN_ACC, "train_Precision": Role.SCORE, "train_Recall": Role.SCORE,
+        "train_loss": Role.TRAIN_LOSS,
+        "val_Accuracy": Role.VAL_ACC, "val_Precision": Role.SCORE, "val_Recall": Role.SCORE, "val_loss": Role.VAL_LOSS,
+        "test_Accuracy": Role.TEST_ACC, "test_Precision": Role.SCORE, "test_Recall": Role.SCORE,
+    }
+    assert run.series("val_loss")["step"].tolist() == [0, 1, 2, 3, 4]
+    assert run.series("val_loss")["value"].iloc[0] == pytest.approx(1.9)
+    assert sum("no step column" in warning for warning in run.warnings) == 3
+    # the user names the run's log, whichever split's file: its other splits come with it
+    for named in (train, val, test):
+        assert load_one(named).roles == run.roles and load_one(named).path == str(train)
+
+
+def test_split_files_with_a_step_column_share_its_axis(tmp_path):
+    write(tmp_path / "history_train.csv", "epoch,loss,acc\n" + "".join(f"{e},{1 / e:.3f},{e / 10:.2f}\n"
+                                                                        for e in range(1, 9)))
+    write(tmp_path / "history_valid.csv", "epoch,loss,acc\n" + "".join(f"{e},{1.2 / e:.3f},{e / 11:.2f}\n"
+                                                                        for e in (2, 4, 6, 8)))
+    run = load_one(tmp_path)
+    assert run.name == "history_train.csv"
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "train_acc": Role.TRAIN_ACC,
+                         "valid_loss": Role.VAL_LOSS, "valid_acc": Role.VAL_ACC}
+    assert run.series("valid_loss")["step"].tolist() == [2, 4, 6, 8]
+    assert run.series("train_loss")["step"].tolist() == list(range(1, 9)) and not run.warnings
+
+
+
+def test_tensorboard_chart_downloads_of_keras_s_train_and_validation_runs_are_one_run(tmp_path):
+    # TensorBoard names a download after its run, and Keras's runs are the splits train/ and validation/
+    write(tmp_path / "run-train-tag-epoch_loss.csv", "Wall time,Step,Value\n1700000000.5,0,2.3\n1700000001.5,1,1.1\n")
+    write(tmp_path / "run-validation-tag-epoch_loss.csv",
+          "Wall time,Step,Value\n1700000000.7,0,2.4\n1700000001.7,1,1.3\n")
+    run = load_one(tmp_path)
+    assert run.format == "tensorboard-csv" and run.name == "run-train-tag-epoch_loss.csv"
+    assert run.roles == {"train_epoch_loss": Role.TRAIN_LOSS, "validation_epoch_loss": Role.VAL_LOSS}
+
+def test_a_held_out_split_file_without_its_train_file_is_read_alone(tmp_path):
+    write(tmp_path / "val_metrics.csv", "epoch,loss\n1,0.9\n2,0.8\n")
+    write(tmp_path / "test_metrics.csv", "epoch,loss\n2,0.85\n")
+    run = load_one(tmp_path)
+    assert run.name == "val_metrics.csv" and run.roles == {"val_loss": Role.VAL_LOSS, "test_loss": Role.TEST_LOSS}
+
+
+def test_an_unreadable_split_file_is_a_warning_on_its_run(tmp_path):
+    train = write(tmp_path / "train_log.csv", "epoch,loss\n1,0.9\n2,0.8\n")
+    write(tmp_path / "val_log.csv", "epoch,loss\n")
+    run = load_one(train)
+    assert run.path == str(train) and run.tags == ["train_loss"]
+    assert any("val_log.csv: header only" in warning for warning in run.warnings)
+
+
+@pytest.mark.parametrize("files", [
+    # names differing by more than the split word
+    {"train_metrics.csv": "epoch,loss\n1,0.9\n2,0.8\n", "val_scores.csv": "epoch,loss\n1,1.0\n2,0.9\n"},
+    # headers that share nothing: two different logs
+    {"train_log.csv": "epoch,loss\n1,0.9\n2,0.8\n", "val_log.csv": "step,bleu\n1,10\n2,12\n"},
+    # a data set's splits, no metric log
+    {"train.csv": "id,text,label\n1,good,1\n2,bad,0\n", "val.csv": "id,text,label\n3,fine,1\n4,poor,0\n"},
+    # a log that names its splits already: a Keras CSVLogger beside a test-set evaluation
+    {"train_history.csv": "epoch,loss,val_loss\n0,1.0,1.1\n1,0.8,0.9\n", "test_history.csv": "epoch,loss\n1,0.95\n"},
+    # a split column names the split of each row
+    {"train_results.csv": "epoch,phase,loss\n1,train,0.9\n1,val,1.0\n", "test_results.csv": "epoch,phase,loss\n"
+                                                                                              "1,test,1.1\n"},
+    # two files of one split: no telling which is the run's
+    {"train_run.csv": "epoch,loss\n1,0.9\n", "training_run.csv": "epoch,loss\n1,0.8\n"},
+])
+def test_tables_that_are_not_one_run_s_splits_stay_runs_of_their_own(tmp_path, files):
+    for name, text in files.items():
+        write(tmp_path / name, text)
+    assert sorted(run.name for run in curvedoc.load(tmp_path)) == sorted(files)
+
+
+def test_a_lightning_metrics_csv_beside_a_split_named_file_is_not_merged(tmp_path):
+    shutil.copy(LIGHTNING, tmp_path / "metrics.csv")
+    write(tmp_path / "val_x.csv", "epoch,loss\n1,0.9\n2,0.8\n")
+    runs = curvedoc.load(tmp_path)
+    assert sorted(run.name for run in runs) == [tmp_path.name, "val_x.csv"]
+    assert load_one(tmp_path / "val_x.csv").tags == ["loss"]
+    assert load_one(tmp_path / "metrics.csv").roles == load_one(LIGHTNING).roles

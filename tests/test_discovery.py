@@ -227,3 +227,45 @@ def test_a_named_pipe_is_passed_over_not_read_forever(tmp_path):
     assert [s.path.name for s in discover(tmp_path).sources] == ["log.csv"]
     with pytest.raises(CurvedocError, match="live.csv: not a regular file"):
         discover(tmp_path / "live.csv")
+
+
+
+def files_of(source):
+    return [(split, path.name) for split, path in source.files]
+
+
+def test_sibling_tables_named_by_their_split_are_one_run_read_train_first(tmp_path):
+    touch(tmp_path / "valid_metrics.csv", b"epoch,loss\n1,0.9\n")
+    touch(tmp_path / "train_metrics.csv", b"epoch,loss\n1,1.0\n")
+    touch(tmp_path / "TEST_metrics.csv", b"epoch,loss\n1,0.95\n")
+    touch(tmp_path / "train_metrics_v2.csv", b"epoch,loss\n1,1.0\n")  # no sibling named as it is
+    run, alone = discover(tmp_path).sources
+    assert run.family == "csv" and run.path == tmp_path / "train_metrics.csv" and not run.explicit
+    assert files_of(run) == [("train", "train_metrics.csv"), ("valid", "valid_metrics.csv"),
+                             ("TEST", "TEST_metrics.csv")]
+    assert files_of(alone) == [(None, "train_metrics_v2.csv")]
+
+
+def test_a_split_file_named_on_its_own_brings_its_siblings(tmp_path):
+    touch(tmp_path / "history_train.tsv", b"epoch\tloss\n1\t1.0\n")
+    touch(tmp_path / "history_val.tsv", b"epoch\tloss\n1\t1.1\n")
+    touch(tmp_path / "history_test.csv", b"epoch,loss\n1,1.1\n")  # another suffix: another writer's file
+    (source,) = discover(tmp_path / "history_val.tsv").sources
+    assert source.explicit and source.path == tmp_path / "history_train.tsv"
+    assert files_of(source) == [("train", "history_train.tsv"), ("val", "history_val.tsv")]
+    (source,) = discover(tmp_path / "history_test.csv").sources
+    assert files_of(source) == [(None, "history_test.csv")]
+
+
+@pytest.mark.parametrize("name, named", [
+    ("train_performance.csv", ("train", "\0_performance.csv")),
+    ("Val-Performance.CSV", ("Val", "\0-performance.csv")),
+    ("history.validation.tsv", ("validation", "history.\0.tsv")),
+    ("train.csv", ("train", "\0.csv")),
+    ("train_val_split.csv", None),  # two splits named
+    ("pretrained.csv", None),  # a split word inside another word
+    ("trainer_state.csv", None),
+    ("train_performance.json", None),
+])
+def test_the_split_word_of_a_table_s_name(name, named):
+    assert readers.split_file_name(name) == named

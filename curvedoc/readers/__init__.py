@@ -1,9 +1,9 @@
 """Finding training logs on disk and handing each to the reader of its format family.
 
-Discovery decides *what is a run* (a TensorBoard folder, a W&B run folder, an MLflow run, a CSV file …) from
-names and a peek at content; each reader module then turns one :class:`Source` into runs. A reader module
-exposes ``read(source: Source) -> list[Run]`` and raises :class:`~curvedoc.errors.CurvedocError` when nothing
-in the source can be read; partial damage becomes warnings on the run.
+Discovery decides *what is a run* (a TensorBoard folder, a W&B run folder, an MLflow run, a CSV file, a CSV file
+per split …) from names and a peek at content; each reader module then turns one :class:`Source` into runs. A
+reader module exposes ``read(source: Source) -> list[Run]`` and raises :class:`~curvedoc.errors.CurvedocError` when
+nothing in the source can be read; partial damage becomes warnings on the run.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
 from curvedoc.readers.generations import is_generations_file
+from curvedoc.readers.records import find_step_column
+from curvedoc.roles import Role, infer_role, tokens
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,6 +69,19 @@ TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
 EVENT_FILE = re.compile(r"tfevents")
 # The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
 WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
+# What a table's cells are split at when its header holds no delimiter (``step loss`` columns)
+WHITESPACE = r"\s+"
+# One run's splits written to sibling tables named alike but for the split (train_performance.csv beside
+# val_performance.csv and test_performance.csv, history_train.csv beside history_val.csv): the file names the split,
+# as Keras's train/ and validation/ folders do, and the tables repeat one another's column names (loss, Accuracy).
+# Each word of a name, with the split it names; the run is read in SPLIT_ORDER, named after its first file.
+SPLIT_FILE_WORDS = {"train": "train", "training": "train", "val": "val", "valid": "val", "validation": "val",
+                    "eval": "val", "test": "test"}
+SPLIT_FILE_WORD = re.compile(rf"(?<![^\W_])({'|'.join(SPLIT_FILE_WORDS)})(?![^\W_])", re.IGNORECASE)
+SPLIT_ORDER = ("train", "val", "test")
+# A column naming the split of its rows: its table holds its run's splits already, as Lightning's metrics.csv and
+# Keras's CSVLogger (val_loss) do by the columns' names.
+SPLIT_COLUMNS = {"split", "phase", "mode", "subset", "stage"}
 
 
 def is_wandb_export(columns: list[str]) -> bool:
@@ -78,8 +93,8 @@ def is_wandb_export(columns: list[str]) -> bool:
 class Source:
     """One thing to read: ``family`` names the reader, ``path`` the run (a folder or a file).
 
-    ``files`` lists what the reader should open, each with the split its folder implies (Keras), in reading
-    order; ``explicit`` is true when the user named this file, so a file that is not a log is an error
+    ``files`` lists what the reader should open, each with the split its folder (Keras) or file name implies, in
+    reading order; ``explicit`` is true when the user named this file, so a file that is not a log is an error
     rather than something to pass over quietly.
     """
 
@@ -179,7 +194,7 @@ def discover(path: str | os.PathLike[str], exclude: tuple[str | os.PathLike[str]
         source = classify_file(root, explicit=True)
         if isinstance(source, str):
             raise CurvedocError(root, source)
-        found.sources.append(source)
+        found.sources.append(_with_split_siblings(source))
     return found
 
 
@@ -229,7 +244,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return "JSON file that is neither a Hugging Face trainer_state.json (no log_history) nor JSON Lines"
         return None
     if suffix in TABLE_SUFFIXES or (suffix in TEXT_LOG_SUFFIXES and _looks_like_table(head)):
-        family = "wandb-export" if is_wandb_export(_header_cells(head)) else "csv"
+        family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
         return Source(family, path, ((None, path),), explicit)
     if suffix in TEXT_LOG_SUFFIXES:
         # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
@@ -241,14 +256,23 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     return None
 
 
-def _header_cells(head: bytes) -> list[str]:
-    """The complete cells of a table's first line (a header longer than the peek loses its cut last cell)."""
+def _header_cells(head: bytes, delimiter: str | None = None) -> list[str]:
+    """The complete cells of a table's first line (a header longer than the peek loses its cut last cell), split at
+    ``delimiter``, else at the one the line holds most of."""
     first, newline, _ = head.partition(b"\n")
+    line = first.decode("utf-8", errors="replace").rstrip("\r")
+    delimiter = delimiter or sniff_delimiter(line)
     try:
-        cells = next(csv.reader([first.decode("utf-8", errors="replace").rstrip("\r")]), [])
+        cells = line.split() if delimiter == WHITESPACE else next(csv.reader([line], delimiter=delimiter), [])
     except csv.Error:
         return []
     return cells if newline else cells[:-1]
+
+
+def sniff_delimiter(header: str) -> str:
+    counts = {delimiter: header.count(delimiter) for delimiter in (",", "\t", ";", "|")}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else WHITESPACE
 
 
 def _looks_like_json_lines(head: bytes) -> bool:
@@ -367,6 +391,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
     found.sources = _without_superseded_checkpoints(found.sources)
     found.sources = _wandb_exports_by_folder(found.sources)
+    found.sources = _split_files_as_runs(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
 
 
@@ -428,6 +453,85 @@ def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:
             files = tuple(sorted((file for source in exports for file in source.files), key=lambda item: item[1].name))
             kept.append(Source("wandb-export", folder, files))
     return kept
+
+
+def split_file_name(name: str) -> tuple[str, str] | None:
+    """The split word a table's file name holds and the name without it, lower-cased (the key its run's other split
+    files share), when it holds exactly one: ``train_val_split.csv`` names no one split."""
+    stem, suffix = os.path.splitext(name)
+    words = list(SPLIT_FILE_WORD.finditer(stem)) if suffix.lower() in TABLE_SUFFIXES else []
+    if len(words) != 1:
+        return None
+    word = words[0]
+    return word.group(), f"{stem[:word.start()]}\0{stem[word.end():]}{suffix}".lower()
+
+
+def split_files_run(members: list[tuple[str, Path]], explicit: bool = False) -> Source | None:
+    """The source that reads the sibling tables ``members`` (each with the split word of its name) as one run, when
+    they are one run's splits: each split once, and headers alike (the same columns, or some of them: a test file
+    without the loss) that name no split themselves, or None."""
+    splits = [SPLIT_FILE_WORDS[word.lower()] for word, _ in members]
+    if len(set(splits)) < len(splits):
+        return None  # train_x.csv beside training_x.csv: no telling which is the run's
+    headers = [_split_file_columns(path) for _, path in members]
+    if any(header is None for header in headers):
+        return None
+    widest = max(headers, key=len)
+    if not all(header <= widest for header in headers):
+        return None
+    files = tuple(member for _, member in sorted(zip(splits, members, strict=True),
+                                                 key=lambda item: SPLIT_ORDER.index(item[0])))
+    return Source("csv", files[0][1], files, explicit)
+
+
+def _split_file_columns(path: Path) -> set[str] | None:
+    """The columns of a table that can be one split of a run, or None: one whose header names splits holds them all
+    already, and one naming neither a metric nor a step is no log (a data set's train.csv and test.csv)."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096).removeprefix(codecs.BOM_UTF8)
+    except OSError:
+        return None
+    columns = [cell.strip() for cell in _header_cells(head)]
+    if any(column.lower() in SPLIT_COLUMNS or any(SPLIT_FILE_WORD.fullmatch(word) for word in tokens(column))
+           for column in columns):
+        return None
+    if find_step_column(columns) is None and all(infer_role(column) is Role.OTHER for column in columns):
+        return None
+    return set(columns)
+
+
+def _split_files_as_runs(sources: list[Source]) -> list[Source]:
+    """The tables of a folder that are one run's splits (see SPLIT_FILE_WORDS) as one source, read as one run."""
+    by_name: dict[tuple[Path, str], list[tuple[str, Path]]] = {}
+    for source in sources:
+        named = split_file_name(source.path.name) if source.family == "csv" else None
+        if named:
+            by_name.setdefault((source.path.parent, named[1]), []).append((named[0], source.path))
+    joined = [run for members in by_name.values() if len(members) > 1 and (run := split_files_run(members))]
+    merged = {path for run in joined for _, path in run.files}
+    return [source for source in sources if source.family != "csv" or source.path not in merged] + joined
+
+
+def _with_split_siblings(source: Source) -> Source:
+    """A table named on its own together with its run's other split files beside it, as a folder's walk reads them:
+    the user named the run's log and expects its validation curve with it, whichever split's file was named."""
+    named = split_file_name(source.path.name) if source.family == "csv" else None
+    if named is None:
+        return source
+    folder = source.path.parent
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return source
+    members = [(named[0], source.path)]
+    for name in names:
+        sibling = split_file_name(name) if name != source.path.name else None
+        if sibling and sibling[1] == named[1]:
+            found = classify_file(folder / name)
+            if isinstance(found, Source) and found.family == "csv":
+                members.append((sibling[0], found.path))
+    return (len(members) > 1 and split_files_run(members, explicit=True)) or source
 
 
 def _logs_metrics(mlflow_run: Path) -> bool:

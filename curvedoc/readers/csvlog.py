@@ -7,6 +7,9 @@ columns of plain numbers arrive as floats, the rest as text converted column by 
 
 A table may hold several runs one after another, told apart by a column naming them (``model``, ``seed``) at
 whose every change the step starts over: each becomes a run of its own, not one run restarted again and again.
+And a run may be written as a table per split (``train_performance.csv``, ``val_performance.csv``), each naming its
+columns as the others do (``loss``): discovery gives such sibling files as one source, read as one run whose curves
+are named with their file's split (``val_loss``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import yaml
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import WANDB_EXPORT_COLUMN, Source, file_run_name, is_wandb_export, limits
+from curvedoc.readers import (
+    WANDB_EXPORT_COLUMN, WHITESPACE, Source, file_run_name, is_wandb_export, limits, sniff_delimiter,
+)
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower, counts_within_epoch,
@@ -37,7 +42,8 @@ from curvedoc.roles import Role, infer_role, split_of, tokens
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
 LONG_FORMAT_TAG_COLUMNS = ("tag", "metric", "key")
-WHITESPACE = r"\s+"
+# Formats whose table is one run whatever its columns hold: one series (named by the file), or one point a row
+WHOLE_TABLE_FORMATS = {"tensorboard-csv", "long-csv"}
 NAN_WORDS = {"nan", "+nan", "-nan"}
 # What writers put in a cell that has no value: Keras CSVLogger writes NA for a metric not computed that epoch.
 MISSING_WORDS = {"na", "n/a", "none", "null"}
@@ -70,7 +76,7 @@ class Table:
 
 def read(source: Source) -> list[Run]:
     if len(source.files) > 1:
-        return read_wandb_exports(source)
+        return read_wandb_exports(source) if source.family == "wandb-export" else read_split_files(source)
     path = source.files[0][1] if source.files else source.path
     table = load_table(path)
     runs_table_columns = wandb_runs_table_columns(table.columns)
@@ -79,27 +85,65 @@ def read(source: Source) -> list[Run]:
                                   "step column), not a training curve; export a panel's CSV or the run history instead")
     if is_wandb_export(table.columns):
         return read_wandb_exports(source, [table])
-    fmt = table_format(table)
-    if fmt == "sb3-monitor":
-        table.frame.columns = [SB3_MONITOR_COLUMNS[column] for column in table.frame.columns]
-    step_column = find_step_column(table.columns)
-    by_lower = {column.lower(): column for column in table.columns}
-    if fmt == "tensorboard-csv":
-        builders = [table_builder(table, fmt)]
-        add_columns(builders[0], table, step_column, columns={by_lower["value"]: tensorboard_download_tag(path)})
-    elif fmt == "long-csv":
-        builders = [table_builder(table, fmt)]
-        tag_column = next(by_lower[name] for name in LONG_FORMAT_TAG_COLUMNS if name in by_lower)
-        add_long_format(builders[0], table, tag_column, step_column, by_lower["value"])
-    else:
-        builders = []
-        for run_name, part in runs_in(table, step_column):
-            builders.append(table_builder(table, fmt, run_name))
-            add_columns(builders[-1], part, step_column, restart_on_repeat=fmt == "keras-csv")
+    fmt = formatted(table)
+    builders = []
+    parts = [(None, table)] if fmt in WHOLE_TABLE_FORMATS else runs_in(table, find_step_column(table.columns))
+    for run_name, part in parts:
+        builders.append(table_builder(table, fmt, run_name))
+        add_table(builders[-1], part, fmt)
     runs = [builder.build() for builder in builders if builder.has_points]
     if not runs:
         raise CurvedocError(path, f"no numeric column (columns: {', '.join(table.columns)})")
     return runs
+
+
+def read_split_files(source: Source) -> list[Run]:
+    """One run written as a table per split, which discovery found by their names (``train_performance.csv``,
+    ``val_performance.csv``: see :data:`curvedoc.readers.SPLIT_FILE_WORDS`): each table's curves named with the
+    split word of its file (``val_loss``, ``test_Accuracy``), since the tables repeat one another's column names,
+    and each on its own step column or row number. A table that cannot be read is a warning on the run, which
+    keeps the first file's name and path (the train file's) whichever split is left."""
+    tables, problems = [], []
+    for split, path in source.files:
+        try:
+            tables.append((split, load_table(path)))
+        except CurvedocError as error:
+            problems.append(str(error))
+    if not tables:
+        raise CurvedocError(source.path, f"none of the run's split files could be read ({problems[0]})")
+    formats = [formatted(table) for _, table in tables]
+    builder = RunBuilder(str(source.path), formats[0], name=file_run_name(source.path))
+    for message in problems:
+        builder.warn(message)
+    for (split, table), fmt in zip(tables, formats, strict=True):
+        note_table(builder, table)
+        add_table(builder, table, fmt, prefix=f"{split}_")
+    add_hparams(builder, source.path.parent)
+    if not builder.has_points:
+        raise CurvedocError(source.path, "no numeric column in any of the run's split files")
+    return [builder.build()]
+
+
+def formatted(table: Table) -> str:
+    """The table's format (:func:`table_format`), its columns renamed where the format names them by a letter."""
+    fmt = table_format(table)
+    if fmt == "sb3-monitor":
+        table.frame.columns = [SB3_MONITOR_COLUMNS[column] for column in table.frame.columns]
+    return fmt
+
+
+def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> None:
+    """Adds the curves of a table of format ``fmt``, each tag led by ``prefix`` (a split file's split)."""
+    step_column = find_step_column(table.columns)
+    by_lower = {column.lower(): column for column in table.columns}
+    if fmt == "tensorboard-csv":
+        add_columns(builder, table, step_column,
+                    columns={by_lower["value"]: prefix + tensorboard_download_tag(table.path)})
+    elif fmt == "long-csv":
+        tag_column = next(by_lower[name] for name in LONG_FORMAT_TAG_COLUMNS if name in by_lower)
+        add_long_format(builder, table, tag_column, step_column, by_lower["value"], prefix)
+    else:
+        add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv", prefix=prefix)
 
 
 def table_builder(table: Table, fmt: str, run_name: str | None = None) -> RunBuilder:
@@ -110,14 +154,24 @@ def table_builder(table: Table, fmt: str, run_name: str | None = None) -> RunBui
     if run_name is not None:
         path, name = f"{path}#{run_name}", f"{name}#{run_name}"
     builder = RunBuilder(path, fmt, name=name)
+    note_table(builder, table)
+    add_hparams(builder, table.path.parent)
+    return builder
+
+
+def note_table(builder: RunBuilder, table: Table) -> None:
+    """The table's file among the run's, and its parsing problems among the run's warnings."""
     builder.add_file(table.path)
     for message in table.warnings:
         builder.warn(message)
-    hparams_file = table.path.parent / "hparams.yaml"
+
+
+def add_hparams(builder: RunBuilder, folder: Path) -> None:
+    """The hparams.yaml Lightning's CSVLogger writes beside its metrics.csv, when ``folder`` holds one."""
+    hparams_file = folder / "hparams.yaml"
     if hparams_file.is_file():
         builder.meta.hparams = load_hparams(hparams_file, builder)
         builder.add_file(hparams_file)
-    return builder
 
 
 def runs_in(table: Table, step_column: str | None) -> list[tuple[str | None, Table]]:
@@ -211,12 +265,6 @@ def load_table(path: Path) -> Table:
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
     return Table(path, frame, found, decimal)
-
-
-def sniff_delimiter(header: str) -> str:
-    counts = {delimiter: header.count(delimiter) for delimiter in (",", "\t", ";", "|")}
-    best = max(counts, key=counts.get)
-    return best if counts[best] else WHITESPACE
 
 
 def count_fields(line: bytes, delimiter: str) -> int:
@@ -363,9 +411,10 @@ def wall_times(table: Table) -> tuple[np.ndarray | None, str | None]:
 
 def add_columns(
     builder: RunBuilder, table: Table, step_column: str | None, restart_on_repeat: bool = False,
-    columns: dict[str, str] | None = None,
+    columns: dict[str, str] | None = None, prefix: str = "",
 ) -> None:
-    """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all)."""
+    """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all, each
+    named ``prefix`` and its name)."""
     steps, has_step, step_used = step_values(builder, table, step_column)
     walls, wall_column = wall_times(table)
     if columns is None:
@@ -373,7 +422,7 @@ def add_columns(
         if step_used:
             steps, step_columns = steps_within_epochs(table, step_column, steps, has_step)
             skipped |= step_columns
-        columns = {c: c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
+        columns = {c: prefix + c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []
     superseded = np.zeros(len(steps), dtype=bool)
     curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
@@ -419,8 +468,10 @@ def validation_metrics(rows_of: dict[str, np.ndarray]) -> set[str]:
             and not (rows & ~on_validation).any()}
 
 
-def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_column: str, value_column: str) -> None:
-    """A table with one row per point (``tag, step, value``: tbparse, curvedoc's own scalars)."""
+def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_column: str, value_column: str,
+                    prefix: str = "") -> None:
+    """A table with one row per point (``tag, step, value``: tbparse, curvedoc's own scalars); each tag named
+    ``prefix`` and its name."""
     steps, has_step, _ = step_values(builder, table, step_column)
     walls, _ = wall_times(table)
     values, present, n_text = numeric_cells(table.frame[value_column], table.decimal)
@@ -431,7 +482,7 @@ def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_col
     for code, tag in enumerate(tags):
         rows = usable & (codes == code)
         if tag and rows.any():
-            builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows])
+            builder.add(prefix + tag, steps[rows], values[rows], None if walls is None else walls[rows])
 
 
 def wandb_runs_table_columns(columns: list[str]) -> list[str]:
