@@ -133,6 +133,10 @@ def test_detectron2s_per_class_ap_tags_count_the_classes():
     ("args.yaml", "task: classify\nmodel: {num_classes: 37}\n", (37, "args.yaml: model.num_classes", CLASSES)),
     ("experiment.yml", "trainer: {max_epochs: 3}\nmodel:\n  vocab_size: 5000\n",
      (5000, "experiment.yml: model.vocab_size", VOCABULARY)),
+    ("default_parameters.json", json.dumps({"lr": 2e-4, "num_classes": 8, "imsize": 128}),
+     (8, "default_parameters.json: num_classes", CLASSES)),
+    ("training_config.json", json.dumps({"model": {"n_classes": 5}}), (5, "training_config.json: model.n_classes",
+                                                                         CLASSES)),
     ("labels.txt", "cat\ndog\nbird\n\nfish\n", (4, "labels.txt: labels", CLASSES)),
     ("classes.txt", "0\n1\n2\n", (3, "classes.txt: labels", CLASSES)),
     ("class_names.txt", "healthy\nrust\n", (2, "class_names.txt: labels", CLASSES)),
@@ -151,6 +155,7 @@ def test_each_kind_of_companion_beside_the_log(tmp_path, name, text, expected):
     ("config.json", json.dumps({"editor.tabSize": 4, "files.exclude": {"**/.git": True}})),  # another tool's config
     ("labels.txt", "0\n1\n1\n0\n1\n"),  # one label per sample
     ("docker-compose.yml", "services:\n  web:\n    image: nginx\n"),
+    ("results.json", json.dumps({"num_classes": 3, "accuracy": 0.9})),  # JSON not named for settings: results, data
 ])
 def test_companions_of_other_tools_say_nothing(tmp_path, name, text):
     csv_run(tmp_path / "run")

@@ -9,10 +9,11 @@ writes (``README.md``, whose YAML front matter holds ``base_model``: ``trainer.c
 as the Hugging Face example scripts call it). They are looked for in the run's folder,
 then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config, and above
 a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's configs), nearest
-folder first; within a folder the model config first, then data configs, run arguments, other YAML files, label
-lists; last, a data config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the
-directory training ran in), in the run folder's parents up to three levels. Only a count stated under a key :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json``
-of an unrelated tool says nothing.
+folder first; within a folder the model config first, then data configs, run arguments, other YAML files, other
+JSON files named for settings (``default_parameters.json``, ``training_config.json``), label lists; last, a data
+config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the directory training ran
+in), in the run folder's parents up to three levels. Only a count stated under a key
+:func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
 
 Cost: only files under MAX_BYTES are opened, and parsed with the JSON parser or YAML's safe loader. A folder's
 listing is kept while its modification time is unchanged and a file's reading while its size and modification
@@ -45,6 +46,9 @@ MODEL_CARD = "README.md"
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
+# Other JSON files a run's settings are saved in by name (default_parameters.json, train_params.json,
+# training_config.json); any other JSON beside a log is more likely data or results
+CONFIG_WORDS = re.compile(r"param|config|args|setting|option")
 # Folders a framework makes per checkpoint or per run inside the folder the user chose, whose configs are saved in
 # that folder: a Hugging Face checkpoint's model config is in the output folder above it, and the project folder
 # holding a Lightning logger's version_N/ or a W&B run folder is two above the log
@@ -159,8 +163,10 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     kept): an archive's thousands of run folders under one parent are not filtered and sorted once per run."""
     other_yaml = sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES)
                         and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
+    other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
+                        and CONFIG_WORDS.search(name.lower()))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
-    return (*ordered, *other_yaml, *(name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names))
+    return (*ordered, *other_yaml, *other_json, *(name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names))
 
 
 def _read(path: str) -> Companion | None:
