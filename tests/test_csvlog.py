@@ -305,6 +305,24 @@ def test_a_batch_counter_beside_the_epoch_is_counted_on_across_epochs(tmp_path):
     assert not run.warnings
 
 
+def test_rows_that_each_log_a_batch_with_only_their_epoch_are_counted_in_row_order(tmp_path):
+    """Lightning's 2019 metrics.csv: a row a batch with its epoch and a clock, the validation's row at the epoch's
+    end, no step column. The epoch alone would pile each epoch's batches onto one step; the row order keeps them,
+    with a warning. A log of one row an epoch, or one whose epochs go back (a restart), keeps the epoch."""
+    rows = "".join(f"{0.5 / (1 + 3 * epoch + batch)},{epoch},2019-12-09 21:16:{epoch}{batch}.0,\n" for epoch in range(3)
+                   for batch in range(3))
+    rows += "".join(f",{epoch},2019-12-09 21:17:0{epoch}.0,{0.05 + epoch / 100}\n" for epoch in range(3))
+    ordered = "".join(sorted(rows.splitlines(keepends=True), key=lambda line: (line.split(",")[1], line[0] == ",")))
+    (tmp_path / "old").mkdir()
+    (tmp_path / "keras").mkdir()
+    run = load_one(write(tmp_path / "old" / "metrics.csv", "train_loss,epoch,created_at,val_loss\n" + ordered))
+    assert run.series("train_loss")["step"].tolist() == [0, 1, 2, 4, 5, 6, 8, 9, 10]
+    assert run.series("val_loss")["step"].tolist() == [3, 7, 11] and run.roles["val_loss"] == Role.VAL_LOSS
+    assert any("several rows an epoch" in warning for warning in run.warnings)
+    per_epoch = load_one(write(tmp_path / "keras" / "log.csv", "epoch,loss,val_loss\n0,1.0,1.1\n1,0.8,0.9\n2,0.7,0.8\n"))
+    assert per_epoch.series("loss")["step"].tolist() == [0, 1, 2] and not per_epoch.warnings
+
+
 def test_an_iteration_logged_every_k_batches_and_restarting_each_epoch(tmp_path):
     """iteration 0, 50 … 350 in each epoch of 400 batches: epoch 1 starts at 400 (its last print + the stride)."""
     rows = "".join(f"{epoch},{it},{1 / (1 + epoch * 8 + it / 50)}\n" for epoch in range(2) for it in range(0, 400, 50))

@@ -9,7 +9,8 @@ A table may hold several runs one after another, told apart by a column naming t
 whose every change the step starts over: each becomes a run of its own, not one run restarted again and again.
 And a run may be written as a table per split (``train_performance.csv``, ``val_performance.csv``), each naming its
 columns as the others do (``loss``): discovery gives such sibling files as one source, read as one run whose curves
-are named with their file's split (``val_loss``).
+are named with their file's split (``val_loss``). With the epoch as the only x, a table that holds several rows
+an epoch (a row a batch: Lightning's 2019 ``metrics.csv``) is read in row order, not piled onto its epochs.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ ROW_KIND_COLUMNS = {"split", "phase", "mode", "subset", "class", "class_name", "
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial"}
 # Fewer rows than this between changes of a column is the column varying within a run, not runs one after another.
 MIN_RUN_ROWS = 3
+# An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
+MIN_ROWS_PER_EPOCH = 3
 
 
 @dataclass
@@ -388,6 +391,8 @@ def steps_within_epochs(table: Table, step_column: str, steps: np.ndarray, has_s
     epoch_column = by_lower.get("epoch")
     counter_column = step_column if step_column != epoch_column else next(
         (by_lower[name] for name in WITHIN_EPOCH_COLUMNS if name in by_lower), None)
+    if epoch_column is not None and counter_column is None:
+        return rows_within_epochs(table, epoch_column, steps)
     if epoch_column is None or counter_column is None:
         return steps, set()
     counter, has_counter, _ = numeric_cells(table.frame[counter_column], table.decimal)
@@ -409,6 +414,18 @@ def wall_times(table: Table) -> tuple[np.ndarray | None, str | None]:
     return np.where(present, walls, np.nan), column
 
 
+def rows_within_epochs(table: Table, epoch_column: str, steps: np.ndarray) -> tuple[np.ndarray, set[str]]:
+    """The row order as the step when the epoch is the only x and it holds for several rows in a row, never going
+    back: a row a batch (Lightning's 2019 metrics.csv: a created_at clock, the validation's row at the epoch's
+    end), which the epoch alone would pile onto one step each. Else ``steps`` as they are."""
+    epoch, has_epoch, _ = numeric_cells(table.frame[epoch_column], table.decimal)
+    if not has_epoch.all() or np.any(np.diff(epoch) < 0):
+        return steps, set()  # an epoch missing, or one logged again: a restart, which the restart rule handles
+    if np.unique(epoch, return_counts=True)[1].max() < MIN_ROWS_PER_EPOCH:
+        return steps, set()
+    return np.arange(len(epoch), dtype=np.float64), {epoch_column}
+
+
 def add_columns(
     builder: RunBuilder, table: Table, step_column: str | None, restart_on_repeat: bool = False,
     columns: dict[str, str] | None = None, prefix: str = "",
@@ -420,7 +437,10 @@ def add_columns(
     if columns is None:
         skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS
         if step_used:
-            steps, step_columns = steps_within_epochs(table, step_column, steps, has_step)
+            counted, step_columns = steps_within_epochs(table, step_column, steps, has_step)
+            if step_columns == {step_column} and not np.array_equal(counted, steps):
+                builder.warn(f"{table.path}: several rows an epoch and no step column; the row number is the step")
+            steps = counted
             skipped |= step_columns
         columns = {c: prefix + c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []
