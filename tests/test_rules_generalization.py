@@ -261,3 +261,19 @@ def test_an_eight_epoch_u_with_noise_is_overfitting_its_bend_is_not_noise():
     epochs = np.arange(1, 9) * 100 - 1
     (finding,) = findings(build({"train/loss": falling_train(800, noise=0.2), "val/loss": val}, epochs), {"CD501"})
     assert finding.step == 399
+
+
+def test_thirty_epochs_that_climb_steadily_from_an_early_best_are_overfitting():
+    """A 2019 Lightning run (a real public log's shape): validation loss best 0.043 at epoch 1, then climbing with
+    epoch-to-epoch zigzags of 0.01 to about 0.08, twice the best, while the train loss falls to 0.004: from the
+    best on the points climb beyond what their order does by chance. The same zigzags around the best level are
+    quiet."""
+    rng = np.random.default_rng(9)
+    epochs = np.arange(30)
+    climb = 0.043 + 0.04 * (1 - np.exp(-np.maximum(epochs - 1, 0) / 6))
+    climb[0] = 0.052
+    noise = 0.008 * rng.standard_normal(30)
+    train = falling_train(900, start=0.6, end=0.004)
+    assert findings(build({"train/loss": train, "val/loss": climb + noise}, epochs * 30 + 29), {"CD501"})
+    flat = np.r_[0.052, np.full(29, 0.06)] + noise
+    assert not findings(build({"train/loss": train, "val/loss": flat}, epochs * 30 + 29), {"CD501"})

@@ -12,7 +12,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from curvedoc.features import MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, terms_beside
+from curvedoc.features import MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, rank_trend_z, terms_beside
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
@@ -107,7 +107,9 @@ MEMORIZING_LIMITS = {
         "min_after": Threshold(2, "validation points after the best one that must show the rise (not one bump; "
                                   "one on a log of 3–4 evaluations)"),
         "rise_noise": Threshold(3.0, "rise of the validation loss above its best, in units of its own noise (on top "
-                                      "of the depth the minimum of that many noisy points reaches by chance)"),
+                                      "of the depth the minimum of that many noisy points reaches by chance); or, "
+                                      "on an unsmoothed curve, the rank trend from its best on, in standard "
+                                      "deviations"),
         "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
         "fall_noise": Threshold(3.0, "the train loss must have fallen from its start by more than this many standard "
                                      "errors of its smoothed level: one that swings by more than it ever fell has "
@@ -158,6 +160,11 @@ def overfitting(run: RunCurves, limits: Limits):
         else:
             chance_depth = NormalDist().inv_cdf((len(values) - 0.375) / (len(values) + 0.25))
             needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
+            if rank_trend_z(values[best:]) >= limits["rise_noise"]:
+                # The points from the best on climb beyond what their order does by chance (a rank trend, which the
+                # choice of the lowest point does not bias): a steady rise, however its size compares with the
+                # depth one noisy minimum reaches, is then only asked to be meaningful.
+                needed = min(needed, limits["rise_share"] * abs(best_level))
         if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
             return None
     best_step, last_step = val.step_at(best), val.step_at(len(values) - 1)
