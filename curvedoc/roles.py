@@ -107,6 +107,18 @@ def split_of(words: list[str]) -> str | None:
     return (found or fallback or [None])[0]
 
 
+def singular(word: str) -> str:
+    """``word`` in the singular, as a tag names one measurement: losses → loss, accuracies → accuracy, accs → acc,
+    f1s → f1. Words of two letters (``bs``) and those ending in ``ss`` or ``us`` stay as they are."""
+    if len(word) <= 2 or word.endswith(("ss", "us")):
+        return word
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if word.endswith("s") else word
+
+
 def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
     """The role of ``tag``; ``split`` is a hint from where the tag was found: a folder naming its split (Keras's
     ``validation/``, a TF Estimator's ``eval/`` or ``eval_<name>/``); ``loss`` says the log's format prints only
@@ -126,10 +138,12 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.LR
     if any(w in _NOT_A_METRIC for w in words) and not (_OVERLAP_METRICS & set(words)):
         return Role.OTHER
-    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in words) or (
+    # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
+    measured = [singular(w) for w in words]
+    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or (
             _LOSS_TERM_WORDS & set(words) and not _ACC_WORDS & set(words)):
         kind = "loss"
-    elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in words):
+    elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in measured):
         if any(_TOPK.match(w) for w in words):
             return Role.OTHER  # top-5 accuracy has no chance level of 1/n
         kind = "acc"

@@ -88,6 +88,22 @@ def test_a_folder_mixing_formats_yields_one_source_per_format(tmp_path):
     assert sorted(source.family for source in found.sources) == ["csv", "hf", "jsonl", "tensorboard"]
 
 
+def test_json_histories_are_found_by_content_and_other_json_is_not(tmp_path):
+    touch(tmp_path / "results" / "training_history.json",
+          b'{"train_losses": [3.1, 2.5, 2.2], "val_losses": [3.0, 2.7, 2.6]}')
+    touch(tmp_path / "keras.json", b'{\n  "history": {\n    "loss": [\n      0.9,\n      0.5,\n      0.4\n    ]\n  }\n}')
+    touch(tmp_path / "config.json", b'{"lr": 0.001, "epochs": 10, "model": {"depth": 18}}')
+    touch(tmp_path / "per_class.json", b'{"val_acc": [[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]]}')
+    touch(tmp_path / "labels.json", b'{"classes": ["cat", "dog", "bird"]}')
+    # past the peek only its first bytes are seen: a vocabulary's are no metric list
+    touch(tmp_path / "vocab.json", b"{" + b", ".join(b'"w%d": %d' % (i, i) for i in range(1000)) + b"}")
+    found = discover(tmp_path)
+    assert sorted((s.family, s.path.relative_to(tmp_path).as_posix()) for s in found.sources) == [
+        ("history", "keras.json"), ("history", "results/training_history.json"),
+    ]
+    assert not found.problems
+
+
 def test_tensorboard_embedding_projector_files_are_no_runs(tmp_path):
     touch(tmp_path / "run" / EVENT)
     touch(tmp_path / "run" / "projector_config.pbtxt", b'embeddings { tensor_name: "line" }\n')

@@ -106,6 +106,16 @@ def test_trls_share_of_completions_cut_at_the_limit_and_what_is_not_it():
                                              "completions/mean_length", "objective/clipped_ratio"]))
 
 
+@pytest.mark.parametrize("tag,role", [
+    ("train_losses", Role.TRAIN_LOSS), ("val_losses", Role.VAL_LOSS), ("test_losses", Role.TEST_LOSS),
+    ("train_accs", Role.TRAIN_ACC), ("val_accuracies", Role.VAL_ACC),
+    # singular words, and plurals that are no measurement, stay as they were
+    ("feature_maps", Role.OTHER), ("metrics/accuracy_top1", Role.VAL_ACC), ("epochs", Role.OTHER),
+])
+def test_a_scripts_lists_of_losses_and_accuracies_are_named_in_the_plural(tag, role):
+    assert infer_role(tag) == role
+
+
 def test_a_loss_is_not_a_perplexity():
     assert not any(is_perplexity(tag) for tag in ["loss", "val_loss", "nll_loss", "eval_mean_token_accuracy"])
 

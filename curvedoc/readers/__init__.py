@@ -38,13 +38,15 @@ READER_MODULES = {
     "wandb": "curvedoc.readers.wandb",
     "mlflow": "curvedoc.readers.mlflow",
     "text": "curvedoc.readers.textlog",
+    "history": "curvedoc.readers.history",
     # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
     "wandb-export": "curvedoc.readers.csvlog",
 }
 
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
-    "trainer_state.json, JSON Lines metric logs, W&B run folders, MLflow mlruns/ or mlflow.db, "
+    "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
+    "W&B run folders, MLflow mlruns/ or mlflow.db, "
     "captured training output (*.log, *.txt, *.out)"
 )
 
@@ -61,6 +63,8 @@ ADD_HPARAMS_FOLDER = re.compile(r"^\d{9,}\.\d+$")
 # what TensorBoard's add_embedding writes beside a run's event files
 PROJECTOR_FILES = {"tensors.tsv", "metadata.tsv"}
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
+# What discovery reads of a file to tell its format: all of most small files, so a small .json is judged whole
+PEEK_BYTES = 4096
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 SQLITE_HEADER = b"SQLite format 3\x00"
 TABLE_SUFFIXES = {".csv", ".tsv"}
@@ -223,9 +227,10 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return None  # a model's outputs, read beside the run's logs (curvedoc.readers.generations), not a log
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096)
+            head = handle.read(PEEK_BYTES)
     except OSError as exc:
         return describe_os_error(exc)
+    whole_file = len(head) < PEEK_BYTES
     if head.startswith(LFS_POINTER):
         return "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch the real file)"
     head = head.removeprefix(codecs.BOM_UTF8)  # Windows editors and Excel start text files with one
@@ -238,10 +243,16 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return Source("hf", path, ((None, path),), explicit)
         if suffix != ".json" or _looks_like_json_lines(head):
             return Source("jsonl", path, ((None, path),), explicit)
+        # imported here, as the readers are: it imports Source from this module
+        from curvedoc.readers.history import looks_like_history
+
+        if looks_like_history(head, complete=whole_file):
+            return Source("history", path, ((None, path),), explicit)
         if explicit:
             if not text:
                 return "empty file"
-            return "JSON file that is neither a Hugging Face trainer_state.json (no log_history) nor JSON Lines"
+            return ("JSON file that is neither a Hugging Face trainer_state.json (no log_history), JSON Lines, nor a "
+                    "training history (an object of metric lists)")
         return None
     if suffix in TABLE_SUFFIXES or (suffix in TEXT_LOG_SUFFIXES and _looks_like_table(head)):
         family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
@@ -489,7 +500,7 @@ def _split_file_columns(path: Path) -> set[str] | None:
     already, and one naming neither a metric nor a step is no log (a data set's train.csv and test.csv)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4096).removeprefix(codecs.BOM_UTF8)
+            head = handle.read(PEEK_BYTES).removeprefix(codecs.BOM_UTF8)
     except OSError:
         return None
     columns = [cell.strip() for cell in _header_cells(head)]

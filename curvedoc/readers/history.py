@@ -1,0 +1,185 @@
+"""Training histories saved as one JSON object of metric lists: Keras's ``json.dump(history.history, f)``
+(``{"loss": [...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...],
+"val_accs": [...]}``, or either nested one level down (``{"history": {...}, "config": {...}}``).
+
+Each list holds one value per epoch. An ``epoch``/``epochs``/``step`` list beside them is the x axis, else the
+position in the list (1 … n). A list shorter than the longest by a whole factor k was logged every k epochs
+(validation every other epoch): its values sit at the end of each k-epoch block.
+
+Scripts save such a history under any name, beside configs and results saved as ``.json`` too, so the content
+decides (:func:`is_history`): a config is an object of scalars, per-class results are lists of lists, a label set a
+list of names. A folder's walk judges a file by its first bytes (:func:`looks_like_history`: all of a small file);
+the reader decides on the whole document and raises :class:`NotALog` for one that is no history after all, which a
+walk passes over quietly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from curvedoc.errors import CurvedocError, NotALog
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import Source, file_run_name, limits
+from curvedoc.readers.records import as_value, whole_steps
+from curvedoc.readers.text import read_text
+from curvedoc.roles import Role, infer_role, singular, tokens
+
+# Keys scripts nest a history under, beside its config or summary
+CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metrics", "log", "logs", "results",
+                  "stats"}
+# The x axis a history may save beside its metrics (Keras's History.epoch, a script's "epochs"), finest first
+STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "epoch", "epochs")
+# A metric logged fewer times is a summary (a final test score), and says nothing of the file being a history
+MIN_EPOCHS = 3
+# Lower-is-better measurements that role inference leaves as "other"
+ERROR_WORDS = {"error", "err", "mse", "mae", "rmse", "mape", "wer", "cer"}
+# Not what a model is judged by, though a history logs them beside its metrics
+NOT_MEASUREMENTS = {Role.OTHER, Role.LR, Role.GRAD_NORM}
+# A key whose list starts with a number, as a history's first bytes show it: "val_loss": [0.93, …
+KEYED_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*(?:-?[\d.]|NaN|-?Infinity|null)')
+NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
+NAMES_SHOWN = 5
+
+
+def read(source: Source) -> list[Run]:
+    path = source.files[0][1] if source.files else source.path
+    builder = RunBuilder(path, "json-history", name=file_run_name(path))
+    builder.add_file(path)
+    document = load_document(path, builder)
+    history = find_history(document)
+    if history is None:
+        raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
+                            f"numbers, one a metric logged at least {MIN_EPOCHS} times)")
+    outer = {} if history is document else document
+    metrics = {key: values for key, values in history.items()
+               if _is_number_list(values) and key.lower() not in STEP_KEYS}
+    epochs = _epochs(builder, path, metrics, [history, outer])
+    _add_curves(builder, path, metrics, epochs)
+    not_curves = [key for key, value in history.items() if isinstance(value, list) and not _is_number_list(value)]
+    if not_curves:
+        builder.warn(f"{path}: not lists of numbers (per-class arrays, names …), so not read as curves: "
+                     f"{_names(not_curves)}")
+    # a config or a summary saved beside the lists: where a class count may be recorded
+    builder.meta.hparams = {key: value for holder in (outer, history) for key, value in holder.items()
+                            if not isinstance(value, list) and value is not history}
+    return [builder.build()]
+
+
+def load_document(path: Path, builder: RunBuilder) -> Any:
+    text, decoding_problem = read_text(path)
+    if decoding_problem:
+        builder.warn(decoding_problem)
+    limits.check_json_depth(text, path)
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise CurvedocError(path, f"not valid JSON{where} (cut off or corrupted?)") from None
+
+
+def looks_like_history(head: bytes, complete: bool) -> bool:
+    """Whether a .json file starting with ``head`` holds a training history: decided on the whole document when
+    ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, then a number)."""
+    if not head.lstrip().startswith(b"{"):
+        return False
+    if complete:
+        try:
+            return find_history(json.loads(head.decode("utf-8", errors="replace"))) is not None
+        except (ValueError, RecursionError):
+            pass  # cut off or corrupted: if its lists say it is a history, the reader says what is wrong with it
+    return any(names_a_measurement(match.group(1).decode("utf-8", errors="replace"))
+               for match in KEYED_NUMBERS.finditer(head))
+
+
+def find_history(document: Any) -> dict | None:
+    """The object of ``document`` that is a history (see :func:`is_history`): the document itself, or one nested
+    under a key such as ``history`` or ``metrics``; None when there is none."""
+    if not isinstance(document, dict):
+        return None
+    if is_history(document):
+        return document
+    return next((value for key, value in document.items()
+                 if key.lower() in CONTAINER_KEYS and isinstance(value, dict) and is_history(value)), None)
+
+
+def is_history(candidate: dict) -> bool:
+    """Whether most of ``candidate``'s lists and objects are lists of numbers, one of them a metric logged at least
+    MIN_EPOCHS times. Scalars beside them (a best epoch, a run time) leave it a history; a config is all scalars."""
+    number_lists = {key: value for key, value in candidate.items() if _is_number_list(value)}
+    others = sum(isinstance(value, (list, dict)) for value in candidate.values()) - len(number_lists)
+    return len(number_lists) >= others and any(
+        len(values) >= MIN_EPOCHS and names_a_measurement(key) for key, values in number_lists.items())
+
+
+def names_a_measurement(name: str) -> bool:
+    """Whether ``name`` names what a model is judged by (a loss, an accuracy, a score, an error), as written or in
+    the plural a script's list of them takes (``train_losses``, ``val_accs``, ``accuracies``, ``errors``)."""
+    words = [singular(word) for word in tokens(name)]
+    # role inference reads a loss's and an accuracy's plural; a score's (val_f1s, rewards) is read off its singular
+    return (any(infer_role(spelling) not in NOT_MEASUREMENTS for spelling in (name, "_".join(words)))
+            or not ERROR_WORDS.isdisjoint(words))
+
+
+def _is_number_list(value: Any) -> bool:
+    """A list of numbers, where a null is an epoch the metric was not logged at."""
+    if not isinstance(value, list):
+        return False
+    kinds = set(map(type, value))
+    return bool(kinds & NUMBER_TYPES) and kinds <= NUMBER_TYPES | {type(None)}
+
+
+def _epochs(builder: RunBuilder, path: Path, metrics: dict[str, list], holders: list[dict]) -> np.ndarray:
+    """The x axis: a step list of the history (or of the document around it) as long as its longest metric list,
+    else the position in the lists from 1."""
+    longest = max(map(len, metrics.values()))
+    positions = np.arange(1, longest + 1, dtype=np.int64)
+    candidates = sorted(((key, values) for holder in holders for key, values in holder.items()
+                         if key.lower() in STEP_KEYS and _is_number_list(values)),
+                        key=lambda item: STEP_KEYS.index(item[0].lower()))
+    if not candidates:
+        builder.warn(f"{path}: no step list ({', '.join(STEP_KEYS)}); the position in the lists is the epoch, from 1")
+        return positions
+    for _, values in candidates:
+        steps = np.array([np.nan if value is None else as_value(value) for value in values], dtype=np.float64)
+        usable, whole = whole_steps(steps)
+        if len(steps) == longest and usable.all() and whole:
+            return steps.astype(np.int64)
+    key, values = candidates[0]
+    why = (f"holds {len(values)} values, the longest metric list {longest}" if len(values) != longest
+           else "is not all whole numbers")
+    builder.warn(f"{path}: its {key} list {why}; the position in the lists is the epoch, from 1")
+    return positions
+
+
+def _add_curves(builder: RunBuilder, path: Path, metrics: dict[str, list], epochs: np.ndarray) -> None:
+    """Each metric list as a curve over ``epochs``; a shorter list logged every k epochs at the end of each block."""
+    every: dict[int, list[str]] = {}
+    unplaced: list[str] = []
+    for key, values in metrics.items():
+        if len(values) == len(epochs):
+            steps = epochs
+        elif len(epochs) % len(values) == 0:
+            spacing = len(epochs) // len(values)
+            steps = epochs[spacing - 1::spacing]
+            every.setdefault(spacing, []).append(key)
+        else:
+            steps = np.arange(1, len(values) + 1, dtype=np.int64)
+            unplaced.append(key)
+        logged = np.array([value is not None for value in values])
+        builder.add(key, steps[logged], [as_value(value) for value in values if value is not None])
+    for spacing, keys in every.items():
+        builder.warn(f"{path}: one value every {spacing} epochs ({len(epochs) // spacing} against {len(epochs)}), "
+                     f"each placed at the end of its {spacing}-epoch block: {_names(keys)}")
+    if unplaced:
+        builder.warn(f"{path}: a number of values that does not divide the {len(epochs)} epochs, so each value "
+                     f"placed at its own position in the list, from 1: {_names(unplaced)}")
+
+
+def _names(keys: list[str]) -> str:
+    shown = ", ".join(keys[:NAMES_SHOWN])
+    return shown if len(keys) <= NAMES_SHOWN else f"{shown} and {len(keys) - NAMES_SHOWN} more"

@@ -1,0 +1,199 @@
+"""Training histories saved as one JSON object of metric lists (Keras's history.history, PyTorch scripts' dicts)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import curvedoc
+from curvedoc import CurvedocError, Role
+from curvedoc.errors import NotALog
+from curvedoc.readers import Source, classify_file, history, limits
+
+LOSS = [2.3, 1.9, 1.6, 1.4, 1.3, 1.2]
+ACCURACY = [0.1, 0.3, 0.5, 0.6, 0.65, 0.7]
+
+
+def write_json(path: Path, document, indent: int | None = None) -> Path:
+    path.write_text(json.dumps(document, indent=indent))
+    return path
+
+
+def load_one(path: Path):
+    runs = curvedoc.load(path)
+    assert len(runs) == 1 and runs.problems == []
+    return runs[0]
+
+
+def test_keras_history_dict_is_one_run_over_the_epochs(tmp_path):
+    path = write_json(tmp_path / "history.json", {
+        "loss": LOSS, "accuracy": ACCURACY, "val_loss": [x + 0.1 for x in LOSS], "val_accuracy": ACCURACY,
+    })
+    run = load_one(path)
+    assert run.format == "json-history" and run.name == "history.json"
+    assert run.roles == {"loss": Role.TRAIN_LOSS, "accuracy": Role.TRAIN_ACC, "val_loss": Role.VAL_LOSS,
+                         "val_accuracy": Role.VAL_ACC}
+    assert run.series("val_loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert run.series("loss")["value"].tolist() == LOSS
+    no_step_list = (f"{path}: no step list (step, steps, global_step, iteration, iterations, epoch, epochs); the "
+                    "position in the lists is the epoch, from 1")
+    assert run.warnings == [no_step_list]
+
+
+def nested_pytorch_history() -> dict:
+    return {
+        "config": {"num_classes": 10, "lr": 0.001},
+        "history": {"epochs": [0, 1, 2, 3, 4, 5], "train_losses": LOSS, "val_losses": LOSS, "train_accs": ACCURACY,
+                    "val_accs": ACCURACY, "best_epoch": 5},
+    }
+
+
+def test_nested_pytorch_history_keeps_its_names_and_its_epochs(tmp_path):
+    run = load_one(write_json(tmp_path / "training_history.json", nested_pytorch_history(), indent=2))
+    assert sorted(run.tags) == ["train_accs", "train_losses", "val_accs", "val_losses"]  # the epochs are the x axis
+    assert run.series("train_losses")["step"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert run.warnings == []
+    # the config saved beside the lists records the class count
+    assert run.meta.n_classes == 10 and run.meta.hparams["best_epoch"] == 5
+
+
+def test_plural_metric_names_get_their_roles(tmp_path):
+    run = load_one(write_json(tmp_path / "training_history.json", nested_pytorch_history()))
+    assert run.roles == {"train_losses": Role.TRAIN_LOSS, "val_losses": Role.VAL_LOSS, "train_accs": Role.TRAIN_ACC,
+                         "val_accs": Role.VAL_ACC}
+
+
+def test_validation_every_two_epochs_sits_at_the_end_of_each_block(tmp_path):
+    path = write_json(tmp_path / "log.json", {"loss": LOSS, "val_loss": [1.8, 1.5, 1.3]})
+    run = load_one(path)
+    assert run.series("loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert run.series("val_loss")["step"].tolist() == [2, 4, 6]
+    assert f"{path}: one value every 2 epochs (3 against 6), each placed at the end of its 2-epoch block: " \
+           "val_loss" in run.warnings
+
+
+def test_validation_every_two_epochs_of_an_epoch_list(tmp_path):
+    run = load_one(write_json(tmp_path / "log.json", {"epoch": [0, 1, 2, 3, 4, 5], "loss": LOSS,
+                                                      "val_loss": [1.8, 1.5, 1.3]}))
+    assert run.series("val_loss")["step"].tolist() == [1, 3, 5]
+
+
+def test_a_list_length_that_does_not_divide_the_epochs_keeps_its_own_positions(tmp_path):
+    path = write_json(tmp_path / "log.json", {"loss": LOSS, "val_loss": [1.8, 1.5, 1.3, 1.2]})
+    run = load_one(path)
+    assert run.series("val_loss")["step"].tolist() == [1, 2, 3, 4]
+    assert any("does not divide the 6 epochs" in warning and warning.endswith(": val_loss")
+               for warning in run.warnings)
+
+
+def test_an_epoch_list_of_another_length_is_not_the_x_axis(tmp_path):
+    path = write_json(tmp_path / "log.json", {"epochs": 6, "epoch": [1, 2], "loss": LOSS})
+    run = load_one(path)
+    assert run.series("loss")["step"].tolist() == [1, 2, 3, 4, 5, 6] and "epoch" not in run.tags
+    assert f"{path}: its epoch list holds 2 values, the longest metric list 6; the position in the lists is the " \
+           "epoch, from 1" in run.warnings
+
+
+def test_null_is_an_epoch_without_a_value_and_nan_is_a_value(tmp_path):
+    path = tmp_path / "log.json"
+    path.write_text('{"loss": [1.0, NaN, 0.5, 0.4], "val_loss": [null, 0.9, null, 0.7]}')
+    run = load_one(path)
+    assert run.series("val_loss")["step"].tolist() == [2, 4]
+    assert math.isnan(run.series("loss")["value"][1])
+
+
+def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
+    path = write_json(tmp_path / "log.json", {"loss": LOSS, "acc": ACCURACY, "per_class_acc": [[0.1, 0.9]] * 6})
+    run = load_one(path)
+    assert sorted(run.tags) == ["acc", "loss"]
+    assert any(warning.endswith("not read as curves: per_class_acc") for warning in run.warnings)
+
+
+@pytest.mark.parametrize("document", [
+    {"lr": 0.001, "batch_size": 32, "epochs": 10, "model": {"depth": 18}},  # a config
+    {"per_class_acc": [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]},  # per-class arrays
+    {"classes": ["cat", "dog", "bird"], "loss": "cross_entropy"},  # names
+    {"milestones": [30, 60, 90], "gamma": 0.1},  # a scheduler's config: no metric
+    {"loss": [0.5, 0.4], "val_loss": [0.6, 0.5]},  # two epochs are no curve to tell a history by
+    {"val_loss": [0.5, 0.4, 0.3], "images": [{"id": 1}], "annotations": [{"id": 2}], "categories": [{"id": 3}]},
+])
+def test_json_that_is_no_history_is_not_a_run(tmp_path, document):
+    path = write_json(tmp_path / "other.json", document)
+    assert history.find_history(document) is None
+    assert classify_file(path) is None
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    assert "\n" not in str(error.value) and str(path) in str(error.value)
+
+
+def test_a_large_file_whose_first_bytes_look_like_a_history_is_decided_by_reading_it(tmp_path):
+    # past the peek, discovery sees only a metric list's start; the reader sees the rest
+    document = {"val_acc": [0.5, 0.6, 0.7], "samples": [{"text": "x" * 100}] * 100, "labels": [["a"]] * 10}
+    path = write_json(tmp_path / "results.json", document)
+    assert classify_file(path).family == "history"
+    with pytest.raises(NotALog, match="not a training history"):
+        history.read(Source("history", path, ((None, path),), True))
+    # found in a folder, it is passed over without a word, as a .json that is no log
+    write_json(tmp_path / "history.json", {"loss": LOSS})
+    runs = curvedoc.load(tmp_path)
+    assert [run.name for run in runs] == ["history.json"] and runs.problems == []
+
+
+def test_a_long_history_is_found_past_the_peek(tmp_path):
+    epochs = 2000
+    path = write_json(tmp_path / "history.json", {"loss": [1 / (i + 1) for i in range(epochs)],
+                                                  "val_loss": [1 / (i + 2) for i in range(epochs)]})
+    assert path.stat().st_size > 4096
+    assert classify_file(path).family == "history"
+    assert load_one(path).point_counts() == {"loss": epochs, "val_loss": epochs}
+
+
+@pytest.mark.parametrize("content, line", [
+    ('{"loss": [0.9, 0.8, 0.7], "val_loss": [0.9, 0.', 1),  # cut off
+    ('{\n  "loss": [0.9, 0.8, 0.7],\n  "val_loss": [0.9, 0.8, 0.7],\n}', 4),  # a trailing comma
+])
+def test_corrupt_history_is_a_one_line_error(tmp_path, content, line):
+    path = tmp_path / "history.json"
+    path.write_text(content)
+    with pytest.raises(CurvedocError) as error:
+        curvedoc.load(path)
+    assert str(error.value) == f"{path}: not valid JSON at line {line} (cut off or corrupted?)"
+    # found in a folder, it is a problem listed beside the runs, not a crash
+    write_json(tmp_path / "good.json", {"loss": LOSS})
+    runs = curvedoc.load(tmp_path)
+    assert len(runs) == 1 and len(runs.problems) == 1 and str(path) in runs.problems[0]
+
+
+def test_a_history_over_the_read_limits_is_refused(tmp_path):
+    path = write_json(tmp_path / "history.json", {"loss": LOSS * 10})
+    with limits.using(limits.ReadLimits(max_line_bytes=100)), pytest.raises(CurvedocError) as error:
+        history.read(Source("history", path, ((None, path),), True))
+    assert "limits.max_line_bytes" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_plural_names_are_measurements():
+    for name in ("train_losses", "val_accs", "accuracies", "valLosses", "test_f1s", "val_mse"):
+        assert history.names_a_measurement(name), name
+    for name in ("epochs", "lrs", "learning_rates", "milestones", "betas", "steps", "grad_norms"):
+        assert not history.names_a_measurement(name), name
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cut_or_corrupted_histories_only_give_curvedoc_errors(tmp_path, data):
+    content = json.dumps(nested_pytorch_history(), indent=2).encode()
+    cut = data.draw(st.integers(0, len(content)))
+    noise = data.draw(st.binary(max_size=8))
+    path = tmp_path / "training_history.json"
+    path.write_bytes(content[:cut] + noise + content[cut + len(noise):])
+    try:
+        runs = history.read(Source("history", path, ((None, path),), True))
+    except CurvedocError as error:
+        assert "\n" not in str(error)
+    else:
+        assert all(len(run.scalars) for run in runs)
