@@ -550,6 +550,128 @@ def test_nanogpts_printed_vocabulary_is_the_runs_vocabulary(tmp_path):
     assert (run.meta.n_classes, run.meta.n_classes_kind) == (65, "vocabulary")
 
 
+def test_a_physics_informed_nets_loss_terms_at_spaced_epochs(tmp_path):
+    # W&B output.log of a PINN: "EPOCH :   1000/ 50001 | Loss_PDE : 500653.3750| Loss_DATA : …"
+    text = "".join(f"EPOCH : {e:>6}/ 50001 | Loss_PDE : {1e6 / (e + 1):.4f}| Loss_DATA : {60 - e / 1000:.4f} | "
+                   f"RHO : 99.9284 | VIS : 0.004959\n" for e in range(0, 5000, 1000))
+    run = read(write(tmp_path / "output.log", text + "\nFinal learned rho: 99.1909\nmodel saved\n"))
+    assert set(run.tags) == {"Loss_PDE", "Loss_DATA", "RHO", "VIS"}
+    assert run.roles["Loss_PDE"] is run.roles["Loss_DATA"] is Role.TRAIN_LOSS
+    assert steps(run, "Loss_DATA") == [0, 1000, 2000, 3000, 4000] and values(run, "Loss_DATA")[-1] == 56
+
+
+def mnist_session(train_bsize: int, epochs: int, config: list[str] | None = None, scale: float = 1) -> str:
+    """One session of a script that prints its configuration at each start, then per-batch losses and a test line
+    whose loss is printed with too few decimals."""
+    prefix = "[2020-01-14 21:39:13 main.py:47] INFO     "
+    config = config or ["datapath:/data/MNIST/train.csv", "epoch:20", "gamma:0.7", "gpu:0", "lr:0.01",
+                        "momentum:0.9", "testpath:/data/MNIST/test.csv", f"train_bsize:{train_bsize}", "val_bsize:1"]
+    lines = [*config, "Number of model parameters: 61610", "Not Resume"]
+    for epoch in range(1, epochs + 1):
+        lines.append(f"This is {epoch - 1}-th epoch")
+        lines += [f"Epoch: {epoch}/20   Training Loss: {scale / (epoch + batch):.3f}" for batch in range(4)]
+        lines.append(f"Epoch: {epoch}/20    Test Average loss: 0.000, Accuracy: {6100 + epoch}/6300 ({epoch}%)")
+    return "".join(prefix + line + "\n" for line in lines)
+
+
+def test_a_configuration_printed_at_each_start_is_settings_not_curves(tmp_path):
+    # "epoch:20" is the number of epochs to run, no epoch the settings after it are logged at
+    text = mnist_session(4, 2, scale=2) + mnist_session(20, 3)
+    run = read(write(tmp_path / "training.log", text))
+    assert set(run.tags) == {"Training_Loss", "Test_Average_loss", "test_Accuracy"}  # no gamma, lr, "This"
+    assert run.meta.hparams == {"gamma": 0.7, "gpu": 0, "lr": 0.01, "momentum": 0.9, "train_bsize": 4,
+                                "val_bsize": 1, "model_parameters": 61610}
+    # the second session starts epoch 1 again: a restart, whose values are kept
+    assert steps(run, "Training_Loss") == list(range(12)) and values(run, "Training_Loss")[0] == 1
+    assert run.roles["test_Accuracy"] is Role.TEST_ACC
+    assert values(run, "test_Accuracy")[-1] == pytest.approx(6103 / 6300)
+    # a held-out loss printed as 0.000 at every evaluation stays what was printed: the rules read a loss that is
+    # exactly 0 everywhere as one that measured nothing
+    assert values(run, "Test_Average_loss") == [0, 0, 0]
+    assert any("restarted run" in warning for warning in run.warnings)
+
+
+def test_a_configuration_whose_metric_comes_right_after_its_epoch_count_is_still_settings(tmp_path):
+    config = ["epoch:20", "lr:0.01", "gamma:0.7"]
+    text = mnist_session(4, 2, config) + mnist_session(4, 3, config)
+    run = read(write(tmp_path / "training.log", text))
+    assert "lr" not in run.tags and run.meta.hparams["lr"] == 0.01
+
+
+@pytest.mark.parametrize("header", ["Epoch {n}/3", "Step: {n}", "=== Epoch {n} ==="])
+def test_a_header_of_a_position_heads_its_metric_lines_past_one_that_names_none(tmp_path, header):
+    text = "".join(f"{header.format(n=n)}\nsamples seen: {512 * n}\ntrain loss: {1 / n:.2f}\n" for n in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["train_loss"] and steps(run, "train_loss") == [1, 2, 3]
+
+
+def test_git_merge_conflict_markers_are_no_lines_and_both_versions_are_read(tmp_path):
+    ours = "".join(f"epoch {e} loss {2 / e:.2f}\n" for e in (1, 2))
+    theirs = "".join(f"epoch {e} loss {1 / e:.2f}\n" for e in (1, 2, 3))
+    text = (f"<<<<<<< HEAD\n{ours}||||||| merged common ancestors\nepoch 1 loss 9.99\n=======\n{theirs}"
+            ">>>>>>> 437352c110228df91c51503d92636f758eccfe29\n=======\nepoch 4 loss 0.2\n")
+    run = read(write(tmp_path / "training.log", text))
+    assert run.tags == ["loss"] and steps(run, "loss") == [1, 2, 3, 4]
+    assert values(run, "loss") == [1, 0.5, 0.33, 0.2]  # the later version where both logged; never the base's
+    assert any("merge-conflict markers" in warning for warning in run.warnings)
+
+
+LLM_ANSWER = """Archibald eats 1 apple a day for two weeks. Over these 7 weeks, how many apples does he average a week?
+
+**Step 1: First Two Weeks**
+
+* Archibald eats 1 apple per day for 2 weeks.
+* This means he eats 1 * 14 = 14 apples.
+* There are 12 months in a year.
+James paves a new parking lot.  It is 400 feet by 500 feet.  Only 80% of that is useable for parking.
+**Step 2: Total and Average**
+**Final answer:** Sansa earns $195 every 3 days.
+===
+"""
+
+
+def test_prose_a_training_prints_is_not_read(tmp_path):
+    # an LLM's RL fine-tuning prints the prompts and the model's answers between its own lines
+    text = "Print found 2000 lines of training data\n" + "".join(
+        f"=== Epoch {epoch}/2 ===\n{LLM_ANSWER}" + "".join(
+            f"Step: {step} | Loss: {0.5 / step:.4f} | KL: 0.0{step}\n" for step in range(3 * epoch - 2, 3 * epoch + 1))
+        for epoch in (1, 2))
+    run = read(write(tmp_path / "ppo.log", text))
+    assert set(run.tags) == {"Loss", "KL"} and steps(run, "Loss") == [1, 2, 3, 4, 5, 6]
+    assert not run.meta.hparams and not run.warnings
+
+
+def test_quoted_text_holds_no_values_and_a_quoted_number_is_one(tmp_path):
+    text = "".join(f"{{'prompt': 'She has 5 apples and eats 2', 'loss': {1 / s:.2f}, 'lr': '0.001', "
+                   f"'ratio': tensor(1.0001, device='mps:0'), 'step': {s}}}\n" for s in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "lr", "ratio"} and values(run, "lr") == [0.001] * 3
+
+
+def test_a_dict_printed_before_every_step_line_is_that_steps(tmp_path):
+    lines = ["=== Epoch 1/2 ===", "[System Health] RAM: 63.4% | Swap Used: 4.67 GB"]
+    for step in range(1, 7):
+        if step == 4:
+            lines += ["=== Epoch 2/2 ===", "**Step 1: Hours per month**", "* There are 12 months in a year."]
+        statistics = (f"{{'prompt_id_length': {90 + step}, 'reward_mean': tensor({step / 100:.4f}, device='mps:0'), "
+                      f"'policy_loss': -0.00{step}, 'value_loss': 0.03{step}}}")
+        lines += [f"{step - 1}", statistics, f"Step: {step} | Loss: {0.5 / step:.4f} | KL: 0.000{step}",
+                  f"[System Health] RAM: {50 + step}.0% | Swap Used: 20.18 GB"]
+    run = read(write(tmp_path / "ppo.log", "\n".join(lines) + "\n"))
+    for tag in ("reward_mean", "policy_loss", "value_loss", "prompt_id_length", "Loss"):
+        assert steps(run, tag) == [1, 2, 3, 4, 5, 6]
+    assert values(run, "reward_mean") == [0.01, 0.02, 0.03, 0.04, 0.05, 0.06]
+    assert run.roles["reward_mean"] is Role.SCORE and run.roles["value_loss"] is Role.TRAIN_LOSS
+    assert not run.warnings
+
+
+def test_an_evaluation_printed_after_every_epoch_line_stays_an_evaluation(tmp_path):
+    # once an epoch, after its line: a bare accuracy there is the evaluation's, not a training curve
+    text = "".join(f"Epoch {e} loss {1 / e:.2f}\naccuracy: 0.{e}\nval_loss: {1.1 / e:.2f}\n" for e in (1, 2, 3, 4))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "val_loss"} and steps(run, "val_loss") == [1, 2, 3, 4]
+
+
 # ---------------------------------------------------------------------------------------------- bytes and bounds
 
 def test_crlf_and_a_utf8_byte_order_mark(tmp_path):

@@ -12,16 +12,25 @@ Each line is cleaned first:
 - a number counts only right after a name, and not when ``:``, ``-`` or ``,`` and a digit follow it, so dates, clock
   times, glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``), logging's ``train.py:88`` and the first
   groups of ``134,305,611`` never become values; nor when a word for things counted follows it: ``Train=115
-  batches``, ``AKIEC: 303 images`` count batches and images (``samples/s 300`` and ``steps: 500`` name numbers).
+  batches``, ``AKIEC: 303 images`` count batches and images (``samples/s 300`` and ``steps: 500`` name numbers);
+- git's merge-conflict markers (``<<<<<<< HEAD``, ``=======``, ``>>>>>>> 437352c``, a log committed mid-merge) are
+  no lines of the log: both versions between them are what two copies of the log appended, read one after the
+  other as its sessions (with a warning), and a diff3 base section (``|||||||`` up to ``=======``), which both
+  replaced, is not read.
 
 Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.01`` (tag ``train_loss``),
 ``'loss': 0.41`` and ``'loss': '0.41'`` in a printed dict, ``np.float64(0.9)`` or ``tensor(0.9)`` around a value,
 ``Step 6470/6501`` (a step and its total), ``acc: 91.2%`` (kept as logged: 91.2), ``1,234`` (1234). ``nan``,
 ``inf``, ``-inf``, ``NaN``, ``Inf`` and ``Infinity`` are values; an all-capitals ``INF`` (a class label) or a log
 level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9887/10000``) is the fraction.
+Prose is not read: words, then a number after a space, name it only when they say what it measures (``train loss
+2.01``, ``Val acc is 86.0%``), for a sentence states numbers that way too (``Archibald eats 1 apple``, ``There are
+12 months``: the prompts and answers an LLM's training prints), and never its step (``It is 400 feet``); a quoted
+text (a prompt, a completion, ``device='mps:0'``) holds no values, while a quoted number (``'loss': '0.41'``) is one.
 Tags keep the log's own names, so role inference sees ``val_loss``, ``eval_loss``, ``Loss``. A line that says it
 reports a validation or test split outside its pairs (``[eval]``, ``Test set:``, fairseq's ``valid on 'valid'
-subset``) prefixes its other names with that word (``test_Average_loss``); a bare split name (nanoGPT's
+subset``) prefixes its other names with that word (``test_Average_loss``), and so does a line whose first names
+all name one (``Test Average loss: 0.000, Accuracy: …`` → ``test_Accuracy``); a bare split name (nanoGPT's
 ``train 2.01 val 2.05``) is that split's loss when the line names no loss otherwise, and with a whole number
 (``[Split] Train=3667 | Val=786``) the split's size, no value. The key/value tables of the
 reinforcement-learning loggers (OpenAI Baselines', Stable-Baselines3's ``| rollout/ep_rew_mean | 22 |`` rows
@@ -39,20 +48,25 @@ The x axis, in this order:
    A metric printed line after line with only its epoch (``Epoch 1 - Batch loss: 12.13``, hundreds an epoch, no
    line of another epoch between them) has its lines numbered within the epoch as that step; the epoch's other
    lines then sit at its last batch;
-2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it, as Keras prints);
-   epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power of ten that
-   makes them whole, with a warning;
+2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it that name a metric, as
+   Keras prints); epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power
+   of ten that makes them whole, with a warning;
 3. else the order of the lines that hold values, with a warning; then only names logged at least ``MIN_POINTS``
    times are curves (a value printed once is a setting).
 Values printed before the first step or epoch are the run's settings (``lr: 0.001``, ``num_classes: 10``) and go to
-``meta.hparams``. A value named after a checkpoint's save (``New best model saved with BLEU-2: 65.76``) restates
-a metric and is no curve. A line without a step or epoch of its own, printed during training (an evaluation block,
-another program's output), sits at the x of the line before it and gives only metrics that name their split
-(``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is an evaluation's, read as training's it would
-mislead), and never overrides a value logged there with a step of its own. The Trainer's closing
-``{'train_runtime': …}`` summary is not a point. A resumed run that logs steps again keeps what it logged last
-(TensorBoard's restart rule, as for every other format), with a warning. A last line without its line end is kept
-when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
+``meta.hparams``; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric) is the number of
+epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted session is
+settings again (up to the next line with a step or epoch), not points. A value named after a checkpoint's save
+(``New best model saved with BLEU-2: 65.76``) restates a metric and is no curve. A line without a step or epoch of
+its own, printed during training (an evaluation block, another program's output), sits at the x of the line before
+it and gives only metrics that name their split (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is
+an evaluation's, read as training's it would mislead), and never overrides a value logged there with a step of its
+own; but a kind of line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 |
+Loss: …``), its first before the first such line, is that step's: all its values, at that step (see
+``_printed_each_step``). The Trainer's closing ``{'train_runtime': …}`` summary is not a point. A resumed run that
+logs steps again keeps what it logged last (TensorBoard's restart rule, as for every other format), with a warning.
+A last line without its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped
+with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
 logged that often; anything else read because of its name raises :class:`~curvedoc.errors.NotALog`.
@@ -65,13 +79,14 @@ linear in the line's length (bounded repetitions, no nested quantifiers), so no 
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import collections
 import itertools
 import math
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,6 +138,8 @@ COPULAS = {"is", "was", "are", "were"}
 # or the one before: not a point of a curve of its own.
 SAVE_WORDS = {"save", "saved", "saving", "saves"}
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
+CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
+CONFLICT_STARTS = ("<", "|", "=", ">")
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
 SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)$", re.IGNORECASE)
 
@@ -152,12 +169,16 @@ COUNT_OF_THINGS = (
 # the text since the previous pair), so a line of words without numbers costs one short attempt per word.
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
-    rf"['\"]?(?:\s{{0,10}}[:=]\s{{0,10}}|\s{{1,40}})[\[(]?['\"]?"
+    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
 KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
 KEY_WORDS_REACH = 3 * 65
+# A quoted string (a prompt, a completion, a message, ``device='mps:0'``) is text, whose numbers are no values; a quoted
+# number (``'loss': '0.41'``) is a value. An apostrophe within a word (``Gerald's``) opens none.
+QUOTED = re.compile(r"""(?<![\w'"])(?:'[^'\n]{1,4096}'|"[^"\n]{1,4096}")""")
+QUOTED_NUMBER = re.compile(rf"\s{{0,10}}(?:{NUMBER}|{NONFINITE})%?\s{{0,10}}")
 UNNAMED_FRACTION = re.compile(r"(?<![\w./])(?P<n>\d{1,15})\s?/\s?(?P<total>\d{1,15})(?![\w./])")
 TRAINING_LOOP = re.compile(
     r"\b(?P<kind>Epoch|Iter)\(train\)\s{0,10}\[\s{0,12}(?P<n>\d{1,12})(?:\s?/\s?(?P<total>\d{1,12}))?\]"
@@ -212,6 +233,7 @@ class Line:
     step: float | None = None
     step_total: float | None = None
     step_rank: int = len(STEP_KEYS)  # the rank of the key the step came from; a finer one replaces it
+    epoch_as_setting: bool = False  # written as a setting is ("epoch: 20"), not as a position ("Epoch 3", "Epoch 3/10")
     values: dict[str, float] = field(default_factory=dict)
     last_number: str = ""  # the line's last named number as printed: how a line cut mid-write would show
 
@@ -225,6 +247,11 @@ class Parsed:
     step: array = field(default_factory=lambda: array("d"))
     step_total: array = field(default_factory=lambda: array("d"))
     placed: array = field(default_factory=lambda: array("b"))
+    # the names a record holds, as an index of ``kinds``: the kinds of line printed before the first line with a step
+    # or epoch of its own (-1: a kind first printed after it), which may be lines printed at every step
+    kind: array = field(default_factory=lambda: array("q"))
+    kinds: dict[tuple[str, ...], int] = field(default_factory=dict)
+    own_lines: int = 0
     tags: dict[str, tuple[array, array]] = field(default_factory=dict)  # tag → (record indexes, values)
     settings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
@@ -238,12 +265,17 @@ class Parsed:
     def warn(self, message: str) -> None:
         self.warnings.append(f"{self.path}: {message}")
 
-    def add(self, line: Line, placed: int) -> None:
+    def add(self, line: Line, placed: int, kind: int | None = None) -> None:
         index = len(self.placed)
         self.epoch.append(math.nan if line.epoch is None else line.epoch)
         self.step.append(math.nan if line.step is None else line.step)
         self.step_total.append(math.nan if line.step_total is None else line.step_total)
         self.placed.append(placed)
+        if placed == OWN:
+            self.kind.append(-1)  # a line with a step of its own is no line printed before one
+            self.own_lines += 1
+        else:
+            self.kind.append(self.kind_index(line) if kind is None else kind)
         for tag, value in line.values.items():
             column = self.tags.get(tag)
             if column is None:
@@ -253,6 +285,19 @@ class Parsed:
                 column = self.tags[tag] = (array("q"), array("d"))
             column[0].append(index)
             column[1].append(value)
+
+    def kind_index(self, line: Line) -> int:
+        names = tuple(line.values)
+        kind = self.kinds.get(names, -1)
+        if kind < 0 and not self.own_lines and len(self.kinds) < MAX_CACHED:
+            kind = self.kinds[names] = len(self.kinds)
+        return kind
+
+    def unplace(self, start: int) -> None:
+        """Makes the records from ``start`` on settings: printed before training, at no step or epoch."""
+        for index in range(start, len(self.placed)):
+            self.placed[index] = PREAMBLE
+            self.epoch[index] = self.step[index] = self.step_total[index] = math.nan
 
 
 def read(source: Source) -> list[Run]:
@@ -293,7 +338,10 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed(path)
     state = _Reading(parsed)
     table = _Table()
+    conflict = _Conflict()
     for text in _lines(path, parsed):
+        if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
+            continue
         part = table.take(text)
         if table.rows and part != "row":
             state.take(table.record())  # a rule or any other line ends the table
@@ -312,7 +360,34 @@ def parse(path: Path) -> Parsed:
         state.take(table.record())
     if parsed.untaken_names:
         parsed.warn(f"more than {MAX_TAGS} names; {parsed.untaken_names} value(s) under further names not read")
+    if conflict.seen:
+        parsed.warn("git merge-conflict markers (<<<<<<<, =======, >>>>>>>) in it: the two versions of the lines "
+                    "between them were read one after the other, as sessions of one log")
     return parsed
+
+
+class _Conflict:
+    """Git's merge-conflict markers in a committed log (``<<<<<<< HEAD``, ``=======``, ``>>>>>>> 437352c``): both
+    versions of the lines between them are what two copies of the log appended, each read as it comes; a diff3
+    base section (from ``||||||| base`` to ``=======``) is what both replaced, and is not read."""
+
+    def __init__(self) -> None:
+        self.seen = self.inside = self.base = False
+
+    def skips(self, text: str) -> bool:
+        """Whether ``text`` is a marker or a line of a base section: no line of the log."""
+        marker = text[:7] if CONFLICT_MARKER.match(text) else None
+        if marker == "<<<<<<<":
+            self.seen = self.inside = True
+        elif marker is None or not self.inside:
+            return self.base
+        elif marker == "|||||||":
+            self.base = True
+        elif marker == "=======":
+            self.base = False
+        else:
+            self.inside = self.base = False
+        return True
 
 
 class _Table:
@@ -365,6 +440,7 @@ class _Reading:
         self.parsed = parsed
         self.header: Line | None = None
         self.header_tags: set[str] = set()
+        self.header_from = 0  # the first record taken after the header line
         self.started = False  # a line has named a step or an epoch
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
@@ -389,25 +465,43 @@ class _Reading:
     def take(self, line: Line) -> None:
         self.recent.append((_kind_of(line), line.last_number))
         if line.epoch is not None or line.step is not None:
-            self.started = self.parsed.evidence = True
+            self.parsed.evidence = True
             self.evaluation = None
             if not line.values:
                 # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
                 # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
                 if self.header is None or (line.epoch, line.step) != (self.header.epoch, self.header.step):
                     self.header_tags = set()
+                    self.header_from = len(self.parsed.placed)
                 self.header = line
-                return
-            self.header = None
-            self.parsed.add(line, OWN)
+            else:
+                self.header = None
+                self.parsed.add(line, OWN)
+            self.started = True
+            return
+        if self.header is not None and not any(map(self.names_a_metric, line.values)):
+            # An epoch's report names what it measures; a line under a header that names nothing measured is no
+            # report. After "epoch: 20" ("gamma: 0.7") it shows the header to be a line of a printed configuration,
+            # the number of epochs to run: a setting, like what it seemed to head and what follows until a line
+            # names a step or epoch again (a restarted session prints its configuration again).
+            if self.header.epoch_as_setting and self.header.step is None:
+                self.parsed.unplace(self.header_from)
+                self.started, self.header = False, None
         elif self.header is not None and self.header_tags.isdisjoint(line.values):
             self.header_tags.update(line.values)
             line.epoch, line.step, line.step_total = self.header.epoch, self.header.step, self.header.step_total
             self.parsed.add(line, HEADER)
-        elif self.started:
-            line.values = {tag: value for tag, value in line.values.items() if self.reads_as_evaluation(tag)}
+            return
+        if self.started:
+            # A line without a step or epoch of its own is mostly an evaluation block's: only the values that read as
+            # one's can be taken, unless it is a kind printed at every step (see ``_printed_each_step``), decided
+            # with the whole log read; a kind first printed after the first line with a step is none.
+            kind = self.parsed.kind_index(line)
+            if kind < 0:
+                line.values = {tag: value for tag, value in line.values.items()
+                               if _reads_as_evaluation(tag, self.names_a_metric)}
             if line.values:
-                self.parsed.add(line, LOOSE)
+                self.parsed.add(line, LOOSE, kind)
         else:
             self.parsed.evidence = self.parsed.evidence or any(map(self.names_a_metric, line.values))
             self.parsed.add(line, PREAMBLE)
@@ -426,12 +520,6 @@ class _Reading:
             if len(self.metric_names) < MAX_CACHED:
                 self.metric_names[tag] = known
         return known
-
-    def reads_as_evaluation(self, tag: str) -> bool:
-        """Whether a value on a line without a step or epoch of its own is taken: such lines are mostly evaluation
-        blocks, so only a metric that names its split is (``test_Average_loss``); a bare ``accuracy`` there is an
-        evaluation's, and read as training's it would mislead."""
-        return self.names_a_metric(tag) and not SPLIT_WORDS.isdisjoint(tokens(tag))
 
 
 def _kind_of(line: Line) -> tuple:
@@ -533,18 +621,29 @@ def read_line(text: str, state: _Reading) -> Line | None:
     previous_end = 0
     last_named = None
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
+    reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
+    may_quote = "'" in text or '"' in text
+    quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
         previous_end = match.end()
         name = _name(key)
         if name is None:
             continue
+        if may_quote and text[match.end("key")] not in ("'", '"'):  # a dict's 'loss': 0.41 is outside its quotes
+            quoted = quoted or _quoted_texts(text)
+            if _within(match.start("value"), quoted):
+                continue
+        if " " in key and not name.x_kind and not match["separator"].strip() and not state.names_a_metric(name.tag):
+            continue  # words, then a number after a space: a sentence ("Archibald eats 1 apple", "There are 12")
         last_named = match
         if name.x_kind:
             # only the x's own word is taken: the words before it may name the split ("validation loss at
             # iteration 300 | lm loss value: 5.91", Megatron's evaluation line)
             spans.append((match.start(), match.end()))
             _place(line, name.x_kind, match)
+            if name.x_kind == "epoch":
+                line.epoch_as_setting = bool(match["separator"].strip()) and not match["total"]
             continue
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
         if match["counted"]:
@@ -555,6 +654,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
             continue  # else "Train=3667 | Val=786": the split's size; a split's bare loss has decimals (nanoGPT)
         if name.split is not None:
             split = name.split
+            evaluated = name.split in EVALUATION_WORDS and not name.split_word
+            reported = name.split if evaluated and (not names or reported == name.split) else None
+        elif reported is not None:
+            name = _name(f"{reported}_{name.tag}")
         elif name.tag in line.values and split is not None:
             name = _name(f"{split}_{name.tag}")  # a name said again after another split's: that split's
         if name is not None and name.tag not in line.values:
@@ -587,6 +690,22 @@ def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
         return match["key"]  # no word right before it (", loss", ": loss"): the common case, decided without a search
     words = KEY_WORDS.search(text, max(previous_end, start - KEY_WORDS_REACH), start)
     return words.group() + match["key"] if words else match["key"]
+
+
+def _quoted_texts(text: str) -> tuple[list[int], list[int]]:
+    """Where the line's quoted texts start and end (see QUOTED), in order."""
+    starts, ends = [], []
+    for match in QUOTED.finditer(text):
+        if not QUOTED_NUMBER.fullmatch(text, match.start() + 1, match.end() - 1):
+            starts.append(match.start())
+            ends.append(match.end())
+    return starts, ends
+
+
+def _within(position: int, spans: tuple[list[int], list[int]]) -> bool:
+    starts, ends = spans
+    index = bisect.bisect_right(starts, position) - 1
+    return index >= 0 and position < ends[index]
 
 
 def _last_drawn(text: str) -> str:
@@ -646,22 +765,15 @@ def _name(key: str) -> Name | None:
     except KeyError:
         pass
     words = key.split(" ")
-    if len(words) > 1 and words[-1].lower() in COPULAS:
+    stated = len(words) > 1 and words[-1].lower() in COPULAS
+    if stated:
         words = words[:-1]  # "Val acc is 86.0%": named by what comes before the verb
     last_function_word = max((i for i, word in enumerate(words) if word.lower() in FUNCTION_WORDS), default=-1)
     tag = "_".join(words[last_function_word + 1:]).rstrip(".-/")
     saved = not SAVE_WORDS.isdisjoint(word.lower() for word in words[:max(last_function_word, 0)])
     name = None
     if tag and not SOURCE_FILE.search(tag):
-        lowered = [word for word in re.split(r"[_\-/.]+", tag.lower()) if word]
-        core = [word for word in lowered if word not in X_QUALIFIERS]
-        x_kind = None
-        if "_".join(lowered) in STEP_KEYS:  # num_updates, global_step
-            x_kind = "_".join(lowered)
-        elif len(core) == 1 and core[0] in EPOCH_KEYS:
-            x_kind = "epoch"
-        elif len(core) == 1 and core[0] in STEP_KEYS:
-            x_kind = "global_step" if core[0] == "step" and "global" in lowered else core[0]
+        x_kind = None if stated else _x_kind(tag)  # a sentence states no x: "It is 400 feet" is no iteration
         ordered = tokens(tag)
         words = set(ordered)
         if x_kind or not saved:  # "saving model at epoch 3" still says where it is
@@ -671,6 +783,19 @@ def _name(key: str) -> Name | None:
     if len(_NAMES) < MAX_CACHED:
         _NAMES[key] = name
     return name
+
+
+def _x_kind(tag: str) -> str | None:
+    """"epoch" or the step key a name stands for: ``Train Epoch`` → epoch, ``global step`` → global_step."""
+    lowered = [word for word in re.split(r"[_\-/.]+", tag.lower()) if word]
+    core = [word for word in lowered if word not in X_QUALIFIERS]
+    if "_".join(lowered) in STEP_KEYS:  # num_updates, global_step
+        return "_".join(lowered)
+    if len(core) == 1 and core[0] in EPOCH_KEYS:
+        return "epoch"
+    if len(core) == 1 and core[0] in STEP_KEYS:
+        return "global_step" if core[0] == "step" and "global" in lowered else core[0]
+    return None
 
 
 def _number(text: str) -> float:
@@ -747,6 +872,9 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
     placed = np.frombuffer(parsed.placed, dtype=np.int8)
     x, own = _x_axis(parsed)
     line_order = own is None
+    if not line_order:
+        each_step = _printed_each_step(parsed, placed, x)
+        own &= ~each_step
     curves = {}
     superseded = clashing = placed_values = 0
     for tag, (indexes, values) in parsed.tags.items():
@@ -756,10 +884,14 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
             if len(indexes) < MIN_POINTS:
                 continue  # printed once or twice with no step: a setting, not a curve
         else:
-            preamble = placed[indexes] == PREAMBLE
+            kept = each_step[indexes]
+            preamble = (placed[indexes] == PREAMBLE) & ~kept
             if preamble.any() and len(parsed.settings) < MAX_SETTINGS:
                 parsed.settings.setdefault(tag, float(values[np.argmax(preamble)]))
-            indexes, values = indexes[~preamble], values[~preamble]
+            dropped = preamble
+            if not _reads_as_evaluation(tag):
+                dropped = dropped | ((placed[indexes] == LOOSE) & ~kept)
+            indexes, values = indexes[~dropped], values[~dropped]
             placed_values += int(np.count_nonzero(own[indexes]))
             # A line without an x of its own (printed after another) never overrides a value logged at that x.
             carried = ~own[indexes]
@@ -785,6 +917,44 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
                     "logged with one were not taken (an evaluation printed in a block of its own?)")
     parsed.superseded = superseded
     return curves
+
+
+def _reads_as_evaluation(tag: str, measures: Callable[[str], bool] = names_a_metric) -> bool:
+    """Whether a value on a line without a step or epoch of its own, printed during training, is taken: such lines
+    are mostly evaluation blocks, so only a metric that names its split is (``test_Average_loss``); a bare
+    ``accuracy`` there is an evaluation's, and read as training's it would mislead."""
+    return measures(tag) and not SPLIT_WORDS.isdisjoint(tokens(tag))
+
+
+def _printed_each_step(parsed: Parsed, placed: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Which records are lines printed before the line of every step, without a step of their own (a dict of the
+    step's statistics, then ``Step: 12 | Loss: …``): each is its step's, all its values taken, and goes to the x of
+    the next line with one (in ``x``); one printed after the last is of a step that never ended. Such a kind of line
+    (the same names) comes before the first line with a step or epoch of its own, at most once between two of them,
+    between at least half of them up to its last, and names no evaluation split: an evaluation reports the training
+    before it (see ``_reads_as_evaluation``)."""
+    own_line = placed == OWN
+    each_step = np.zeros(len(placed), dtype=bool)
+    if not own_line.any():
+        return each_step
+    kind = np.frombuffer(parsed.kind, dtype=np.int64)
+    before = np.cumsum(own_line) - own_line  # lines with a step or epoch of their own before each record
+    others = np.flatnonzero(~own_line & (kind >= 0))
+    others = others[np.argsort(kind[others], kind="stable")]
+    starts = np.flatnonzero(np.diff(kind[others], prepend=-1))
+    names = {index: kind_names for kind_names, index in parsed.kinds.items()}
+    for records in np.split(others, starts[1:]):
+        seen = before[records]
+        if (len(records) < MIN_POINTS or seen[0] or not np.all(np.diff(seen)) or 2 * len(records) <= seen[-1]
+                or any(not EVALUATION_WORDS.isdisjoint(tokens(tag)) for tag in names[kind[records[0]]])):
+            continue
+        each_step[records] = True
+    each_step &= before < np.count_nonzero(own_line)
+    if each_step.any():
+        own_lines = np.flatnonzero(own_line)
+        next_own = np.searchsorted(own_lines, np.flatnonzero(each_step))
+        x[each_step] = x[own_lines[np.minimum(next_own, len(own_lines) - 1)]]
+    return each_step
 
 
 def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
@@ -823,11 +993,15 @@ def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
     each resumed session prints again is no batch of epoch 20); a fractional epoch is a position of its own, and
     repeats there are its rounding. NaN for every other line: those then sit at the batch printed before them."""
     step = np.full(len(epoch), np.nan)
-    own = np.frombuffer(parsed.placed, dtype=np.int8) == OWN
+    placed = np.frombuffer(parsed.placed, dtype=np.int8)
+    own = placed == OWN
     dated = ~np.isnan(epoch)
-    # how often the epoch changed before a line: an epoch the log comes back to is a stretch of its own
+    # how often the epoch changed before a line: an epoch the log comes back to is a stretch of its own, and so is
+    # one a restarted session goes on with after printing its settings again
+    settings_before = np.cumsum(placed == PREAMBLE)[dated]
+    new_stretch = (np.diff(epoch[dated], prepend=np.nan) != 0) | (np.diff(settings_before, prepend=-1) != 0)
     stretch = np.zeros(len(epoch), dtype=np.int64)
-    stretch[dated] = np.cumsum(np.diff(epoch[dated], prepend=np.nan) != 0)
+    stretch[dated] = np.cumsum(new_stretch)
     for indexes, _ in parsed.tags.values():
         indexes = np.frombuffer(indexes, dtype=np.int64)
         indexes = indexes[own[indexes]]
