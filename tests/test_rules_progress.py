@@ -253,3 +253,18 @@ def test_a_validation_loss_identical_at_every_evaluation_is_a_frozen_model():
     # a train loss that clearly falls while the evaluation never changes is a broken evaluation, not this
     learning = np.linspace(1.2, 0.2, 60) + 0.02 * rng.standard_normal(60)
     assert "CD301" not in codes(synthetic({"train_loss": learning, "val_loss": np.full(60, 1.2008)}))
+
+
+def test_a_loss_on_the_floor_of_a_softmax_applied_twice_is_held_up_there():
+    """A binary classifier whose forward ends in softmax, trained with CrossEntropyLoss (two real public runs'
+    shape): the loss falls fast, then sits on ln(1 + 1/e) = 0.31326 and never goes below it. A healthy binary
+    loss passes through that value on its way down, and one that levels off at 0.35 is on no such floor."""
+    rng = np.random.default_rng(10)
+    floor = np.log1p(1 / np.e)
+    capped = floor + 0.35 * np.exp(-np.arange(600) / 60) * rng.uniform(0.5, 1.0, 600)
+    found = [f for f in diagnose_run(synthetic({"train/loss": capped})) if f.code == "CD303"]
+    assert found and "ln(1 + 1/e)" in found[0].title and "softmax applied twice" in found[0].title
+    healthy = 0.05 + 0.65 * np.exp(-np.arange(600) / 120) * rng.uniform(0.8, 1.2, 600)
+    levelled = 0.35 + 0.35 * np.exp(-np.arange(600) / 60) * rng.uniform(0.8, 1.2, 600)
+    for loss in (healthy, levelled):
+        assert "CD303" not in codes(synthetic({"train/loss": loss}))

@@ -20,6 +20,10 @@ from curvedoc.rules.start import chance_text
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
 WANDER_POINTS = 10
+# A cross-entropy over outputs already squashed into [0, 1] has a floor, ln(1 + (k − 1)/e): its lowest value found
+# within FLOOR_MATCH of it, most of the late loss within FLOOR_BAND, over at least FLOOR_POINTS points, for k up to
+# MAX_SQUASHED outputs (the floors of more lie ever closer together)
+FLOOR_MATCH, FLOOR_BAND, FLOOR_POINTS, MAX_SQUASHED = 0.001, 0.01, 10, 10
 # Three falls in a row of a short log's averages: a curve still coming down at its end (noise does it one time in 8).
 FALLING_CHANGES = 3
 # Three equal evaluations in a row are no coincidence of a model that still changes (two may be, at a few digits).
@@ -456,7 +460,12 @@ def plateau_high(run: RunCurves, limits: Limits):
     """The train loss drops fast, then stays flat for the rest of the run (train and validation gain almost
     nothing over the last third) at a level well above what the task allows (a large share of
     −log(1/n_classes)), and not at chance itself. Says so when the learning rate had decayed to about 0 by the
-    middle of the run (then a lower level counts as high); with n unknown, fires only on that LR evidence."""
+    middle of the run (then a lower level counts as high); with n unknown, fires only on that LR evidence. Or the
+    train loss settles on the floor of a cross-entropy taken over outputs already squashed into [0, 1], ln(1 +
+    (k − 1)/e) for k outputs (0.3133 for two), and never goes below it: softmax applied twice."""
+    capped = squashed_floor(run)
+    if capped is not None:
+        return capped
     found = plateau(run, limits)
     if found is None:
         return None
@@ -464,6 +473,36 @@ def plateau_high(run: RunCurves, limits: Limits):
     return Found(f"{curve.tag} plateaus at {fmt(curve.end)} from step {curve.step_at(index)}", [curve.tag],
                  evidence, step_range=(curve.step_at(index), curve.step_at(len(curve.finite_values) - 1)),
                  assumes_class_count=chance_as_yardstick_of_height(run, curve) is not None)
+
+
+def squashed_floor(run: RunCurves) -> Found | None:
+    """The train loss sits on ln(1 + (k − 1)/e): a cross-entropy's least value over k outputs that a softmax or a
+    sigmoid had already put in [0, 1] (right class 1, the others 0, then softmaxed again), for a k of at most
+    MAX_SQUASHED outputs. Its lowest value lies within FLOOR_MATCH of that floor, and most of its second half
+    within FLOOR_BAND: a level the task does not impose, found to four digits by no healthy run."""
+    train = run.curve(Role.TRAIN_LOSS)
+    if train is None or len(train.finite_values) < FLOOR_POINTS:
+        return None
+    values = train.finite_values
+    lowest = float(values.min())
+    for k in range(2, MAX_SQUASHED + 1):
+        floor = math.log1p((k - 1) / math.e)
+        late = values[len(values) // 2:]
+        on_floor = float(np.mean(np.abs(late - floor) <= FLOOR_BAND * floor))
+        if abs(lowest - floor) <= FLOOR_MATCH * floor and on_floor >= 0.5 and train.start_level > lowest * 1.1:
+            first = int(np.argmax(np.abs(values - floor) <= FLOOR_BAND * floor))
+            step = train.step_at(first)
+            return Found(
+                f"{train.tag} settles on {fmt(floor)} = ln(1 + {k - 1}/e) and cannot go lower: softmax applied twice",
+                [train.tag],
+                [f"{train.tag}: lowest {lowest:.5g}, end {fmt(train.end)}; {on_floor:.0%} of its second half lies "
+                 f"within {FLOOR_BAND:.0%} of {floor:.5g}, first from step {step}",
+                 f"ln(1 + {k - 1}/e) = {floor:.5g} is the least a cross-entropy scores over {k} outputs already in "
+                 "[0, 1] (a softmax or a sigmoid before a loss that applies its own softmax): the right class at 1, "
+                 "the others at 0, softmaxed again",
+                 "a model that can fit its training data goes on below it; this one is held up by the loss"],
+                step_range=(step, train.step_at(len(values) - 1)))
+    return None
 
 
 @rule(
