@@ -268,3 +268,17 @@ def test_a_loss_on_the_floor_of_a_softmax_applied_twice_is_held_up_there():
     levelled = 0.35 + 0.35 * np.exp(-np.arange(600) / 60) * rng.uniform(0.8, 1.2, 600)
     for loss in (healthy, levelled):
         assert "CD303" not in codes(synthetic({"train/loss": loss}))
+
+
+def test_a_joint_models_classification_loss_at_chance_beside_its_regression_loss():
+    """A joint classification (200 classes) and regression head (a real public run's shape): the classification
+    losses sit at ln 200 = 5.298 from first to last, while the regression loss, which no chance level measures,
+    is the run's main train loss by name. The classification loss is the one −log(1/n) judges."""
+    rng = np.random.default_rng(11)
+    steps = {"val_classification_loss": np.arange(0, 240, 40), "val_regression_loss": np.arange(0, 240, 40)}
+    run = synthetic({"train_classification_loss": np.log(200) + 0.012 * rng.standard_normal(240),
+                     "train_regression_loss": 700 * rng.lognormal(0, 0.5, 240),
+                     "val_classification_loss": np.full(6, 5.2987), "val_regression_loss": 740 + rng.normal(0, 20, 6)},
+                    n_classes=200, steps=steps)
+    found = [f for f in diagnose_run(run) if f.code == "CD302"]
+    assert found and found[0].tags[0] == "val_classification_loss"

@@ -241,7 +241,8 @@ def flat_at_chance(run: RunCurves, limits: Limits):
     the input carries signal; a train loss may still fall by memorising), else the train loss. With no loss
     logged, the accuracy staying near 1/n decides. A run that never moves at all gets this finding and
     flat-from-start: the loss is both flat and at chance."""
-    loss = first_logged(run, Role.VAL_LOSS, Role.TRAIN_LOSS)
+    loss = _cross_entropy(run, Role.VAL_LOSS) or _cross_entropy(run, Role.TRAIN_LOSS) or first_logged(
+        run, Role.VAL_LOSS, Role.TRAIN_LOSS)
     if loss is not None and chance_loss_of(run, loss) is None:
         return None  # not a cross-entropy over the n classes: −log(1/n) is not its chance level
     accuracy = first_logged(run, Role.VAL_ACC, Role.TRAIN_ACC)
@@ -263,6 +264,15 @@ def flat_at_chance(run: RunCurves, limits: Limits):
     main = run.curve_of(tags[0])
     return Found(f"{tags[0]} stays at chance level for the whole run", tags, evidence,
                  step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)))
+
+
+def _cross_entropy(run: RunCurves, role: Role) -> Curve | None:
+    """The curve of ``role`` whose chance level is −log(1/n): the main one when it is, else another logged beside
+    it (a joint model's classification loss beside its regression loss, neither a total of the other)."""
+    main = run.curve(role)
+    candidates = [main, *(curve for curve in run.curves(role) if curve is not main)] if main is not None else []
+    return next((curve for curve in candidates if len(curve.finite_values) and chance_loss_of(run, curve) is not None),
+                None)
 
 
 def plateau_start(curve: Curve, band: float) -> int:
