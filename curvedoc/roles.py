@@ -68,6 +68,9 @@ _PERPLEXITY_WORDS = {"ppl", "perplexity"}
 # Terms of a loss logged without the word "loss" (a VAE's train_kl and val_recon): losses all the same (an ELBO is
 # not: it is logged either way up)
 _LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}
+# A cross-entropy named as such, without the word "loss" (Keras's categorical_crossentropy metric, torchmetrics'
+# val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
+_CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
 # One word of a tag naming a higher-is-better metric; digits and @k after a stem are its variants (mAP50, AP75,
 # recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl).
 _SCORE_WORD = re.compile(
@@ -141,7 +144,8 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
     # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
     measured = [singular(w) for w in words]
     if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or (
-            _LOSS_TERM_WORDS & set(words) and not _ACC_WORDS & set(words)):
+            (_LOSS_TERM_WORDS | _CROSS_ENTROPY_WORDS) & set(words) and not _ACC_WORDS & set(words)) or (
+            {"cross", "entropy"} <= set(words)):
         kind = "loss"
     elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in measured):
         if any(_TOPK.match(w) for w in words):

@@ -116,6 +116,16 @@ def test_a_scripts_lists_of_losses_and_accuracies_are_named_in_the_plural(tag, r
     assert infer_role(tag) == role
 
 
+@pytest.mark.parametrize("tag,role", [
+    ("val_cross_entropy", Role.VAL_LOSS), ("train_cross_entropy_epoch", Role.TRAIN_LOSS),
+    ("val_categorical_crossentropy", Role.VAL_LOSS), ("val_xent", Role.VAL_LOSS), ("test_ce", Role.TEST_LOSS),
+    # a policy's or a prediction's entropy is no loss
+    ("entropy", Role.OTHER), ("train/policy_entropy", Role.OTHER),
+])
+def test_a_cross_entropy_named_as_such_is_a_loss(tag, role):
+    assert infer_role(tag) == role
+
+
 def test_a_loss_is_not_a_perplexity():
     assert not any(is_perplexity(tag) for tag in ["loss", "val_loss", "nll_loss", "eval_mean_token_accuracy"])
 
