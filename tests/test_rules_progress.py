@@ -81,6 +81,16 @@ def test_an_agents_episode_returns_as_spread_as_its_game_can_still_be_flat():
     assert "CD301" not in codes(synthetic({"episode_reward": scores * np.linspace(1, 1.6, 718)}))
 
 
+def test_a_reward_whitened_per_batch_has_no_level_to_keep():
+    """An LLM's PPO log (a real public run's shape): reward_mean is -0.0015 ± 0.002 at every step because each
+    batch's rewards are normalised; it says nothing of progress. (Returns spread around a level away from 0 that
+    never moves are flat: test_an_agents_episode_returns_as_spread_as_its_game_can_still_be_flat.)"""
+    rng = np.random.default_rng(13)
+    assert "CD301" not in codes(synthetic({"reward_mean": 0.0024 * rng.standard_normal(110) - 0.0015}))
+    rng = np.random.default_rng(7)
+    assert "CD301" in codes(synthetic({"episode_reward": rng.lognormal(np.log(200), 0.6, 718)}))
+
+
 def test_returns_that_climb_from_an_unlucky_high_start_are_not_flat():
     """The first three episode scores (199, 375, 312) put the start level where the last tenth ends, 60% of
     improvement later: the tenths, not that start, say whether the policy moved."""

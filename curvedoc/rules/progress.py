@@ -120,6 +120,8 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         return []
     if any(curve.role != Role.SCORE and curve.start_level <= 0 for curve in curves):
         return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
+    if any(curve.role == Role.SCORE and _centred(curve) for curve in curves):
+        return []  # a reward normalised per batch is centred on 0 by construction: it has no level to keep
     if all(is_flat(curve, limits) for curve in curves):
         return curves
     # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
@@ -264,6 +266,13 @@ def flat_at_chance(run: RunCurves, limits: Limits):
     main = run.curve_of(tags[0])
     return Found(f"{tags[0]} stays at chance level for the whole run", tags, evidence,
                  step_range=(main.step_at(0), main.step_at(len(main.finite_values) - 1)))
+
+
+def _centred(curve: Curve) -> bool:
+    """A score whose values fall on both sides of 0 around a median within their noise of it: centred by
+    construction (a reward whitened per batch, an advantage), not a level the policy reached."""
+    values = curve.finite_values
+    return float(values.min()) < 0 < float(values.max()) and abs(float(np.median(values))) <= curve.noise
 
 
 def _cross_entropy(run: RunCurves, role: Role) -> Curve | None:
