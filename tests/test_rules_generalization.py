@@ -277,3 +277,11 @@ def test_thirty_epochs_that_climb_steadily_from_an_early_best_are_overfitting():
     assert findings(build({"train/loss": train, "val/loss": climb + noise}, epochs * 30 + 29), {"CD501"})
     flat = np.r_[0.052, np.full(29, 0.06)] + noise
     assert not findings(build({"train/loss": train, "val/loss": flat}, epochs * 30 + 29), {"CD501"})
+
+
+def test_noise_free_curves_far_apart_are_val_below_train_without_failing():
+    """Curves with no noise at all (a logged moving average, a synthetic check): the gap has no standard error to
+    be counted in, and the evidence says so instead of dividing by it."""
+    run = build({"train/loss": np.linspace(2.0, 1.0, 200), "val/loss": np.linspace(1.5, 0.6, 200)})
+    (finding,) = findings(run, {"CD503"})
+    assert "beyond any noise" in " ".join(finding.evidence) and not run.warnings

@@ -91,6 +91,18 @@ def test_a_reward_whitened_per_batch_has_no_level_to_keep():
     assert "CD301" in codes(synthetic({"episode_reward": rng.lognormal(np.log(200), 0.6, 718)}))
 
 
+def test_a_sparse_reward_never_earned_is_flat():
+    """An agent whose episode reward is 0 from the first episode to the last never earned one; its flat start is
+    reported (the evidence says the change from 0, which has no share), and no rule fails on it."""
+    run = synthetic({"episode_reward": np.zeros(300)})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD301"]
+    assert "0 from 0" in " ".join(finding.evidence) and not run.warnings
+    # from 0 to a penalty: a collapse whose share of the start has no meaning, said in the reward's own units
+    run = synthetic({"episode_reward": np.r_[np.zeros(20), np.full(280, -5.0)]})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert "5 lower" in " ".join(finding.evidence) and not run.warnings
+
+
 def test_returns_that_climb_from_an_unlucky_high_start_are_not_flat():
     """The first three episode scores (199, 375, 312) put the start level where the last tenth ends, 60% of
     improvement later: the tenths, not that start, say whether the policy moved."""

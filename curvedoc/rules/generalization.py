@@ -292,8 +292,9 @@ def val_below_train(run: RunCurves, limits: Limits):
         [val.tag, train.tag],
         [f"at step {int(steps[typical])}: {val.tag} = {fmt(val_at[typical])}, smoothed {train.tag} = "
          f"{fmt(train_at[typical])} ({relative[typical]:.0%} lower; the median case)",
-         f"median gap {fmt(float(np.median(gap)))} = {float(np.median(gap)) / standard_error:.1f} standard errors "
-         f"(combined noise {fmt(noise)} over {len(gap)} points)",
+         f"median gap {fmt(float(np.median(gap)))} = "
+         + (f"{float(np.median(gap)) / standard_error:.1f} standard errors (combined noise {fmt(noise)} over "
+            f"{len(gap)} points)" if standard_error else f"beyond any noise: neither curve has any ({len(gap)} points)"),
          f"at the end: {val.tag} = {fmt(val_at[-1])}, {train.tag} = {fmt(train_at[-1])}"],
         step_range=(int(steps[0]), int(steps[-1])),
     )

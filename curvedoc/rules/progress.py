@@ -182,9 +182,11 @@ def flat_from_start(run: RunCurves, limits: Limits):
     already_trained = bool(evidence)
     for curve in curves:
         change, noise = curve.level_change()
+        # a reward that is 0 from the first episode to the last (one never earned) has no share to change by
+        moved = f"{change / abs(curve.start_level):+.1%}" if curve.start_level else f"{fmt(change)} from 0"
         evidence.append(f"{curve.tag}: {fmt(curve.start_level)} at the start, {fmt(curve.end)} at the end "
-                        f"({change / abs(curve.start_level):+.1%}; noise allows ±{fmt(limits['noise_z'] * noise)})"
-                        f" over {len(curve.finite_values)} points")
+                        f"({moved}; noise allows ±{fmt(limits['noise_z'] * noise)}) over {len(curve.finite_values)} "
+                        "points")
     if (chance := chance_loss_of(run, main)) is not None:
         evidence.append(chance_text(run, chance))
     if (lr := run.curve(Role.LR)) is not None and len(lr.finite_values):

@@ -400,15 +400,16 @@ def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
     start, end = float(np.median(head)), float(np.median(tail))
     sigma = robust_sigma(np.diff(values)) / math.sqrt(2)
     noise = limits["min_sigmas"] * MEDIAN_SE * sigma * math.sqrt(1 / len(head) + 1 / len(tail))
-    if start - end < max(limits["below_start"] * abs(start), noise):
-        return None
+    if start - end <= max(limits["below_start"] * abs(start), noise):
+        return None  # (a reward at 0 throughout, never earned, has no fall: both sides are 0)
     at_start = np.flatnonzero(score.smooth[:len(values)] >= start)  # where the collapse began: its last point there
     step, end_step = int(score.steps[at_start[-1] if len(at_start) else 0]), int(score.steps[len(values) - 1])
+    lower = f"{(start - end) / abs(start):.0%} of the start's magnitude lower" if start else f"{fmt(start - end)} lower"
     return Found(
         f"{score.tag} falls from {fmt(start)} at the start to {fmt(end)} and never recovers",
         [score.tag],
         [f"{score.tag}: {fmt(start)} over its first {len(head)} points (the untrained policy), {fmt(end)} over its "
-         f"last {len(tail)} (to step {end_step}): {(start - end) / abs(start):.0%} of the start's magnitude lower",
+         f"last {len(tail)} (to step {end_step}): {lower}",
          f"noise allows {fmt(noise)} between those medians (σ = {fmt(sigma)} from point to point)",
          "the agent ends far worse than a random policy began: a collapse, not slow learning"],
         step=step, step_range=(step, end_step), severity=ERROR,
