@@ -304,3 +304,11 @@ def test_a_joint_models_classification_loss_at_chance_beside_its_regression_loss
                     n_classes=200, steps=steps)
     found = [f for f in diagnose_run(run) if f.code == "CD302"]
     assert found and found[0].tags[0] == "val_classification_loss"
+
+
+def test_a_score_stuck_beside_a_loss_that_is_nan_throughout_is_no_flat_start_of_its_own():
+    """A mixed-precision U-Net (a real public run's shape): train_loss NaN at every log, train F1 0 at every log.
+    The NaN is the finding; the F1 the NaN leaves at 0 is no flat start beside it."""
+    run = synthetic({"train_loss": np.full(10, np.nan), "train_f1_score": np.zeros(10)})
+    found = codes(run)
+    assert "CD101" in found and "CD301" not in found

@@ -105,11 +105,15 @@ def judged_losses(run: RunCurves, min_points: float) -> list[Curve]:
 
 def judged_progress(run: RunCurves, min_points: float) -> list[Curve]:
     """The curves whose progress is judged: the losses, or the main score (a reward, a success rate) of an
-    agent's run (its losses say nothing of progress) or of a run that logs no loss. Whether a curve moves does
-    not depend on which way is better."""
-    losses = [] if run.reinforcement_learning else judged_losses(run, min_points)
-    return losses or [curve for curve in (run.curve(Role.SCORE),)
-                      if curve is not None and len(curve.finite_values) >= min_points]
+    agent's run (its losses say nothing of progress) or of a run that logs no loss (a loss NaN throughout is still
+    one). Whether a curve moves does not depend on which way is better."""
+    logs_a_loss = any(run.curve(role) is not None for role in (Role.TRAIN_LOSS, Role.VAL_LOSS))
+    if run.reinforcement_learning or not logs_a_loss:
+        return [curve for curve in (run.curve(Role.SCORE),)
+                if curve is not None and len(curve.finite_values) >= min_points]
+    # a run that logs a loss is judged on it; one that is NaN throughout is CD101's, and a score stuck beside it
+    # (an F1 of 0 from a model that outputs NaN) is that NaN's doing, not a flat start of its own
+    return judged_losses(run, min_points)
 
 
 def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
