@@ -672,6 +672,64 @@ def test_an_evaluation_printed_after_every_epoch_line_stays_an_evaluation(tmp_pa
     assert set(run.tags) == {"loss", "val_loss"} and steps(run, "val_loss") == [1, 2, 3, 4]
 
 
+def test_a_split_and_its_epoch_out_of_the_total_in_brackets_place_every_line(tmp_path):
+    text = "".join(
+        f"100%|##########| 132/132 [00:30<00:00,  4.32it/s]\n"
+        f"[ Train | {n:03d}/100 ] loss = {2 / n:.5f}, acc = {n / 10:.5f}\n"
+        f"[ Valid | {n:03d}/100 ] loss = {1 / n:.5f}, acc = {n / 20:.5f}\n"
+        + (f"[ Valid | {n:03d}/100 ] loss = {1 / n:.5f}, acc = {n / 20:.5f} -> best\n"
+           f"Best model found at epoch {n}, saving model\n" if n % 2 else "")
+        for n in (1, 2, 3, 4)
+    ) + "accuracy: 1.0\nF1: 1.0\nrecall: 1.0\n"
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "acc", "valid_loss", "valid_acc"}  # the closing summary is no curve
+    for tag in run.tags:
+        assert steps(run, tag) == [1, 2, 3, 4]
+    assert values(run, "valid_loss") == pytest.approx([1, 1 / 2, 1 / 3, 1 / 4], abs=1e-5)
+    assert run.roles["valid_loss"] == Role.VAL_LOSS and run.roles["loss"] == Role.TRAIN_LOSS
+    assert not any("logged again" in warning for warning in run.warnings)  # a line printed again is one point
+
+
+def test_a_step_in_brackets_before_the_first_pair_places_its_line(tmp_path):
+    prefix = "I0103 20:09:51.218508 139972513848384"
+    text = f"{prefix} train.py:150] Step: 1/100 warmup_lr: 0.001\n" + "".join(
+        f"{prefix} logging_writer.py:35] [{n}] img_sec_core_train=18.1, train_loss={1 / n:.6f}\n"
+        f"{prefix} train.py:201] Step: {n}/100 {n}%, img/sec/core: 18.1\n"
+        f"{prefix} local.py:50] Created artifact [10] Profile of type ArtifactType.URL and value None.\n"
+        for n in (10, 20, 30, 40)
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "train_loss") == [10, 20, 30, 40]  # not each at the "Step:" line before it
+    assert values(run, "train_loss") == pytest.approx([0.1, 0.05, 1 / 30, 0.025], rel=1e-4)
+    assert not any("restart" in warning or "went back" in warning for warning in run.warnings)
+
+
+def test_a_printed_dict_of_settings_is_settings(tmp_path):
+    text = (
+        "Hyperparameters: {'accum_steps': 8, 'batch': 512, 'model': {'hidden_size': 768}, "
+        "'pp': {'crop': 384, 'test': 'test'}, 'grad_norm_clip': 1.0}\n"
+        + "".join(f"step {n}: train_loss {1 / n:.3f}\n" for n in (1, 2, 3))
+        + "config = {'eval_every': 100, 'epoch': 20}\n"
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["train_loss"] and steps(run, "train_loss") == [1, 2, 3]
+    assert run.meta.hparams == {"accum_steps": 8, "batch": 512, "hidden_size": 768, "crop": 384,
+                                "grad_norm_clip": 1.0, "eval_every": 100, "epoch": 20}
+
+
+def test_a_value_printed_again_under_its_words_reordered_is_one_curve(tmp_path):
+    text = "".join(
+        f"Step: {n} Learning rate: 0.0075000, Test accuracy: {0.6 + n / 1000:.5f}\n"
+        f"[{n}] accuracy_test={0.6 + n / 1000 + 1e-7}, lr=0.007500\n"
+        f"[{n}] loss_test={n / 1000 + 0.2}\n"
+        f"test loss: {n / 1000 + 0.3}\n"  # another value under the same words: another curve
+        for n in (100, 200, 300)
+    )
+    run = read(write(tmp_path / "train.log", text))
+    assert "Test_accuracy" in run.tags and "accuracy_test" not in run.tags
+    assert {"loss_test", "test_loss"} <= set(run.tags)
+
+
 # ---------------------------------------------------------------------------------------------- bytes and bounds
 
 def test_crlf_and_a_utf8_byte_order_mark(tmp_path):

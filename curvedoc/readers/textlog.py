@@ -42,31 +42,36 @@ header opens each appended session, which the restart rule below sorts out.
 
 The x axis, in this order:
 1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
-   ``batch``); a step that starts again with every epoch (``Epoch 1 | Step 0/6501``, timm's
-   ``Train: 3 [  50/1251 (4%)]``, MMEngine's ``Epoch(train) [3][  50/1251]``) is counted on across epochs. The
-   words before a step's name may say the split (Megatron's ``validation loss at iteration 300 | lm loss value:``).
+   ``batch``), or in brackets before a line's first pair (clu's ``[100] accuracy_test=0.65, lr=0.0075``); a step
+   that starts again with every epoch (``Epoch 1 | Step 0/6501``, timm's ``Train: 3 [  50/1251 (4%)]``, MMEngine's
+   ``Epoch(train) [3][  50/1251]``) is counted on across epochs. The words before a step's name may say the split
+   (Megatron's ``validation loss at iteration 300 | lm loss value:``).
    A metric printed line after line with only its epoch (``Epoch 1 - Batch loss: 12.13``, hundreds an epoch, no
    line of another epoch between them) has its lines numbered within the epoch as that step; the epoch's other
    lines then sit at its last batch;
 2. else the epoch (``Epoch 3/10``: 3, an ``Epoch 3/10`` line applying to the lines after it that name a metric, as
-   Keras prints); epochs logged as fractions (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power
-   of ten that makes them whole, with a warning;
+   Keras prints; ``[ Valid | 012/100 ] loss = …``: a split, then its epoch of the total); epochs logged as fractions
+   (the Hugging Face Trainer's ``'epoch': 0.25``) are scaled by the power of ten that makes them whole, with a
+   warning;
 3. else the order of the lines that hold values, with a warning; then only names logged at least ``MIN_POINTS``
    times are curves (a value printed once is a setting).
 Values printed before the first step or epoch are the run's settings (``lr: 0.001``, ``num_classes: 10``) and go to
-``meta.hparams``; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric) is the number of
-epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted session is
-settings again (up to the next line with a step or epoch), not points. A value named after a checkpoint's save
-(``New best model saved with BLEU-2: 65.76``) restates a metric and is no curve. A line without a step or epoch of
+``meta.hparams``, as does a dict of settings printed anywhere (``Hyperparameters: {'batch': 512, 'pp': {'test':
+'test'}, …}``), whatever its names say; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric)
+is the number of epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted
+session is settings again (up to the next line with a step or epoch), not points. A value named after a checkpoint's
+save (``New best model saved with BLEU-2: 65.76``) restates a metric and is no curve. A line without a step or epoch of
 its own, printed during training (an evaluation block, another program's output), sits at the x of the line before
 it and gives only metrics that name their split (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is
 an evaluation's, read as training's it would mislead), and never overrides a value logged there with a step of its
 own; but a kind of line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 |
 Loss: …``), its first before the first such line, is that step's: all its values, at that step (see
-``_printed_each_step``). The Trainer's closing ``{'train_runtime': …}`` summary is not a point. A resumed run that
-logs steps again keeps what it logged last (TensorBoard's restart rule, as for every other format), with a warning.
-A last line without its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped
-with a warning.
+``_printed_each_step``). The Trainer's closing ``{'train_runtime': …}`` summary is not a point. A line printed again
+as it was (``… loss = 1.65 -> best``) is one point, and a curve that restates another under the same words in another
+order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is
+not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
+other format), with a warning. A last line without its line end is kept when it is whole (see
+``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
 logged that often; anything else read because of its name raises :class:`~curvedoc.errors.NotALog`.
@@ -198,6 +203,21 @@ LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
 TRACEBACK_FRAME = re.compile(r'\s{0,8}File "[^"]{1,4096}", line \d')  # a crash's stack, not a metric named "line"
 SPLIT_EPOCH = re.compile(r"\s{0,10}\[\s{0,10}\d{1,12}\s?/\s?\d{1,12}")  # "[  50/1251" right after "Train: 3"
+# "[ Valid | 012/100 ] loss = …" opening a line: the split, then the epoch and the number of epochs
+SPLIT_COUNTER = re.compile(
+    r"\[\s{0,10}(?P<split>[A-Za-z]{1,12})\s{0,10}\|\s{0,10}(?P<n>\d{1,12})\s?/\s?(?P<total>\d{1,12})\s{0,10}\]"
+)
+# clu's LoggingWriter: "[100] accuracy_test=0.65, lr=0.0075", the step in brackets right before the line's first pair,
+# at the start of the message (after a log prefix such as glog's "logging_writer.py:35] "); "Created artifact [10]
+# Profile" names no step
+BRACKETED_STEP = re.compile(r"(?:^|[\]:]\s{1,4})\[(?P<n>\d{1,12})\]\s{1,4}$")
+# A printed dict of the run's settings ("Hyperparameters: {'accum_steps': 8, 'batch': 512, …}"): its pairs are
+# settings, whatever they name, and its "'test': 'test'" no evaluation split
+SETTINGS_DICT = re.compile(
+    r"(?<![\w.])(?:hyper-?parameters|hparams|config|configuration|args|arguments|settings|options|flags|cfg)"
+    r"\s{0,3}[:=]?\s{0,3}\{",
+    re.IGNORECASE,
+)
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE,
@@ -236,6 +256,7 @@ class Line:
     epoch_as_setting: bool = False  # written as a setting is ("epoch: 20"), not as a position ("Epoch 3", "Epoch 3/10")
     values: dict[str, float] = field(default_factory=dict)
     last_number: str = ""  # the line's last named number as printed: how a line cut mid-write would show
+    settings: bool = False  # a printed dict of settings (see SETTINGS_DICT): its values are no points
 
 
 @dataclass
@@ -464,6 +485,11 @@ class _Reading:
 
     def take(self, line: Line) -> None:
         self.recent.append((_kind_of(line), line.last_number))
+        if line.settings:
+            for tag, value in line.values.items():
+                if len(self.parsed.settings) < MAX_SETTINGS:
+                    self.parsed.settings.setdefault(tag, value)
+            return
         if line.epoch is not None or line.step is not None:
             self.parsed.evidence = True
             self.evaluation = None
@@ -618,6 +644,13 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if name is not None and name.x_kind:
             _place(line, name.x_kind, match)
     spans, names = [], []
+    if "|" in text:
+        counter = SPLIT_COUNTER.search(text)
+        if counter is not None and counter["split"].lower() in SPLIT_WORDS:
+            line.epoch = float(counter["n"])
+            spans.append((counter.start("n"), counter.end("total")))  # the split's name still says the line's split
+    settings = SETTINGS_DICT.search(text) if "{" in text else None
+    first_value = None  # where the first value's name starts
     previous_end = 0
     last_named = None
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
@@ -637,7 +670,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if " " in key and not name.x_kind and not match["separator"].strip() and not state.names_a_metric(name.tag):
             continue  # words, then a number after a space: a sentence ("Archibald eats 1 apple", "There are 12")
         last_named = match
-        if name.x_kind:
+        if name.x_kind and settings is None:
             # only the x's own word is taken: the words before it may name the split ("validation loss at
             # iteration 300 | lm loss value: 5.91", Megatron's evaluation line)
             spans.append((match.start(), match.end()))
@@ -652,7 +685,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
             if SPLIT_EPOCH.match(text, match.end()):
                 _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
             continue  # else "Train=3667 | Val=786": the split's size; a split's bare loss has decimals (nanoGPT)
-        if name.split is not None:
+        if name.split is not None and settings is None:  # a settings dict's names say no split of the line
             split = name.split
             evaluated = name.split in EVALUATION_WORDS and not name.split_word
             reported = name.split if evaluated and (not names or reported == name.split) else None
@@ -663,8 +696,17 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if name is not None and name.tag not in line.values:
             line.values[name.tag] = _value(match, name)
             names.append(name)
+            if first_value is None:
+                first_value = spans[-1][0]
     if last_named is not None:
         line.last_number = last_named["value"]
+    if settings is not None:
+        line.settings = True
+        return line if line.values else None
+    if line.epoch is None and line.step is None and first_value is not None and "[" in text:
+        step = BRACKETED_STEP.search(text, 0, first_value)
+        if step is not None:
+            line.step = float(step["n"])
     if line.epoch is None and line.step is None and "(train)" in text:
         _place_training_loop(line, text)
     if line.epoch is not None and line.step is None:
@@ -904,7 +946,11 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
         steps = x[indexes].astype(np.int64)
         restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
         superseded += int(np.count_nonzero(restarted))
-        curves[tag] = steps[~restarted], values[~restarted]
+        steps, values = steps[~restarted], values[~restarted]
+        # a line printed again as it was ("… loss = 1.65 -> best" after "… loss = 1.65") is one point, not two
+        again = np.flatnonzero((np.diff(steps) == 0) & (np.diff(values) == 0)) + 1
+        curves[tag] = np.delete(steps, again), np.delete(values, again)
+    _drop_restated(curves)
     enough = (
         any(names_a_metric(tag) for tag in curves) if line_order
         else placed_values >= MIN_POINTS
@@ -917,6 +963,19 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
                     "logged with one were not taken (an evaluation printed in a block of its own?)")
     parsed.superseded = superseded
     return curves
+
+
+def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    """Drops a curve that restates another under the same words in another order, at the same steps with the same
+    values as far as the shorter print of them goes (``Test accuracy: 0.65273`` for people and ``[100]
+    accuracy_test=0.6527343988`` for a metric writer): one measurement, under the name logged first."""
+    first: dict[tuple[str, ...], str] = {}
+    for tag in list(curves):
+        kept = first.setdefault(tuple(sorted(tokens(tag))), tag)
+        if kept != tag:
+            (steps, values), (kept_steps, kept_values) = curves[tag], curves[kept]
+            if np.array_equal(steps, kept_steps) and np.allclose(values, kept_values, rtol=1e-4, equal_nan=True):
+                del curves[tag]
 
 
 def _reads_as_evaluation(tag: str, measures: Callable[[str], bool] = names_a_metric) -> bool:
