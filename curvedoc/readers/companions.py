@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
+import ntpath
 import os
 import re
 from dataclasses import dataclass
@@ -214,7 +215,7 @@ def _data_config_named(config: dict) -> str | None:
     named = config.get("data")
     if not isinstance(named, str) or not named.lower().endswith(NAMED_DATA_SUFFIXES):
         return None
-    return re.split(r"[/\\]", named)[-1] or None
+    return ntpath.basename(named) or None  # Windows paths too: ntpath splits at both separators
 
 
 def is_wandb_config(config: dict) -> bool:

@@ -382,17 +382,18 @@ def step_values(builder: RunBuilder, table: Table, step_column: str | None) -> t
     return np.arange(rows, dtype=np.float64), np.ones(rows, dtype=bool), False
 
 
-def steps_within_epochs(table: Table, step_column: str, steps: np.ndarray, has_step: np.ndarray
-                        ) -> tuple[np.ndarray, set[str]]:
+def steps_within_epochs(builder: RunBuilder, table: Table, step_column: str, steps: np.ndarray,
+                        has_step: np.ndarray) -> tuple[np.ndarray, set[str]]:
     """``steps`` counted on across epochs when the step starts again with every epoch: the step column itself
-    (``iteration`` beside ``epoch``) or, when the epoch is the step, a batch counter beside it (``Epoch,Batch``);
-    and the columns that then make the step (no curves of their own)."""
+    (``iteration`` beside ``epoch``) or, when the epoch is the step, a batch counter beside it (``Epoch,Batch``),
+    else the rows themselves (:func:`rows_within_epochs`); and the columns that then make the step (no curves of
+    their own)."""
     by_lower = columns_by_lower(table.columns)
     epoch_column = by_lower.get("epoch")
     counter_column = step_column if step_column != epoch_column else next(
         (by_lower[name] for name in WITHIN_EPOCH_COLUMNS if name in by_lower), None)
     if epoch_column is not None and counter_column is None:
-        return rows_within_epochs(table, epoch_column, steps)
+        return rows_within_epochs(builder, table, epoch_column, steps)
     if epoch_column is None or counter_column is None:
         return steps, set()
     counter, has_counter, _ = numeric_cells(table.frame[counter_column], table.decimal)
@@ -414,7 +415,8 @@ def wall_times(table: Table) -> tuple[np.ndarray | None, str | None]:
     return np.where(present, walls, np.nan), column
 
 
-def rows_within_epochs(table: Table, epoch_column: str, steps: np.ndarray) -> tuple[np.ndarray, set[str]]:
+def rows_within_epochs(builder: RunBuilder, table: Table, epoch_column: str, steps: np.ndarray
+                       ) -> tuple[np.ndarray, set[str]]:
     """The row order as the step when the epoch is the only x and it holds for several rows in a row, never going
     back: a row a batch (Lightning's 2019 metrics.csv: a created_at clock, the validation's row at the epoch's
     end), which the epoch alone would pile onto one step each. Else ``steps`` as they are."""
@@ -423,6 +425,7 @@ def rows_within_epochs(table: Table, epoch_column: str, steps: np.ndarray) -> tu
         return steps, set()  # an epoch missing, or one logged again: a restart, which the restart rule handles
     if np.unique(epoch, return_counts=True)[1].max() < MIN_ROWS_PER_EPOCH:
         return steps, set()
+    builder.warn(f"{table.path}: several rows an epoch and no step column; the row number is the step")
     return np.arange(len(epoch), dtype=np.float64), {epoch_column}
 
 
@@ -437,10 +440,7 @@ def add_columns(
     if columns is None:
         skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS
         if step_used:
-            counted, step_columns = steps_within_epochs(table, step_column, steps, has_step)
-            if step_columns == {step_column} and not np.array_equal(counted, steps):
-                builder.warn(f"{table.path}: several rows an epoch and no step column; the row number is the step")
-            steps = counted
+            steps, step_columns = steps_within_epochs(builder, table, step_column, steps, has_step)
             skipped |= step_columns
         columns = {c: prefix + c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []

@@ -56,14 +56,13 @@ def _closing_summary_only(builder: RunBuilder, path: Path, state: dict, closing:
     """A Trainer that logged nothing but its closing summary (logging_steps above the steps the run took): its
     train_loss, the mean over the whole run, is the one point there is, so the run is read, and judged too thin,
     rather than refused."""
-    step = _number(closing.get("step")) or _number(state.get("global_step")) or 0
-    builder.add("train_loss", [int(step)], [_number(closing["train_loss"])])
-    why = ""
-    logging_steps, steps = _number(state.get("logging_steps")), _number(state.get("global_step"))
-    if logging_steps and steps is not None and logging_steps > steps:
-        why = f": logging_steps {logging_steps:g} is more than the {steps:g} steps the run took"
-    builder.warn(f"{path}: only the Trainer's closing summary was logged{why}; its train_loss "
-                 f"{_number(closing['train_loss']):.4g} is the mean over the whole run")
+    mean_loss, steps = _number(closing["train_loss"]), _number(state.get("global_step"))
+    builder.add("train_loss", [int(_number(closing.get("step")) or steps or 0)], [mean_loss])
+    logging_steps = _number(state.get("logging_steps"))
+    why = (f": logging_steps {logging_steps:g} is more than the {steps:g} steps the run took"
+           if logging_steps and steps is not None and logging_steps > steps else "")
+    builder.warn(f"{path}: only the Trainer's closing summary was logged{why}; its train_loss {mean_loss:.4g} is the "
+                 "mean over the whole run")
 
 
 def _number(value) -> float | None:

@@ -91,10 +91,10 @@ def exploding_gradient(run: RunCurves, limits: Limits):
     """A gradient norm (the total, or one layer's) jumps by orders of magnitude above the running median of the
     steps before it (and far beyond the swings its own minibatch noise makes), or its running level grows by
     orders of magnitude over its start while the loss diverges with it. Reports the step, the factor, and what
-    the loss did there. A spike the loss shows nothing of (its value there no larger a jump than its own rare
-    ones, its points after it at their level before) left no trace on training and is not reported. Inf/NaN norms on isolated steps (a mixed-precision GradScaler skipping a step) are left
-    out and counted; a norm that turns non-finite for good is CD101's NaN story unless its finite part already
-    exploded."""
+    the loss did there. A spike the loss shows nothing of (its value there no larger a jump than its own rare ones,
+    its points after it at their level before) left no trace on training and is not reported. Inf/NaN norms on
+    isolated steps (a mixed-precision GradScaler skipping a step) are left out and counted; a norm that turns
+    non-finite for good is CD101's NaN story unless its finite part already exploded."""
     found = [(grad, item) for grad in norm_curves(run) if (item := _explosion(run, grad, limits)) is not None]
     return once_per_event(found, event_window(run))
 

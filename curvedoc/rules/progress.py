@@ -74,9 +74,8 @@ def _trends_away(curve: Curve, limits: Limits) -> bool:
     and 312 from an agent that goes on to improve 60%); the tenths are many points each."""
     if len(curve.finite_values) < WANDER_POINTS or abs(trend_z(curve)) <= limits["noise_z"]:
         return False
-    tenths = np.array_split(curve.finite_values, 10)
-    first, last = float(np.median(tenths[0])), float(np.median(tenths[-1]))
-    return abs(last - first) > limits["max_change"] * abs(float(np.mean([np.median(part) for part in tenths])))
+    levels = np.array([np.median(part) for part in np.array_split(curve.finite_values, 10)])
+    return abs(float(levels[-1] - levels[0])) > limits["max_change"] * abs(float(np.mean(levels)))
 
 
 def _went_and_came_back(curve: Curve, limits: Limits) -> bool:
@@ -285,7 +284,7 @@ def _cross_entropy(run: RunCurves, role: Role) -> Curve | None:
     """The curve of ``role`` whose chance level is −log(1/n): the main one when it is, else another logged beside
     it (a joint model's classification loss beside its regression loss, neither a total of the other)."""
     main = run.curve(role)
-    candidates = [main, *(curve for curve in run.curves(role) if curve is not main)] if main is not None else []
+    candidates = sorted(run.curves(role), key=lambda curve: curve is not main)
     return next((curve for curve in candidates if len(curve.finite_values) and chance_loss_of(run, curve) is not None),
                 None)
 
@@ -510,24 +509,27 @@ def squashed_floor(run: RunCurves) -> Found | None:
         return None
     values = train.finite_values
     lowest = float(values.min())
+    if train.start_level <= lowest * 1.1:
+        return None  # it never came down onto a floor
+    late = values[len(values) // 2:]
     for k in range(2, MAX_SQUASHED + 1):
         floor = math.log1p((k - 1) / math.e)
-        late = values[len(values) // 2:]
         on_floor = float(np.mean(np.abs(late - floor) <= FLOOR_BAND * floor))
-        if abs(lowest - floor) <= FLOOR_MATCH * floor and on_floor >= 0.5 and train.start_level > lowest * 1.1:
-            first = int(np.argmax(np.abs(values - floor) <= FLOOR_BAND * floor))
-            step = train.step_at(first)
-            return Found(
-                f"{train.tag} settles on {fmt(floor)} = ln(1 + {k - 1}/e) and cannot go lower: softmax applied twice",
-                [train.tag],
-                [f"{train.tag}: lowest {lowest:.5g}, end {fmt(train.end)}; {on_floor:.0%} of its second half lies "
-                 f"within {FLOOR_BAND:.0%} of {floor:.5g}, first from step {step}",
-                 f"ln(1 + {k - 1}/e) = {floor:.5g} is the least a cross-entropy scores over {k} outputs already in "
-                 "[0, 1] (a softmax or a sigmoid before a loss that applies its own softmax): the right class at 1, "
-                 "the others at 0, softmaxed again",
-                 "a model that can fit its training data goes on below it; this one is held up by the loss"],
-                step_range=(step, train.step_at(len(values) - 1)))
-    return None
+        if abs(lowest - floor) <= FLOOR_MATCH * floor and on_floor >= 0.5:
+            break
+    else:
+        return None
+    step = train.step_at(int(np.argmax(np.abs(values - floor) <= FLOOR_BAND * floor)))
+    return Found(
+        f"{train.tag} settles on {fmt(floor)} = ln(1 + {k - 1}/e) and cannot go lower: softmax applied twice",
+        [train.tag],
+        [f"{train.tag}: lowest {lowest:.5g}, end {fmt(train.end)}; {on_floor:.0%} of its second half lies within "
+         f"{FLOOR_BAND:.0%} of {floor:.5g}, first from step {step}",
+         f"ln(1 + {k - 1}/e) = {floor:.5g} is the least a cross-entropy scores over {k} outputs already in [0, 1] (a "
+         "softmax or a sigmoid before a loss that applies its own softmax): the right class at 1, the others at 0, "
+         "softmaxed again",
+         "a model that can fit its training data goes on below it; this one is held up by the loss"],
+        step_range=(step, train.step_at(len(values) - 1)))
 
 
 @rule(
