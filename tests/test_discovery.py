@@ -200,6 +200,17 @@ def test_a_named_file_that_is_no_log_is_an_error(tmp_path):
         discover(touch(tmp_path / "config.json", b'{"hidden": 4}'))
 
 
+def test_a_named_text_file_is_read_for_what_it_holds_whatever_its_suffix(tmp_path):
+    log = touch(tmp_path / "results.rb", b"Epoch 1/2\n5s - loss: 0.9 - val_loss: 1.0\nEpoch 2/2\n5s - loss: 0.5\n")
+    table = touch(tmp_path / "history", b"epoch,loss\n0,1.2\n1,1.0\n")
+    assert [source.family for source in discover(log).sources] == ["text"]
+    assert [source.family for source in discover(table).sources] == ["csv"]
+    with pytest.raises(CurvedocError, match="no training logs found"):
+        discover(tmp_path)  # a folder's walk takes only the names logs have
+    with pytest.raises(CurvedocError, match="no training log in it"):
+        curvedoc.load(touch(tmp_path / "notes.md", "Les résultats sont bons\n".encode()))
+
+
 def test_keras_csvlogger_training_log_is_found_by_content(tmp_path):
     touch(tmp_path / "training.log", b"epoch,accuracy,loss\n0,0.5,1.2\n1,0.6,1.0\n")
     touch(tmp_path / "output.log", b"Epoch 1/10 starting\nloss went down\n")

@@ -356,12 +356,36 @@ def test_other_programs_lines_interleaved_add_nothing(tmp_path):
 
 
 def test_a_resumed_run_keeps_what_was_logged_last_in_step_order(tmp_path):
-    first = "".join(f"Epoch {e}/5 - loss: {1.0 / e:.3f}\n" for e in range(1, 6))
+    cut_short = "".join(f"Epoch {e}/5 - loss: {1.0 / e:.3f}\n" for e in range(1, 4))
     again = "".join(f"Epoch {e}/5 - loss: {2.0 / e:.3f}\n" for e in range(1, 6))
-    run = read(write(tmp_path / "train.log", first + again))
+    run = read(write(tmp_path / "train.log", cut_short + again))
     assert steps(run, "loss") == [1, 2, 3, 4, 5]
     assert values(run, "loss") == [round(2.0 / e, 3) for e in range(1, 6)]
     assert any("restarted run" in warning for warning in run.warnings)
+
+
+def test_runs_printed_one_after_another_are_runs_of_their_own(tmp_path):
+    """A sweep's or a cross-validation's runs printed to one stdout (derekchen14/snippet_rnn's 22 Keras runs, saved
+    as results.rb): each starts over after the one before ran to the end; the last may stop early."""
+    def session(scale, epochs):
+        return "Train on 8000 samples\n" + "".join(
+            f"Epoch {e}/15\n65s - loss: {scale / e:.4f} - val_loss: {scale / e + 0.1:.4f}\n" for e in range(1, epochs + 1))
+
+    path = write(tmp_path / "results.rb", session(1.0, 15) + session(2.0, 15) + session(3.0, 14))
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert [run.name for run in runs] == ["results.rb#1", "results.rb#2", "results.rb#3"]
+    assert [len(run.series("val_loss")) for run in runs] == [15, 15, 14]
+    assert [values(run, "loss")[0] for run in runs] == [1.0, 2.0, 3.0]
+    assert not any(run.warnings for run in runs)
+    assert len({run.path for run in runs}) == 3
+
+
+def test_batches_under_an_epoch_heading_count_on_across_epochs(tmp_path):
+    epoch = "Epoch {e}/3\n" + "".join(f"  Batch {b}/30 | Batch Loss: {{loss:.3f}}\n" for b in (10, 20, 30))
+    text = "".join(epoch.format(e=e, loss=1.0 / e) for e in range(1, 4))
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "Batch_Loss") == [10, 20, 30, 40, 50, 60, 70, 80, 90]
+    assert not run.warnings
 
 
 def test_keras_2_bars_per_batch_lines_are_not_epochs(tmp_path):

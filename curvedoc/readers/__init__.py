@@ -263,8 +263,24 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     if explicit:
         if not head:
             return "empty file"
+        if _is_text(head, whole_file):
+            # a file the user names is read for what it holds, whatever its name: captured output saved as
+            # results.rb or with no suffix at all is still a training log (the reader says so when it is not)
+            family = "csv" if _looks_like_table(head) else "text"
+            return Source(family, path, ((None, path),), explicit)
         return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
     return None
+
+
+def _is_text(head: bytes, whole_file: bool) -> bool:
+    if b"\0" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # the peek may end inside a character; anything else undecodable is a binary file (a pickle, a checkpoint)
+        return not whole_file and exc.reason == "unexpected end of data"
+    return True
 
 
 def _header_cells(head: bytes, delimiter: str | None = None) -> list[str]:

@@ -70,7 +70,9 @@ Loss: …``), its first before the first such line, is that step's: all its valu
 as it was (``… loss = 1.65 -> best``) is one point, and a curve that restates another under the same words in another
 order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is
 not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
-other format), with a warning. A last line without its line end is kept when it is whole (see
+other format), with a warning; but a log that starts over after a run that went to the end holds several runs one
+after another (a sweep or cross-validation printed to one stdout), each read as a run of its own (see
+``_run_of_each_record``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches within that epoch. A last line without its line end is kept when it is whole (see
 ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
@@ -277,7 +279,8 @@ class Parsed:
     settings: dict[str, float] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     evidence: bool = False  # a step, an epoch or a metric's name seen: worth reading on
-    superseded: int = 0  # values a restarted run logged again, dropped for the later ones
+    # per run the log holds: values a restarted run logged again, dropped for the later ones
+    superseded: list[int] = field(default_factory=list)
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
     loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
@@ -322,10 +325,18 @@ class Parsed:
 
 
 def read(source: Source) -> list[Run]:
+    """The runs the log holds: one, or several printed one after another (see ``_run_of_each_record``), each
+    named after the file and "#" and its number, as a table's runs are."""
     path = source.files[0][1] if source.files else source.path
-    builder = RunBuilder(path, FORMAT, name=file_run_name(path))
-    add_text_log(builder, path)
-    return [builder.build()]
+    parsed, runs = _read_log(path, split_runs=True)
+    if len(runs) == 1:
+        builders = [RunBuilder(path, FORMAT, name=file_run_name(path))]
+    else:
+        builders = [RunBuilder(f"{path}#{number}", FORMAT, name=f"{file_run_name(path)}#{number}")
+                    for number in range(1, len(runs) + 1)]
+    for builder, curves, superseded in zip(builders, runs, parsed.superseded, strict=True):
+        _add_curves(builder, path, parsed, curves, superseded)
+    return [builder.build() for builder in builders]
 
 
 def add_text_log(builder: RunBuilder, path: Path) -> None:
@@ -335,18 +346,28 @@ def add_text_log(builder: RunBuilder, path: Path) -> None:
     cannot be read at all. Settings printed before training become ``builder.meta.hparams`` unless the builder
     already has some (a W&B run's config).
     """
+    parsed, (curves,) = _read_log(path, split_runs=False)
+    _add_curves(builder, path, parsed, curves, *parsed.superseded)
+
+
+def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tuple[np.ndarray, np.ndarray]]]]:
     parsed = parse(path)
-    curves = log_curves(parsed)
-    if curves is None:
+    runs = log_curves(parsed, split_runs)
+    if runs is None:
         if parsed.per_batch_lines and not len(parsed.placed):
             raise NotALog(path, "only the progress bar of an unfinished epoch, no epoch's summary: the run stopped "
                                 "before its first epoch ended?")
         raise NotALog(path, "no training log in it: no line gives a step or epoch with values, and no metric "
                             f"(loss, accuracy …) is printed {MIN_POINTS} times")
+    return parsed, runs
+
+
+def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed,
+                curves: dict[str, tuple[np.ndarray, np.ndarray]], superseded: int) -> None:
     builder.add_file(path)
     for message in parsed.warnings:
         builder.warn(message)
-    warn_restarts(builder, path, parsed.superseded, "value(s)")
+    warn_restarts(builder, path, superseded, "value(s)")
     if not builder.meta.hparams:
         builder.meta.hparams = dict(parsed.settings)
     for tag, (steps, values) in curves.items():
@@ -500,6 +521,10 @@ class _Reading:
                     self.header_tags = set()
                     self.header_from = len(self.parsed.placed)
                 self.header = line
+            elif line.epoch is None and self.header is not None and self.header.step is None:
+                # "Batch 10/165 | loss …" lines under "Epoch 2/20" count batches within that epoch
+                line.epoch = self.header.epoch
+                self.parsed.add(line, OWN)
             else:
                 self.header = None
                 self.parsed.add(line, OWN)
@@ -907,8 +932,9 @@ def _step_within_epoch(line: Line, text: str, spans: list[tuple[int, int]]) -> N
 
 # ----------------------------------------------------------------------------------------------- the x axis
 
-def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
-    """Each tag's steps and values, or None when the file is no training log (see the module's definition)."""
+def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple[np.ndarray, np.ndarray]]] | None:
+    """Each tag's steps and values, for each run the log holds one after another when ``split_runs`` (else one),
+    or None when the file is no training log (see the module's definition)."""
     if not len(parsed.placed):
         return None
     placed = np.frombuffer(parsed.placed, dtype=np.int8)
@@ -917,8 +943,10 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
     if not line_order:
         each_step = _printed_each_step(parsed, placed, x)
         own &= ~each_step
-    curves = {}
-    superseded = clashing = placed_values = 0
+    run_of = _run_of_each_record(x, own) if split_runs and not line_order else np.zeros(len(x), dtype=np.int64)
+    runs = [{} for _ in range(int(run_of.max()) + 1)]
+    superseded = np.zeros(len(runs), dtype=np.int64)
+    clashing = placed_values = 0
     for tag, (indexes, values) in parsed.tags.items():
         indexes = np.frombuffer(indexes, dtype=np.int64)
         values = np.frombuffer(values, dtype=np.float64)
@@ -943,26 +971,60 @@ def log_curves(parsed: Parsed) -> dict[str, tuple[np.ndarray, np.ndarray]] | Non
                 indexes, values = indexes[~clash], values[~clash]
             if not len(indexes):
                 continue
-        steps = x[indexes].astype(np.int64)
-        restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
-        superseded += int(np.count_nonzero(restarted))
-        steps, values = steps[~restarted], values[~restarted]
-        # a line printed again as it was ("… loss = 1.65 -> best" after "… loss = 1.65") is one point, not two
-        again = np.flatnonzero((np.diff(steps) == 0) & (np.diff(values) == 0)) + 1
-        curves[tag] = np.delete(steps, again), np.delete(values, again)
-    _drop_restated(curves)
+        for number, (curves, in_run) in enumerate(zip(runs, _split(run_of[indexes], len(runs)), strict=True)):
+            if not in_run.any():
+                continue
+            steps, run_values = x[indexes[in_run]].astype(np.int64), values[in_run]
+            restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
+            superseded[number] += int(np.count_nonzero(restarted))
+            steps, run_values = steps[~restarted], run_values[~restarted]
+            # a line printed again as it was ("… loss = 1.65 -> best" after "… loss = 1.65") is one point, not two
+            again = np.flatnonzero((np.diff(steps) == 0) & (np.diff(run_values) == 0)) + 1
+            curves[tag] = np.delete(steps, again), np.delete(run_values, again)
+    for curves in runs:
+        _drop_restated(curves)
+    parsed.superseded = [int(count) for curves, count in zip(runs, superseded, strict=True) if curves]
+    runs = [curves for curves in runs if curves]
     enough = (
-        any(names_a_metric(tag) for tag in curves) if line_order
+        any(names_a_metric(tag) for curves in runs for tag in curves) if line_order
         else placed_values >= MIN_POINTS
-        or any(len(steps) >= MIN_POINTS and names_a_metric(tag) for tag, (steps, _) in curves.items())
+        or any(len(steps) >= MIN_POINTS and names_a_metric(tag)
+               for curves in runs for tag, (steps, _) in curves.items())
     )
-    if not curves or not enough:
+    if not runs or not enough:
         return None
     if clashing:
         parsed.warn(f"{clashing} value(s) printed without a step of their own where the same name was already "
                     "logged with one were not taken (an evaluation printed in a block of its own?)")
-    parsed.superseded = superseded
-    return curves
+    return runs
+
+
+def _split(run_of: np.ndarray, n_runs: int) -> list[np.ndarray]:
+    return [run_of == number for number in range(n_runs)]
+
+
+def _run_of_each_record(x: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Which of the runs a log holds one after another each record is of (0, 1, …).
+
+    A log that starts over (back to its first x) after a stretch that went as far as any stretch of it does holds a
+    new run: a sweep's configurations or a cross-validation's folds printed to one stdout, each trained to the end.
+    Starting over after a stretch cut short is that run restarted, whose later values replace the earlier ones
+    (TensorBoard's rule, applied per run). A run of fewer than ``MIN_POINTS`` records of its own is no run but such
+    a restart's stretch, and stays with the one after it.
+    """
+    run_of = np.zeros(len(x), dtype=np.int64)
+    owned = np.flatnonzero(own)
+    if len(owned) < 2 * MIN_POINTS:
+        return run_of
+    xs = x[owned]
+    first, furthest = xs[0], xs.max()
+    starts_over = np.flatnonzero((xs[1:] <= first) & (xs[:-1] > first)) + 1
+    start = 0
+    for where in starts_over:
+        if where - start >= MIN_POINTS and xs[start:where].max() >= furthest:
+            run_of[owned[where]:] += 1
+            start = where
+    return run_of
 
 
 def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
