@@ -369,7 +369,8 @@ def test_runs_printed_one_after_another_are_runs_of_their_own(tmp_path):
     as results.rb): each starts over after the one before ran to the end; the last may stop early."""
     def session(scale, epochs):
         return "Train on 8000 samples\n" + "".join(
-            f"Epoch {e}/15\n65s - loss: {scale / e:.4f} - val_loss: {scale / e + 0.1:.4f}\n" for e in range(1, epochs + 1))
+            f"Epoch {e}/15\n65s - loss: {scale / e:.4f} - val_loss: {scale / e + 0.1:.4f}\n"
+            for e in range(1, epochs + 1))
 
     path = write(tmp_path / "results.rb", session(1.0, 15) + session(2.0, 15) + session(3.0, 14))
     runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
@@ -949,3 +950,53 @@ def test_public_logs_with_a_step_restarting_each_epoch_and_an_evaluation_block()
 def test_a_public_file_that_is_no_training_log_is_refused_when_named():
     with pytest.raises(NotALog):
         curvedoc.load(WILD / "textlog/chandler-scott__proximal-policy-optimization/out/trained_walker.log")
+
+
+YOLOV5_EPOCH = (
+    "     Epoch   gpu_mem       box       obj       cls     total    labels  img_size\n"
+    "       {e}/2     2.62G   0.09784   0.02412   0.03929    0.1613         5       640:   0% 0/3692 [00:02]\n"
+    "  warnings.warn(\n"
+    "       {e}/2     2.63G   {box:.4f}   0.01211   0.02063   {total:.4f}         2       640: 100% 3692/3692\n"
+    "               Class      Images      Labels           P           R      mAP@.5  mAP@.5:.95: 100% 1846/1846\n"
+    "                 all        1846        2345       {p:.2f}       0.83       0.781       0.492\n"
+)
+
+
+def test_ultralytics_yolov5_epoch_tables(tmp_path):
+    """YOLOv3/v5 print a table a line under its header: the epoch of the total, losses named only by their term."""
+    text = "Starting training for 3 epochs...\n" + "".join(
+        YOLOV5_EPOCH.format(e=e, box=0.05 - e / 100, total=0.08 - e / 100, p=0.6 + e / 10) for e in range(3))
+    run = read(write(tmp_path / "output.log", text))
+    assert steps(run, "total_loss") == [0, 1, 2] and values(run, "total_loss") == [0.08, 0.07, 0.06]
+    assert values(run, "box_loss") == [0.05, 0.04, 0.03]  # the row of the finished epoch, not the 0% one
+    assert values(run, "val_precision") == [0.6, 0.7, 0.8] and steps(run, "val_precision") == [0, 1, 2]
+    assert {"labels", "img_size", "gpu_mem", "val_Images", "val_Labels"}.isdisjoint(run.tags)
+    assert not run.warnings
+
+
+def test_yolov8_and_fastai_tables_keep_the_aggregate_row_and_skip_counts(tmp_path):
+    epoch = (
+        "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size\n"
+        "        {e}/3      2.51G      {loss:.2f}      2.345      1.456         12        640: 100%|█| 47/47\n"
+        "                 Class     Images  Instances      Box(P          R      mAP50  mAP50-95): 100%|█████| 4/4\n"
+        "                   all        100        250      0.654      0.543      {map:.2f}      0.412\n"
+        "                person        100        150      0.804      0.663      0.999      0.552\n"
+    )
+    text = "".join(epoch.format(e=e, loss=1.5 - e / 10, map=0.5 + e / 10) for e in range(1, 4))
+    run = read(write(tmp_path / "yolov8.log", text))
+    assert values(run, "box_loss") == [1.4, 1.3, 1.2] and values(run, "val_mAP50") == [0.6, 0.7, 0.8]
+    assert "Instances" not in run.tags and "val_Instances" not in run.tags
+    fastai = ("Downloading data...\n" "epoch     train_loss  valid_loss  accuracy  time\n"
+              + "".join(f"{e}         {1 - e / 10:.6f}    {1.1 - e / 20:.6f}    0.{70 + e}0000  00:12\n"
+                        for e in range(4))
+              + "Saved the model to export.pkl\n")
+    run = read(write(tmp_path / "fastai.log", fastai))
+    assert steps(run, "valid_loss") == [0, 1, 2, 3] and values(run, "accuracy") == [0.7, 0.71, 0.72, 0.73]
+    assert "time" not in run.tags
+
+
+def test_a_line_of_names_over_unrelated_numbers_is_no_table(tmp_path):
+    text = ("Model layers summary below\n" "  12  3.5  7  9\n"
+            + "".join(f"epoch {e} loss {1 / e:.3f}\n" for e in range(1, 5)))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss"}

@@ -72,7 +72,9 @@ order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``
 not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
 other format), with a warning; but a log that starts over after a run that went to the end holds several runs one
 after another (a sweep or cross-validation printed to one stdout), each read as a run of its own (see
-``_run_of_each_record``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches within that epoch. A last line without its line end is kept when it is whole (see
+``_run_of_each_record``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches within that
+epoch. Columns named by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's),
+are read as :class:`_ColumnTable` says. A last line without its line end is kept when it is whole (see
 ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
@@ -232,6 +234,14 @@ TABLE_X_KEYS = {
     "timesteps": "step", "epochs": "epoch", "epoch": "epoch",
 }
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
+# A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
+HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
+COLUMN_BAR = re.compile(r"\s\d{1,3}%(?:\|[^|]{0,200}\|)?\s{0,4}(?:(?P<n>\d{1,12})/(?P<total>\d{1,12}))?")
+EPOCH_OF_TOTAL = re.compile(r"(?P<n>\d{1,12})/(?P<total>\d{1,12})")
+# columns that count or time things, not measure the model: images, labels per batch, memory, seconds
+COUNT_COLUMNS = {"images", "labels", "instances", "targets", "img_size", "size", "gpu_mem", "mem", "time", "eta"}
+AGGREGATE_ROWS = {"all", "overall", "total", "mean", "avg", "average"}
+SHORT_SCORE_NAMES = {"P": "precision", "R": "recall"}  # YOLO's evaluation columns
 
 # Where a record's step or epoch came from: the line itself, a header line before it, neither (printed during
 # training), or neither and before training started (a setting, unless the log never names a step or epoch).
@@ -380,9 +390,15 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed(path)
     state = _Reading(parsed)
     table = _Table()
+    columns = _ColumnTable()
     conflict = _Conflict()
     for text in _lines(path, parsed):
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
+            continue
+        row = columns.take(text)
+        if row is not None:
+            if row != "header":
+                state.take(row)
             continue
         part = table.take(text)
         if table.rows and part != "row":
@@ -473,6 +489,84 @@ class _Table:
                 line.step = line.values.pop(tag)
         self.rows, self.section = {}, ""
         return line
+
+
+class _ColumnTable:
+    """Columns named by a header line, a row of values on each line under it, as Ultralytics YOLOv3/v5 print an
+    epoch (``Epoch gpu_mem box obj cls total labels img_size`` over ``0/299 2.62G 0.0525 … 640: 100% 3692/3692``,
+    then ``Class Images Labels P R mAP@.5 mAP@.5:.95`` over ``all 1846 2345 0.679 0.83 0.781 0.492``), as YOLOv8 and
+    fastai do (``epoch train_loss valid_loss accuracy time``).
+
+    A header names its x (epoch, step …) first; a table without one (YOLO's evaluation) is read only after one with
+    it, each of its rows at the x of that table's last row. A row has as many cells as its header and a number in
+    the x's cell; cells that count or time things, or hold a unit (``2.62G``), are not read. A table whose first
+    column names things (classes) gives only its row for all of them (``all``): the rest is a per-class breakdown.
+    Under a header with a memory column (YOLO's), the unnamed terms (``box``, ``obj``, ``cls``, ``total``) are its
+    losses; its other header's measurements are the evaluation's (``val_P``).
+    """
+
+    def __init__(self) -> None:
+        self.header: list[str] | None = None
+        self.x_kind: str | None = None
+        self.last_x: tuple[float | None, float | None] | None = None
+        self.losses_unnamed = self.evaluation = False
+
+    def take(self, text: str) -> Line | str | None:
+        """A row's :class:`Line`, ``"header"`` for a header or the row of an unfinished epoch (nothing to read), or
+        None when ``text`` is neither."""
+        if "\r" in text:
+            text = _last_drawn(text)
+        bar = COLUMN_BAR.search(text)
+        cells = (text[:bar.start()] if bar else text).split()
+        if len(cells) >= 3 and all(HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_header(cells):
+            return "header"
+        if self.header is None or len(cells) != len(self.header):
+            return None
+        if bar is not None and bar["n"] is not None and bar["n"] != bar["total"]:
+            return "header"  # a row of an epoch still running, drawn again when it ends: not read
+        return self._row(cells)
+
+    def _is_header(self, cells: list[str]) -> bool:
+        names = [cell.rstrip(":").rsplit("(", 1)[-1].rstrip("):") for cell in cells]
+        x_kind = _x_kind(names[0])
+        if x_kind is not None:
+            self.losses_unnamed = any(name.lower() in ("gpu_mem", "mem") for name in names)
+            self.evaluation = False
+        elif self.last_x is not None and any(map(names_a_metric, names)) or (
+                self.losses_unnamed and names[0].lower() == "class"):
+            self.evaluation = True
+        else:
+            return False
+        self.header, self.x_kind = names, x_kind
+        return True
+
+    def _row(self, cells: list[str]) -> Line | None:
+        line = Line()
+        first = cells[0]
+        if self.x_kind is not None:
+            x = EPOCH_OF_TOTAL.fullmatch(first) or VALUE_CELL.fullmatch(first)
+            if x is None:
+                return None
+            n = float(x["n"]) if x.re is EPOCH_OF_TOTAL else _number(first)
+            if self.x_kind == "epoch":
+                line.epoch = n
+            else:
+                line.step = n
+            self.last_x = (line.epoch, line.step)
+        elif first.lower() in AGGREGATE_ROWS or VALUE_CELL.fullmatch(first):
+            line.epoch, line.step = self.last_x
+        else:
+            return None
+        for name, cell in zip(self.header[1:], cells[1:], strict=True):
+            cell = cell.rstrip(":")
+            if name.lower() in COUNT_COLUMNS or not VALUE_CELL.fullmatch(cell):
+                continue
+            if self.evaluation:
+                name = f"val_{SHORT_SCORE_NAMES.get(name, name)}"
+            elif self.losses_unnamed and not names_a_metric(name):
+                name = f"{name}_loss"
+            line.values[name] = _number(cell)
+        return line if line.values else None
 
 
 class _Reading:
