@@ -1000,3 +1000,12 @@ def test_a_line_of_names_over_unrelated_numbers_is_no_table(tmp_path):
             + "".join(f"epoch {e} loss {1 / e:.3f}\n" for e in range(1, 5)))
     run = read(write(tmp_path / "train.log", text))
     assert set(run.tags) == {"loss"}
+
+
+def test_a_last_session_that_stops_as_it_begins_is_not_read_as_a_run(tmp_path):
+    finished = "".join(f"Epoch {e}/5 - loss: {1.0 / e:.3f}\n" for e in range(1, 6))
+    aborted = "lr: 0.01\nEpoch 1/5 - loss: 2.300\n"
+    runs = textlog.read(Source("text", (path := write(tmp_path / "train.log", finished + aborted)),
+                               ((None, path),), explicit=True))
+    assert len(runs) == 1 and values(runs[0], "loss") == [1.0, 0.5, 0.333, 0.25, 0.2]
+    assert any("stopped as it began" in warning for warning in runs[0].warnings)

@@ -1038,6 +1038,9 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         each_step = _printed_each_step(parsed, placed, x)
         own &= ~each_step
     run_of = _run_of_each_record(x, own) if split_runs and not line_order else np.zeros(len(x), dtype=np.int64)
+    if run_of[-1] < 0:
+        parsed.warn(f"the last session started over and ended within {MIN_POINTS - 1} record(s): a run stopped as "
+                    "it began, not read")
     runs = [{} for _ in range(int(run_of.max()) + 1)]
     superseded = np.zeros(len(runs), dtype=np.int64)
     clashing = placed_values = 0
@@ -1104,7 +1107,8 @@ def _run_of_each_record(x: np.ndarray, own: np.ndarray) -> np.ndarray:
     new run: a sweep's configurations or a cross-validation's folds printed to one stdout, each trained to the end.
     Starting over after a stretch cut short is that run restarted, whose later values replace the earlier ones
     (TensorBoard's rule, applied per run). A run of fewer than ``MIN_POINTS`` records of its own is no run but such
-    a restart's stretch, and stays with the one after it.
+    a restart's stretch, and stays with the one after it; last in the log, it is a session that stopped as it began,
+    which neither replaces the run before it nor is judged: -1, not read.
     """
     run_of = np.zeros(len(x), dtype=np.int64)
     owned = np.flatnonzero(own)
@@ -1118,6 +1122,8 @@ def _run_of_each_record(x: np.ndarray, own: np.ndarray) -> np.ndarray:
         if where - start >= MIN_POINTS and xs[start:where].max() >= furthest:
             run_of[owned[where]:] += 1
             start = where
+    if start and len(owned) - start < MIN_POINTS:
+        run_of[owned[start]:] = -1
     return run_of
 
 
