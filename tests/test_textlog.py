@@ -72,16 +72,16 @@ def test_keras_verbose_2_lines_read_the_same_as_verbose_1():
         assert values(two, tag) == values(one, tag)[:4]
 
 
-def test_a_rerun_appended_to_the_log_keeps_the_last_run_in_step_order():
-    run = load_one(FIXTURES / "keras_restarted" / "train.log")
+def test_a_finished_run_then_a_rerun_appended_to_the_log_are_two_runs():
+    """The first try trained its 3 epochs to the end ("Epoch 3/3"), so the second, appended with ``>>``, is a run of
+    its own: neither is lost or spliced into the other."""
+    first, second = curvedoc.load(FIXTURES / "keras_restarted" / "train.log")
     log = (FIXTURES / "keras_restarted" / "train.log").read_text()
     lines = [line for line in log.splitlines() if "val_loss" in line]
-    second_run = [float(line.rsplit("val_loss: ", 1)[1]) for line in lines[3:]]
-    assert steps(run, "val_loss") == [1, 2, 3, 4, 5]
-    assert values(run, "val_loss") == second_run
-    assert any("restarted run" in warning for warning in run.warnings)
-    # the first run's epoch 1 is dropped by the restart at epoch 1 too, not kept as a second value at that step
-    assert not any("already had a value" in warning for warning in run.warnings)
+    logged = [float(line.rsplit("val_loss: ", 1)[1]) for line in lines]
+    assert steps(first, "val_loss") == [1, 2, 3] and values(first, "val_loss") == logged[:3]
+    assert steps(second, "val_loss") == [1, 2, 3, 4, 5] and values(second, "val_loss") == logged[3:]
+    assert not first.warnings and not second.warnings
 
 
 LOSS_LOG = """\

@@ -264,6 +264,7 @@ class Line:
     epoch: float | None = None
     step: float | None = None
     step_total: float | None = None
+    epoch_total: float | None = None  # "Epoch 3/10": the epochs the run was to train
     step_rank: int = len(STEP_KEYS)  # the rank of the key the step came from; a finer one replaces it
     epoch_as_setting: bool = False  # written as a setting is ("epoch: 20"), not as a position ("Epoch 3", "Epoch 3/10")
     values: dict[str, float] = field(default_factory=dict)
@@ -279,6 +280,7 @@ class Parsed:
     epoch: array = field(default_factory=lambda: array("d"))
     step: array = field(default_factory=lambda: array("d"))
     step_total: array = field(default_factory=lambda: array("d"))
+    epoch_total: array = field(default_factory=lambda: array("d"))
     placed: array = field(default_factory=lambda: array("b"))
     # the names a record holds, as an index of ``kinds``: the kinds of line printed before the first line with a step
     # or epoch of its own (-1: a kind first printed after it), which may be lines printed at every step
@@ -304,6 +306,7 @@ class Parsed:
         self.epoch.append(math.nan if line.epoch is None else line.epoch)
         self.step.append(math.nan if line.step is None else line.step)
         self.step_total.append(math.nan if line.step_total is None else line.step_total)
+        self.epoch_total.append(math.nan if line.epoch_total is None else line.epoch_total)
         self.placed.append(placed)
         if placed == OWN:
             self.kind.append(-1)  # a line with a step of its own is no line printed before one
@@ -331,7 +334,7 @@ class Parsed:
         """Makes the records from ``start`` on settings: printed before training, at no step or epoch."""
         for index in range(start, len(self.placed)):
             self.placed[index] = PREAMBLE
-            self.epoch[index] = self.step[index] = self.step_total[index] = math.nan
+            self.epoch[index] = self.step[index] = self.step_total[index] = self.epoch_total[index] = math.nan
 
 
 def read(source: Source) -> list[Run]:
@@ -550,6 +553,7 @@ class _ColumnTable:
             n = float(x["n"]) if x.re is EPOCH_OF_TOTAL else _number(first)
             if self.x_kind == "epoch":
                 line.epoch = n
+                line.epoch_total = float(x["total"]) if x.re is EPOCH_OF_TOTAL else None
             else:
                 line.step = n
             self.last_x = (line.epoch, line.step)
@@ -617,7 +621,7 @@ class _Reading:
                 self.header = line
             elif line.epoch is None and self.header is not None and self.header.step is None:
                 # "Batch 10/165 | loss …" lines under "Epoch 2/20" count batches within that epoch
-                line.epoch = self.header.epoch
+                line.epoch, line.epoch_total = self.header.epoch, self.header.epoch_total
                 self.parsed.add(line, OWN)
             else:
                 self.header = None
@@ -635,6 +639,7 @@ class _Reading:
         elif self.header is not None and self.header_tags.isdisjoint(line.values):
             self.header_tags.update(line.values)
             line.epoch, line.step, line.step_total = self.header.epoch, self.header.step, self.header.step_total
+            line.epoch_total = self.header.epoch_total
             self.parsed.add(line, HEADER)
             return
         if self.started:
@@ -766,7 +771,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if "|" in text:
         counter = SPLIT_COUNTER.search(text)
         if counter is not None and counter["split"].lower() in SPLIT_WORDS:
-            line.epoch = float(counter["n"])
+            line.epoch, line.epoch_total = float(counter["n"]), float(counter["total"])
             spans.append((counter.start("n"), counter.end("total")))  # the split's name still says the line's split
     settings = SETTINGS_DICT.search(text) if "{" in text else None
     first_value = None  # where the first value's name starts
@@ -892,6 +897,7 @@ def _place(line: Line, kind: str, match: re.Match) -> None:
         # an epoch may be scaled by up to 10,000 to make it whole: beyond that it is garbage, not an epoch
         if line.epoch is None and abs(number) * 10_000 < STEP_LIMIT:
             line.epoch = number
+            line.epoch_total = float(match["total"]) if match["total"] else None
         return
     rank = STEP_KEYS.index(kind)
     if rank < line.step_rank and number == round(number) and abs(number) < STEP_LIMIT:
@@ -1037,7 +1043,11 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     if not line_order:
         each_step = _printed_each_step(parsed, placed, x)
         own &= ~each_step
-    run_of = _run_of_each_record(x, own) if split_runs and not line_order else np.zeros(len(x), dtype=np.int64)
+    if split_runs and not line_order:
+        epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
+        run_of = _run_of_each_record(x, own, ended=epoch >= epoch_total)  # NaN (no total) compares False
+    else:
+        run_of = np.zeros(len(x), dtype=np.int64)
     if run_of[-1] < 0:
         parsed.warn(f"the last session started over and ended within {MIN_POINTS - 1} record(s): a run stopped as "
                     "it began, not read")
@@ -1100,11 +1110,12 @@ def _split(run_of: np.ndarray, n_runs: int) -> list[np.ndarray]:
     return [run_of == number for number in range(n_runs)]
 
 
-def _run_of_each_record(x: np.ndarray, own: np.ndarray) -> np.ndarray:
+def _run_of_each_record(x: np.ndarray, own: np.ndarray, ended: np.ndarray) -> np.ndarray:
     """Which of the runs a log holds one after another each record is of (0, 1, …).
 
-    A log that starts over (back to its first x) after a stretch that went as far as any stretch of it does holds a
-    new run: a sweep's configurations or a cross-validation's folds printed to one stdout, each trained to the end.
+    A log that starts over (back to its first x) after a stretch that went to its end holds a new run: a sweep's
+    configurations or a cross-validation's folds printed to one stdout, each trained to the end. A stretch went to
+    its end when it reached the epochs it announced (``Epoch 100/100``), or as far as any stretch of the log goes.
     Starting over after a stretch cut short is that run restarted, whose later values replace the earlier ones
     (TensorBoard's rule, applied per run). A run of fewer than ``MIN_POINTS`` records of its own is no run but such
     a restart's stretch, and stays with the one after it; last in the log, it is a session that stopped as it began,
@@ -1119,7 +1130,7 @@ def _run_of_each_record(x: np.ndarray, own: np.ndarray) -> np.ndarray:
     starts_over = np.flatnonzero((xs[1:] <= first) & (xs[:-1] > first)) + 1
     start = 0
     for where in starts_over:
-        if where - start >= MIN_POINTS and xs[start:where].max() >= furthest:
+        if where - start >= MIN_POINTS and (xs[start:where].max() >= furthest or ended[owned[start:where]].any()):
             run_of[owned[where]:] += 1
             start = where
     if start and len(owned) - start < MIN_POINTS:
