@@ -1009,3 +1009,21 @@ def test_a_last_session_that_stops_as_it_begins_is_not_read_as_a_run(tmp_path):
                                ((None, path),), explicit=True))
     assert len(runs) == 1 and values(runs[0], "loss") == [1.0, 0.5, 0.333, 0.25, 0.2]
     assert any("stopped as it began" in warning for warning in runs[0].warnings)
+
+
+def test_values_in_a_progress_bars_label_are_read(tmp_path):
+    """``set_description(f"Train Epoch {e} Iters {i} Train loss {loss}")``: the bar's label holds the metrics; the
+    bar drawn once more at its close is one point, and ``Iters`` is the step."""
+    bar = "{label}: 100%|██████████| 352/352 [01:24<00:00,  3.24it/s]\n"
+    text = "".join(
+        bar.format(label=f"Train Epoch {e} Iters {352 * e - 51} Train loss {1 / e:.4f}") * 2
+        + bar.format(label=f"Val Epoch {e} Iters {352 * e} val loss {1.2 / e:.4f} top-1 accuracy 0.{40 + e}")
+        for e in range(1, 5))
+    run = read(write(tmp_path / "output.log", text))
+    assert steps(run, "Train_loss") == [301, 653, 1005, 1357] and values(run, "Train_loss")[1] == 0.5
+    assert values(run, "val_loss") == [1.2, 0.6, 0.4, 0.3] and steps(run, "val_loss") == [352, 704, 1056, 1408]
+    assert run.roles["val_top-1_accuracy"] == Role.VAL_ACC
+    assert not run.warnings
+    label_only = read(write(tmp_path / "epochs.log", "".join(
+        f"Epoch {e}: 100%|███| 10/10 [00:01<00:00]\nepoch {e} loss {1 / e:.3f}\n" for e in range(1, 4))))
+    assert set(label_only.tags) == {"loss"}

@@ -73,7 +73,8 @@ not kept. A resumed run that logs steps again keeps what it logged last (TensorB
 other format), with a warning; but a log that starts over after a run that went to the end holds several runs one
 after another (a sweep or cross-validation printed to one stdout), each read as a run of its own (see
 ``_run_of_each_record``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches within that
-epoch. Columns named by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's),
+epoch. A tqdm bar's label that names a metric (``Train Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like
+any line; otherwise only its epoch or step is. Columns named by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's),
 are read as :class:`_ColumnTable` says. A last line without its line end is kept when it is whole (see
 ``_Reading.completes_its_pattern``), else dropped with a warning.
 
@@ -121,7 +122,7 @@ GIVE_UP_BYTES = 32 << 20
 
 EPOCH_KEYS = {"epoch", "ep"}
 # Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count.
-STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "it", "update", "batch")
+STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch")
 SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
     "evaluating", "test", "testing", "dev",
@@ -751,6 +752,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
     if "%|" in text or "it [" in text:
         text, description = _without_tqdm_bars(text)
+        if any(names_a_metric(_key_phrase(description, match, 0))
+               for match in itertools.islice(PAIR.finditer(description), MAX_PAIRS_PER_LINE)):
+            # set_description(f"Train Epoch {e} Train loss {loss}"): the bar's label holds the values
+            text, description = f"{description.rstrip().rstrip(':')} {text}", ""
     keras = KERAS_BAR.match(text)
     if keras:
         if keras["n"] != keras["total"]:
@@ -1234,15 +1239,18 @@ def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
     new_stretch = (np.diff(epoch[dated], prepend=np.nan) != 0) | (np.diff(settings_before, prepend=-1) != 0)
     stretch = np.zeros(len(epoch), dtype=np.int64)
     stretch[dated] = np.cumsum(new_stretch)
-    for indexes, _ in parsed.tags.values():
-        indexes = np.frombuffer(indexes, dtype=np.int64)
-        indexes = indexes[own[indexes]]
+    for indexes, values in parsed.tags.values():
+        indexes, values = np.frombuffer(indexes, dtype=np.int64), np.frombuffer(values, dtype=np.float64)
+        indexes, values = indexes[own[indexes]], values[own[indexes]]
         epochs = epoch[indexes]
         if len(indexes) < MIN_POINTS or np.any(epochs != np.round(epochs)):
             continue
         starts = np.flatnonzero(np.diff(stretch[indexes], prepend=-1) != 0)  # where a run of one epoch's lines starts
         lengths = np.diff(starts, append=len(epochs))
-        if lengths.max() >= MIN_POINTS:
+        # a line drawn again as it was (a progress bar's last state, printed once more at its close) is no batch
+        drawn_again = np.diff(values, prepend=np.nan) == 0
+        drawn_again[starts] = False
+        if np.add.reduceat(~drawn_again, starts).max() >= MIN_POINTS:
             within = np.arange(len(epochs)) - np.repeat(starts, lengths)
             step[indexes] = np.where(np.isnan(step[indexes]), within, step[indexes])
     return step
