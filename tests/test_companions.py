@@ -359,3 +359,21 @@ def test_the_option_sets_a_class_count_of_kind_classes(tmp_path):
     csv_run(tmp_path / "run")
     (run,) = curvedoc.load(tmp_path / "run", config=Config(num_classes=4))
     assert (run.meta.n_classes, run.meta.n_classes_kind) == (4, CLASSES)
+
+
+def test_a_table_of_the_classes_beside_the_log_gives_their_count(tmp_path):
+    """GTSRB's labels.csv (``ClassId,Name``, one class a row, numbered from 0) beside a Keras history."""
+    (tmp_path / "labels.csv").write_text("ClassId,Name\n" + "".join(f"{i},Sign {i}\n" for i in range(43)))
+    (tmp_path / "history.csv").write_text("epoch,loss,val_loss\n" + "".join(f"{e},{3.7 - e / 10},{3.6}\n"
+                                                                          for e in range(5)))
+    (run,) = curvedoc.load(tmp_path / "history.csv")
+    assert run.meta.n_classes == 43
+    assert str(tmp_path / "labels.csv") in run.meta.files
+
+
+def test_a_table_of_examples_and_their_labels_gives_no_class_count(tmp_path):
+    (tmp_path / "labels.csv").write_text("file,label\n" + "".join(f"img{i}.png,{i % 3}\n" for i in range(30)))
+    (tmp_path / "classes.csv").write_text("id,label\n" + "".join(f"{i % 5},{i}\n" for i in range(10)))
+    (tmp_path / "history.csv").write_text("epoch,loss\n0,1.0\n1,0.8\n2,0.7\n")
+    (run,) = curvedoc.load(tmp_path / "history.csv")
+    assert run.meta.n_classes is None

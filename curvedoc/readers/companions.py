@@ -4,7 +4,8 @@ model the run fine-tunes.
 Runs keep their class count in a model config (``config.json``: ``num_labels``, ``id2label``, ``vocab_size``), in
 their arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``config.yaml``), in a data config
 (YOLO's ``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``:
-one label a line); a PEFT ``adapter_config.json`` names the base model, and so does the model card the Trainer
+one label a line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the classes, one a row, numbered
+0, 1, … or 1, 2, … in its first column, as GTSRB's ``ClassId,SignName``); a PEFT ``adapter_config.json`` names the base model, and so does the model card the Trainer
 writes (``README.md``, whose YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``,
 as the Hugging Face example scripts call it). They are looked for in the run's folder,
 then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config, and above
@@ -43,9 +44,10 @@ ARGUMENT_FILES = ("hparams.json", "params.json", "args.json")
 PREFERRED_YAML = ("data.yaml", "data.yml", "hparams.yaml", "args.yaml", "config.yaml", "config.yml")
 YAML_SUFFIXES = (".yaml", ".yml")
 LABEL_LIST_FILES = ("labels.txt", "classes.txt", "class_names.txt")
+LABEL_TABLE_FILES = ("labels.csv", "classes.csv", "class_names.csv")
 MODEL_CARD = "README.md"
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
-COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES)
+COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
 # Other JSON files a run's settings are saved in by name (default_parameters.json, train_params.json,
 # training_config.json); any other JSON beside a log is more likely data or results
@@ -167,7 +169,8 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
                         and CONFIG_WORDS.search(name.lower()))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
-    return (*ordered, *other_yaml, *other_json, *(name for name in (*LABEL_LIST_FILES, MODEL_CARD) if name in names))
+    return (*ordered, *other_yaml, *other_json,
+            *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES, MODEL_CARD) if name in names))
 
 
 def _read(path: str) -> Companion | None:
@@ -195,8 +198,8 @@ def _parse(path: str, size: int) -> Companion | None:
             text = handle.read().decode("utf-8-sig", errors="replace")
     except OSError:
         return None
-    if name in LABEL_LIST_FILES:
-        count = _label_list(text)
+    if name in LABEL_LIST_FILES or name in LABEL_TABLE_FILES:
+        count = _label_list(text) if name in LABEL_LIST_FILES else _label_table(text)
         return Companion(path, ConfigFacts(count=count and ClassCount(count, "labels", CLASSES)), None)
     if name == MODEL_CARD:
         return Companion(path, ConfigFacts(base_model=_card_base_model(text)), None)
@@ -247,6 +250,16 @@ def _label_list(text: str) -> int | None:
     if len(labels) < 2 or len(set(labels)) != len(labels) or max(map(len, labels)) > LONGEST_LABEL:
         return None
     return len(labels)
+
+
+def _label_table(text: str) -> int | None:
+    """The number of classes of a table of them, one a row under a header, numbered 0, 1, … (or from 1) in its first
+    column; a table of examples and their labels numbers no classes so (its first column is a file, or repeats)."""
+    rows = [line.split(",", 1)[0].strip().strip('"') for line in text.splitlines()[1:] if line.strip()]
+    if len(rows) < 2 or not all(row.isdigit() for row in rows):
+        return None
+    numbers = sorted(map(int, rows))
+    return len(numbers) if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))) else None
 
 
 def parse_json(text: str) -> dict | None:
