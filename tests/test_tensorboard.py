@@ -12,7 +12,7 @@ from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2, types_p
 from tensorboard.plugins.scalar import metadata as scalar_metadata
 from tensorboard.summary.writer.record_writer import RecordWriter
 from tensorboard.util import tensor_util
-from event_files import write_scalars
+from event_files import EventWriter, write_scalars
 
 import curvedoc
 from curvedoc.cli import main
@@ -321,3 +321,41 @@ def test_a_step_that_restarts_every_epoch_reads_in_linear_time(tmp_path):
     run = only_run(tmp_path / "run")
     assert run.series("loss")[["step", "value"]].values.tolist() == [[batch, batch] for batch in range(batches)]
     assert any(f"dropped {(epochs - 1) * batches} earlier point(s) at steps 0-9" in w for w in run.warnings)
+
+
+def _later_file(folder: Path, scalars: list[tuple[str, float, int]]) -> None:
+    """Writes ``scalars`` into a second event file of ``folder`` that sorts after its first."""
+    later = folder / "later"
+    with EventWriter(later) as writer:
+        for tag, value, step in scalars:
+            writer.scalar(tag, value, step)
+    (first,) = folder.glob("*tfevents*")
+    for path in later.iterdir():
+        path.rename(folder / (first.name + "z"))
+    later.rmdir()
+
+
+def test_a_last_stretch_too_short_to_be_a_run_does_not_replace_the_run(tmp_path):
+    """A finished run, then an aborted restart of 5 steps (desinurch/lottery-ticket-hypothesis) or a final
+    evaluate() a new Trainer logs at step 0 (andreevromano/HSE_LSML2): the run is kept, the stragglers not read."""
+    with EventWriter(tmp_path) as writer:
+        for step in range(1, 1001):
+            writer.scalar("train_loss", 2.3 / step ** 0.3, step)
+        for step in (250, 500, 750, 1000):
+            writer.scalar("eval/loss", 1.0 / step ** 0.1, step)
+    _later_file(tmp_path, [("train_loss", 2.3, step) for step in range(1, 6)] + [("eval/loss", 0.5, 0)])
+    (run,) = curvedoc.load(tmp_path)
+    assert list(run.series("train_loss")["step"]) == list(range(1, 1001))
+    assert list(run.series("eval/loss")["step"]) == [250, 500, 750, 1000]
+    assert [warning for warning in run.warnings if "not read those" in warning] and not [
+        warning for warning in run.warnings if "as TensorBoard does" in warning]
+
+
+def test_a_restart_long_enough_to_be_a_run_replaces_what_it_overlaps(tmp_path):
+    with EventWriter(tmp_path) as writer:
+        for step in range(100):
+            writer.scalar("loss", 3.0, step)
+    _later_file(tmp_path, [("loss", 1.0, step) for step in range(60, 65)])
+    (run,) = curvedoc.load(tmp_path)
+    assert list(run.series("loss")["step"]) == list(range(65))
+    assert any("steps went back to 60 without a restart marker" in warning for warning in run.warnings)

@@ -9,7 +9,9 @@ not handle (varints over 8 bytes, unusual wire types, malformed bytes) go throug
 Restarts follow TensorBoard's event accumulator: a ``SessionLog.START`` at step s drops every point logged
 before it at a step >= s; a tag whose step goes back to s without such a marker drops its own points at steps
 >= s (TensorBoard applies that second rule only to pre-``brain.Event:2`` files; here it applies always, because
-otherwise two sessions' points would be spliced into one curve). Each drop is reported in a warning.
+otherwise two sessions' points would be spliced into one curve), except that a tag's last stretch too short to
+stand for a run (an aborted restart of a few steps, a final ``evaluate()`` a new Trainer logs at step 0) is not
+read rather than replacing the run before it. Each drop is reported in a warning.
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ HPARAMS_PLUGIN = "hparams"
 TEXT_PLUGIN = "text"
 MOST_TEXT_TAGS = 64
 SESSION_START_INFO_TAG = "_hparams_/session_start_info"
+# A tag's last stretch after its step went back replaces what it overlaps only when it could stand for a run: at
+# least this many points, and this share of the points it would replace
+SHORT_LAST_STRETCH = 3
+SHORT_LAST_SHARE = 0.01
 
 VARINT, FIXED64, LENGTH_DELIMITED, FIXED32 = 0, 1, 2, 5
 # Event fields
@@ -538,16 +544,23 @@ class _Folder:
         del points
         alive = self._alive(columns, builder)
         steps_back: dict[tuple[Path, int], list] = {}
-        taken, curves = self._curves(columns, alive, steps_back)
+        short_last: dict[tuple[Path, int], list] = {}
+        taken, curves = self._curves(columns, alive, steps_back, short_last)
         del alive
         self._hand_over(builder, columns, taken, curves)
         for (path, step), drops in steps_back.items():
-            tags = sorted({tag for tag, _ in drops})
             dropped = [step for _, steps in drops for step in steps]
-            shown = ", ".join(tags[:3]) + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")
             builder.warn(
-                f"{path}: steps went back to {step} without a restart marker in {shown}; dropped {len(dropped)} "
-                f"earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for out-of-order steps"
+                f"{path}: steps went back to {step} without a restart marker in {_named(drops)}; dropped "
+                f"{len(dropped)} earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for "
+                "out-of-order steps"
+            )
+        for (path, step), drops in short_last.items():
+            dropped = [step for _, steps in drops for step in steps]
+            builder.warn(
+                f"{path}: steps went back to {step} in {_named(drops)} for a last {len(dropped)} point(s) only (a "
+                "session that stopped as it began, or an evaluation logged at step 0); kept the run they would have "
+                "replaced, not read those"
             )
 
     def _alive(self, columns: dict[str, np.ndarray], builder: RunBuilder) -> np.ndarray | None:
@@ -569,7 +582,7 @@ class _Folder:
         return alive
 
     def _curves(self, columns: dict[str, np.ndarray], alive: np.ndarray | None,
-                steps_back: dict) -> tuple[np.ndarray, list[tuple[str, int]]]:
+                steps_back: dict, short_last: dict) -> tuple[np.ndarray, list[tuple[str, int]]]:
         """The rows of every tag's curve, one curve after another (record order within each), and each curve's
         label and length: the rows that restarts and steps going back leave."""
         rows_by_tag, bounds = _by_tag(columns["tag"], len(self.tags))
@@ -580,7 +593,7 @@ class _Folder:
             if alive is not None:
                 rows = rows[alive[rows]]
             if len(rows):
-                rows = self._drop_steps_going_back(rows, columns, tag, steps_back)
+                rows = self._drop_steps_going_back(rows, columns, tag, steps_back, short_last)
                 # moved up in place over the rows dropped before them: all curves' rows end up in one array
                 # without a second copy of them
                 rows_by_tag[kept:kept + len(rows)] = rows
@@ -603,8 +616,12 @@ class _Folder:
                         gathered["wall_time"][start:stop], self.split)
 
     def _drop_steps_going_back(self, rows: np.ndarray, columns: dict[str, np.ndarray], tag: int,
-                               report: dict) -> np.ndarray:
+                               report: dict, short_last: dict) -> np.ndarray:
         """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s.
+
+        Except for a tag's last stretch that is too short to stand for a run (fewer than ``SHORT_LAST_STRETCH``
+        points, or under ``SHORT_LAST_SHARE`` of the points it would drop): a session that stopped as it began, or
+        a final ``evaluate()`` a new Trainer logs at step 0, is not read, and the run it would replace is kept.
 
         What is kept is always a stack of non-decreasing steps, so each step back just pops the stack's top:
         linear overall, even for a log whose step restarts every epoch (the batch index logged as the step).
@@ -619,6 +636,10 @@ class _Folder:
             step = int(steps[first])
             cut = bisect.bisect_left(kept_steps, step)
             path = self._file_of(columns["position"][rows[first]])
+            replaced, stretch = len(kept_steps) - cut, end - first
+            if end == len(steps) and (stretch < SHORT_LAST_STRETCH or stretch < SHORT_LAST_SHARE * replaced):
+                short_last.setdefault((path, step), []).append((self.tags[tag], steps[first:end].tolist()))
+                break
             report.setdefault((path, step), []).append((self.tags[tag], kept_steps[cut:]))
             del kept[cut:], kept_steps[cut:]
             kept.extend(range(first, end))
@@ -628,6 +649,11 @@ class _Folder:
     def _file_of(self, position: int) -> Path:
         index = bisect.bisect_right(self.file_starts, position, key=lambda start: start[0]) - 1
         return self.file_starts[index][1]
+
+
+def _named(drops: list[tuple[str, list]]) -> str:
+    tags = sorted({tag for tag, _ in drops})
+    return ", ".join(tags[:3]) + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")
 
 
 def _narrowed(values: np.ndarray, narrow: type) -> np.ndarray:
