@@ -236,6 +236,39 @@ def whole_at_line_end(last: str, before: str) -> bool:
     return "." in last and "." in before and len(last.partition(".")[2]) == len(before.partition(".")[2])
 
 
+# A run a log holds has at least this many records with a step of their own; fewer, last in the log, are a session
+# that stopped as it began
+MIN_RUN_RECORDS = 3
+
+
+def runs_one_after_another(steps: np.ndarray, ended: np.ndarray | None = None) -> np.ndarray:
+    """Which of the runs a log holds one after another each record is of (0, 1, …), given each record's step.
+
+    A log that starts over (back to its first step) after a stretch that went to its end holds a new run: a
+    sweep's configurations or a cross-validation's folds printed to one stdout, sessions appended to one
+    ``metrics.json``, each trained to the end. A stretch went to its end when one of its records says so
+    (``ended``: ``Epoch 100/100``), or when it went as far as any stretch of the log goes. Starting over after a
+    stretch cut short is that run restarted, whose later values replace the earlier ones (TensorBoard's rule,
+    applied per run: :func:`restart_drops`). A stretch of fewer than ``MIN_RUN_RECORDS`` records is no run but such
+    a restart's, and stays with the one after it; last in the log, it is a session that stopped as it began, which
+    neither replaces the run before it nor is judged: -1, not read.
+    """
+    run_of = np.zeros(len(steps), dtype=np.int64)
+    if len(steps) < 2 * MIN_RUN_RECORDS:
+        return run_of
+    first, furthest = steps[0], steps.max()
+    starts_over = np.flatnonzero((steps[1:] <= first) & (steps[:-1] > first)) + 1
+    start = 0
+    for where in starts_over:
+        went_to_end = steps[start:where].max() >= furthest or (ended is not None and ended[start:where].any())
+        if where - start >= MIN_RUN_RECORDS and went_to_end:
+            run_of[where:] += 1
+            start = where
+    if start and len(steps) - start < MIN_RUN_RECORDS:
+        run_of[start:] = -1
+    return run_of
+
+
 def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: bool) -> np.ndarray:
     """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
 

@@ -72,8 +72,8 @@ order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``
 not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
 other format), with a warning; but a log that starts over after a run that went to the end holds several runs one
 after another (a sweep or cross-validation printed to one stdout), each read as a run of its own (see
-``_run_of_each_record``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches within that
-epoch. A tqdm bar's label that names a metric (``Train Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like
+``records.runs_one_after_another``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches
+within that epoch. A tqdm bar's label that names a metric (``Train Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like
 any line; otherwise only its epoch or step is. Columns named by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's),
 are read as :class:`_ColumnTable` says. A last line without its line end is kept when it is whole (see
 ``_Reading.completes_its_pattern``), else dropped with a warning.
@@ -107,7 +107,8 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
-    STEP_LIMIT, counts_within_epoch, restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end,
+    MIN_RUN_RECORDS, STEP_LIMIT, counts_within_epoch, restart_drops, runs_one_after_another, steps_across_epochs,
+    warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import Role, infer_role, tokens
@@ -339,8 +340,8 @@ class Parsed:
 
 
 def read(source: Source) -> list[Run]:
-    """The runs the log holds: one, or several printed one after another (see ``_run_of_each_record``), each
-    named after the file and "#" and its number, as a table's runs are."""
+    """The runs the log holds: one, or several printed one after another (see
+    ``records.runs_one_after_another``), each named after the file and "#" and its number, as a table's runs are."""
     path = source.files[0][1] if source.files else source.path
     parsed, runs = _read_log(path, split_runs=True)
     if len(runs) == 1:
@@ -1050,11 +1051,15 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         own &= ~each_step
     if split_runs and not line_order:
         epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
-        run_of = _run_of_each_record(x, own, ended=epoch >= epoch_total)  # NaN (no total) compares False
+        owned = np.flatnonzero(own)
+        own_runs = runs_one_after_another(x[owned], ended=(epoch >= epoch_total)[owned])  # NaN (no total): False
+        # a record without an x of its own is of the run of the record with one before it (the first run's)
+        before = np.searchsorted(owned, np.arange(len(x)), side="right") - 1
+        run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0) if len(owned) else np.zeros(len(x), int)
     else:
         run_of = np.zeros(len(x), dtype=np.int64)
     if run_of[-1] < 0:
-        parsed.warn(f"the last session started over and ended within {MIN_POINTS - 1} record(s): a run stopped as "
+        parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run stopped as "
                     "it began, not read")
     runs = [{} for _ in range(int(run_of.max()) + 1)]
     superseded = np.zeros(len(runs), dtype=np.int64)
@@ -1113,34 +1118,6 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
 
 def _split(run_of: np.ndarray, n_runs: int) -> list[np.ndarray]:
     return [run_of == number for number in range(n_runs)]
-
-
-def _run_of_each_record(x: np.ndarray, own: np.ndarray, ended: np.ndarray) -> np.ndarray:
-    """Which of the runs a log holds one after another each record is of (0, 1, …).
-
-    A log that starts over (back to its first x) after a stretch that went to its end holds a new run: a sweep's
-    configurations or a cross-validation's folds printed to one stdout, each trained to the end. A stretch went to
-    its end when it reached the epochs it announced (``Epoch 100/100``), or as far as any stretch of the log goes.
-    Starting over after a stretch cut short is that run restarted, whose later values replace the earlier ones
-    (TensorBoard's rule, applied per run). A run of fewer than ``MIN_POINTS`` records of its own is no run but such
-    a restart's stretch, and stays with the one after it; last in the log, it is a session that stopped as it began,
-    which neither replaces the run before it nor is judged: -1, not read.
-    """
-    run_of = np.zeros(len(x), dtype=np.int64)
-    owned = np.flatnonzero(own)
-    if len(owned) < 2 * MIN_POINTS:
-        return run_of
-    xs = x[owned]
-    first, furthest = xs[0], xs.max()
-    starts_over = np.flatnonzero((xs[1:] <= first) & (xs[:-1] > first)) + 1
-    start = 0
-    for where in starts_over:
-        if where - start >= MIN_POINTS and (xs[start:where].max() >= furthest or ended[owned[start:where]].any()):
-            run_of[owned[where]:] += 1
-            start = where
-    if start and len(owned) - start < MIN_POINTS:
-        run_of[owned[start]:] = -1
-    return run_of
 
 
 def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
