@@ -119,12 +119,13 @@ def _lr_note(run: RunCurves, first_step: int) -> list[str]:
     return [f"{lr.tag} in that part: {fmt(float(np.median(late)))}"] if len(late) else []
 
 
-def once_per_event(found: list[tuple[Curve, Found]], window_steps: float) -> list[Found]:
-    """One finding per event: a component of a loss (or a second curve of one role) that shows the same event
-    within ``window_steps`` of a curve already reported is named in that finding's evidence instead."""
+def once_per_event(found: list[tuple[Curve, Found]], window_steps: float, any_role: bool = False) -> list[Found]:
+    """One finding per event: a component of a loss (or a second curve of one role, or of any role when
+    ``any_role``) that shows the same event within ``window_steps`` of a curve already reported is named in that
+    finding's evidence instead."""
     kept: list[tuple[Curve, Found]] = []
     for curve, item in found:
-        twin = next((k for c, k in kept if c.role == curve.role
+        twin = next((k for c, k in kept if (any_role or c.role == curve.role)
                      and abs(_event_step(k) - _event_step(item)) <= window_steps), None)
         if twin is None:
             kept.append((curve, item))
@@ -171,6 +172,11 @@ def event_window(run: RunCurves) -> float:
                                          "are wild rather than small wobbles of a low loss"),
         "zigzag": Threshold(0.75, "a short curve swings when at least this share of its successive changes "
                                   "reverse the previous one (noise reverses about 2/3 of them, a trend few)"),
+        "held_out_swing_vs_level": Threshold(0.15, "for a short held-out curve that zig-zags: its swing σ as a share "
+                                                   "of its median level, from which it swings. It averages the same "
+                                                   "examples at every evaluation, so only the weights move it (a "
+                                                   "train curve's epochs see other batches and augmentations), and "
+                                                   "its swing then needs no share of the loss's scale either"),
         "diverged_factor": Threshold(3.0, "a late level this many times the start level is divergence, not "
                                           "oscillation, and is left to the spike and NaN rules"),
     },
@@ -181,7 +187,8 @@ def oscillation(run: RunCurves, limits: Limits):
     at least half its median level, at least 40% of the progress made since the start, and at least a fifth of the
     loss's scale (its first value or chance, whichever is larger). A per-step curve is judged over its last third;
     a short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half,
-    where it must also zig-zag. A noisy tiny-batch run that converges swings a lot relative to its low final
+    where it must also zig-zag; a short held-out curve, an average over the same examples at every evaluation that
+    only the weights move, swings from a smaller share of its level (15%), whatever the loss's scale. A noisy tiny-batch run that converges swings a lot relative to its low final
     level, but little relative to its progress, and does not fire. A GAN's per-step train terms (its generator's
     reconstruction losses) are not judged: the adversarial game pulls every generator step as well, and those
     points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default) whose spread is the data's;
@@ -190,7 +197,8 @@ def oscillation(run: RunCurves, limits: Limits):
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
              if not (gan and curve.role == Role.TRAIN_LOSS and len(finite_prefix(curve)) >= SHORT_CURVE)
              and (item := _swinging(run, curve, limits)) is not None]
-    return once_per_event(found, math.inf)
+    # a run swings as a whole: its train and held-out curves swinging are one finding
+    return once_per_event(found, math.inf, any_role=True)
 
 
 def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
@@ -215,8 +223,12 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     if not math.isfinite(swing) or swing <= 0 or level > limits["diverged_factor"] * abs(start):
         return None  # values near the float limit, or a loss that diverged: not a swing
     scale = max(abs(start), run.chance_loss or 0.0)
-    if (swing < limits["swing_vs_level"] * abs(level) or swing < limits["swing_vs_progress"] * max(progress, 0.0)
-            or swing < limits["swing_vs_scale"] * scale):
+    held_out = short and curve.role in (Role.VAL_LOSS, Role.TEST_LOSS)
+    if held_out:
+        wild = swing >= limits["held_out_swing_vs_level"] * abs(level)
+    else:
+        wild = swing >= limits["swing_vs_level"] * abs(level) and swing >= limits["swing_vs_scale"] * scale
+    if not wild or swing < limits["swing_vs_progress"] * max(progress, 0.0):
         return None
     first_step, last_step = int(curve.steps[late_from]), int(curve.steps[len(values) - 1])
     progress_note = (f"the swings are {swing / progress:.2g}× that progress" if progress > 0
