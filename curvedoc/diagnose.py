@@ -147,6 +147,9 @@ def diagnose_run(run: Run, settings: RuleSettings | None = None, curves: RunCurv
         lacking["no vocabulary size" if run.meta.language_model else "no class count"] = waiting_for_n_classes
     findings.sort(key=lambda finding: (SEVERITY_ORDER[finding.severity], finding.code))
     run.findings = findings
+    count = curves.class_count
+    if count is not None and count.inferred and findings:
+        run.meta.assumed_n_classes = count.n
     run.insufficient = too_little_to_judge(curves)
     run.not_checked = [f"{', '.join(f'{rule.code} {rule.symptom}' for rule in rules)} ({why})"
                        for why, rules in lacking.items()]
@@ -256,14 +259,19 @@ def _needs_n_classes(rules: list[Rule], language_model: bool = False) -> Finding
 
 
 def first_response(run: Run) -> list[str]:
-    """The playbook's first moves for any run with findings, with −log(1/n) computed when n is known."""
-    return first_moves(run.meta.n_classes)
+    """The playbook's first moves for any run with findings, with −log(1/n) computed when n is known, or assumed
+    from the curves as the findings say."""
+    if run.meta.n_classes:
+        return first_moves(run.meta.n_classes)
+    return first_moves(run.meta.assumed_n_classes, assumed=True)
 
 
-def first_moves(n_classes: int | None) -> list[str]:
+def first_moves(n_classes: int | None, assumed: bool = False) -> list[str]:
     """The first moves for a failure of a task with ``n_classes`` classes (also what a failed sweep points at)."""
     if n_classes:
         chance = f"−log(1/{n_classes}) = {math.log(n_classes):.3f}"
+        if assumed:
+            chance += f" ({n_classes} classes read off the curves: the run records none)"
     else:
         chance = "−log(1/n_classes) (n unknown here)"
     return [

@@ -297,6 +297,9 @@ class RunMeta:
     # the checkpoint the model's config was loaded from (weights, or only the architecture), and where it was read
     checkpoint: str | None = None
     checkpoint_source: str | None = None
+    # the class count the diagnosis read off the curves where the run records none (curvedoc.classcount), when a
+    # finding rests on it
+    assumed_n_classes: int | None = None
     hparams: dict[str, Any] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     start_time: float | None = None  # unix seconds, when the format records it

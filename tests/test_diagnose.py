@@ -85,3 +85,18 @@ def test_a_failing_rule_becomes_a_warning_not_a_crash(monkeypatch):
     run = builder.build()
     diagnose_run(run)
     assert any("CD102" in warning and "boom" in warning for warning in run.warnings)
+
+
+def test_a_class_count_read_off_the_curves_is_named_as_such_in_the_first_response():
+    """A run that records no class count but starts at ln 10 and never moves: the chance level the findings and the
+    first response compute says it rests on a count read off the curves."""
+    from curvedoc.diagnose import first_response
+
+    rng = np.random.default_rng(0)
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_loss", np.arange(60), 2.3026 + 0.002 * rng.standard_normal(60))
+    builder.add("val_loss", np.arange(0, 60, 6), 2.3026 + 0.001 * rng.standard_normal(10))
+    run = builder.build()
+    findings = diagnose_run(run)
+    assert findings and run.meta.n_classes is None and run.meta.assumed_n_classes == 10
+    assert any("10 classes read off the curves" in step for step in first_response(run))

@@ -19,7 +19,7 @@ from curvedoc import __version__
 from curvedoc.diagnose import first_response
 from curvedoc.report import VERDICTS, json_safe, plot_files, series_summary, verdict
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 SCHEMA_RESOURCE = "report.schema.json"
 
 
@@ -41,6 +41,7 @@ def run_to_dict(run) -> dict[str, Any]:
             "n_classes": run.meta.n_classes,
             "n_classes_source": run.meta.n_classes_source,
             "n_classes_kind": run.meta.n_classes_kind,
+            "n_classes_assumed": run.meta.assumed_n_classes,
             "base_model": run.meta.base_model,
             "hparams": json_safe(run.meta.hparams),
             "files": run.meta.files,

@@ -26,7 +26,9 @@ MIN_POINTS = 3
 
 
 def chance_text(run: RunCurves, chance: float) -> str:
-    return f"−log(1/{run.n_classes}) = {fmt(chance)}"
+    count = run.class_count
+    assumed = " (a class count read off the curves: the run records none)" if count and count.inferred else ""
+    return f"−log(1/{run.n_classes}) = {fmt(chance)}{assumed}"
 
 
 @rule(
