@@ -238,6 +238,10 @@ TABLE_X_KEYS = {
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
 # A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
 HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
+# what a header's first two cells and a row's first cell look like: a line that starts otherwise is neither, which
+# settles nearly every line of a log at the cost of one anchored match
+HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(]")
+ROW_START = re.compile(r"\s*(?:[-+]?\.?\d|(?:all|overall|total|mean|avg|average)\s)", re.IGNORECASE)
 COLUMN_BAR = re.compile(r"\s\d{1,3}%(?:\|[^|]{0,200}\|)?\s{0,4}(?:(?P<n>\d{1,12})/(?P<total>\d{1,12}))?")
 EPOCH_OF_TOTAL = re.compile(r"(?P<n>\d{1,12})/(?P<total>\d{1,12})")
 # columns that count or time things, not measure the model: images, labels per batch, memory, seconds
@@ -521,6 +525,8 @@ class _ColumnTable:
         None when ``text`` is neither."""
         if "\r" in text:
             text = _last_drawn(text)
+        if not HEADER_START.match(text) and (self.header is None or not ROW_START.match(text)):
+            return None
         bar = COLUMN_BAR.search(text)
         cells = (text[:bar.start()] if bar else text).split()
         if len(cells) >= 3 and all(HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_header(cells):
