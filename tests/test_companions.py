@@ -377,3 +377,17 @@ def test_a_table_of_examples_and_their_labels_gives_no_class_count(tmp_path):
     (tmp_path / "history.csv").write_text("epoch,loss\n0,1.0\n1,0.8\n2,0.7\n")
     (run,) = curvedoc.load(tmp_path / "history.csv")
     assert run.meta.n_classes is None
+
+
+def test_a_model_metadata_json_beside_the_log_gives_its_class_count(tmp_path):
+    """AbyssDrn/Animal-Sound-Classifier keeps num_classes and the species in model_metadata.json beside its Keras
+    history; W&B's wandb-metadata.json (the machine, the command line) gives none."""
+    (tmp_path / "model_metadata.json").write_text(json.dumps({"model_name": "x", "num_classes": 10,
+                                                               "species": [f"s{i}" for i in range(10)]}))
+    (tmp_path / "training_history.csv").write_text("loss,val_loss\n2.3,2.2\n1.9,2.0\n1.5,1.8\n")
+    (run,) = curvedoc.load(tmp_path / "training_history.csv")
+    assert run.meta.n_classes == 10 and run.meta.n_classes_source.startswith("model_metadata.json")
+    (tmp_path / "model_metadata.json").unlink()
+    (tmp_path / "wandb-metadata.json").write_text(json.dumps({"os": "Linux", "args": ["--epochs", "3"]}))
+    (run,) = curvedoc.load(tmp_path / "training_history.csv")
+    assert run.meta.n_classes is None

@@ -50,8 +50,8 @@ MODEL_CARD = "README.md"
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
 # Other JSON files a run's settings are saved in by name (default_parameters.json, train_params.json,
-# training_config.json); any other JSON beside a log is more likely data or results
-CONFIG_WORDS = re.compile(r"param|config|args|setting|option")
+# training_config.json, model_metadata.json); any other JSON beside a log is more likely data or results
+CONFIG_WORDS = re.compile(r"param|config|args|setting|option|metadata")
 # Folders a framework makes per checkpoint or per run inside the folder the user chose, whose configs are saved in
 # that folder: a Hugging Face checkpoint's model config is in the output folder above it, and the project folder
 # holding a Lightning logger's version_N/ or a W&B run folder is two above the log
