@@ -1027,3 +1027,14 @@ def test_values_in_a_progress_bars_label_are_read(tmp_path):
     label_only = read(write(tmp_path / "epochs.log", "".join(
         f"Epoch {e}: 100%|███| 10/10 [00:01<00:00]\nepoch {e} loss {1 / e:.3f}\n" for e in range(1, 4))))
     assert set(label_only.tags) == {"loss"}
+
+
+def test_a_keras_bar_still_running_is_no_epoch_even_when_a_console_glued_an_epoch_header_onto_it(tmp_path):
+    """A W&B output.log of a Keras fit interrupted in epoch 3: its console capture overwrote old bars, leaving
+    'Epoch 9/10[====>....] - ETA: 11s - loss: 0.3732 - …' lines. A line with an ETA is a running average."""
+    summary = "1875/1875 [==============================] - 2s 1ms/step - loss: {} - val_loss: {}\n"
+    text = ("Epoch 1/10\n" + summary.format(0.69, 0.55) + "Epoch 2/10\n" + summary.format(0.49, 0.50)
+            + "Epoch 3/10\n" + " 240/1875 [==>.......] - ETA: 18s - loss: 0.4657\n"
+            + "".join(f"Epoch {e}/10[=====>....] - ETA: 11s - loss: 0.3732 - val_loss: 0.4165\n" for e in (8, 9, 10)))
+    run = read(write(tmp_path / "output.log", text))
+    assert steps(run, "loss") == [1, 2] and values(run, "val_loss") == [0.55, 0.5]

@@ -160,6 +160,7 @@ TQDM_BAR = re.compile(
     r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}[\d.]{1,20}[kMGT]?/[\d.]{1,20}[kMGT]?\s{0,10}\[[^\]\n]{0,2000}\]"
     r"|(?<![\d.])\d[\d.]{0,20}[kMGT]?it\s\[[^\]\n]{0,400}\]"
 )
+KERAS_ETA = " - ETA: "
 KERAS_BAR = re.compile(
     r"^\s{0,40}(?P<n>\d{1,12})/(?P<total>\d{1,12}|Unknown)\s{1,10}(?:\[[=>.]{0,200}\]|━{1,200}|(?=-\s))"
 )
@@ -763,6 +764,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
                for match in itertools.islice(PAIR.finditer(description), MAX_PAIRS_PER_LINE)):
             # set_description(f"Train Epoch {e} Train loss {loss}"): the bar's label holds the values
             text, description = f"{description.rstrip().rstrip(':')} {text}", ""
+    if KERAS_ETA in text:
+        # Keras prints an ETA only while the epoch runs: running averages, even where the bar was overwritten
+        # (a captured console that glued "Epoch 9/10" onto an old bar); the epoch's summary line has none
+        state.parsed.per_batch_lines += 1
+        return None
     keras = KERAS_BAR.match(text)
     if keras:
         if keras["n"] != keras["total"]:
