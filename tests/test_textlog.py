@@ -1038,3 +1038,13 @@ def test_a_keras_bar_still_running_is_no_epoch_even_when_a_console_glued_an_epoc
             + "".join(f"Epoch {e}/10[=====>....] - ETA: 11s - loss: 0.3732 - val_loss: 0.4165\n" for e in (8, 9, 10)))
     run = read(write(tmp_path / "output.log", text))
     assert steps(run, "loss") == [1, 2] and values(run, "val_loss") == [0.55, 0.5]
+
+
+def test_a_best_value_or_one_a_save_announces_restates_a_curve(tmp_path):
+    """MuhammadAsadUllah27's train.log: '✓ New best checkpoint saved (val_acc=0.6250)' after an epoch's line and
+    'Training complete. Best val_acc=1.0000' at the end had become a val_acc curve and a train_acc curve."""
+    text = "".join(f"Epoch {e} | TrainLoss {1 / e:.3f} | ValAcc {0.5 + e / 20:.3f} | best_acc: {0.5 + e / 20:.3f}\n"
+                   f"  ✓ New best checkpoint saved (val_acc={0.5 + e / 20:.4f})\n" for e in range(1, 5))
+    text += "Training complete. Best val_acc=0.7000 | checkpoint=/tmp/best.pth\n"
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"TrainLoss", "ValAcc"}

@@ -60,7 +60,8 @@ Values printed before the first step or epoch are the run's settings (``lr: 0.00
 'test'}, …}``), whatever its names say; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric)
 is the number of epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted
 session is settings again (up to the next line with a step or epoch), not points. A value named after a checkpoint's
-save (``New best model saved with BLEU-2: 65.76``) restates a metric and is no curve. A line without a step or epoch of
+save (``New best model saved with BLEU-2: 65.76``, ``✓ New best checkpoint saved (val_acc=0.6250)``) or a best so far
+(``Best val_acc=1.0000``, ``best_acc``) restates a metric and is no curve. A line without a step or epoch of
 its own, printed during training (an evaluation block, another program's output), sits at the x of the line before
 it and gives only metrics that name their split (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is
 an evaluation's, read as training's it would mislead), and never overrides a value logged there with a step of its
@@ -148,6 +149,10 @@ COPULAS = {"is", "was", "are", "were"}
 # A value named after a checkpoint's save ("New best model saved with BLEU-2: 65.76") restates a metric of its line
 # or the one before: not a point of a curve of its own.
 SAVE_WORDS = {"save", "saved", "saving", "saves"}
+RUNNING_BEST = "best"
+# a line that announces a save or a new best before its values ("✓ New best checkpoint saved (val_acc=0.6250)")
+# restates them too
+SAVE_ANNOUNCED = re.compile(r"\b(?:save|saved|saving|saves|best)\b", re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
@@ -798,12 +803,15 @@ def read_line(text: str, state: _Reading) -> Line | None:
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
     may_quote = "'" in text or '"' in text
+    announced = SAVE_ANNOUNCED.search(text) if ("ave" in text or "est" in text) else None
     quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
         previous_end = match.end()
         name = _name(key)
         if name is None:
+            continue
+        if not name.x_kind and announced is not None and announced.start() < match.start():
             continue
         if may_quote and text[match.end("key")] not in ("'", '"'):  # a dict's 'loss': 0.41 is outside its quotes
             quoted = quoted or _quoted_texts(text)
@@ -961,7 +969,9 @@ def _name(key: str) -> Name | None:
         x_kind = None if stated else _x_kind(tag)  # a sentence states no x: "It is 400 feet" is no iteration
         ordered = tokens(tag)
         words = set(ordered)
-        if x_kind or not saved:  # "saving model at epoch 3" still says where it is
+        # "saving model at epoch 3" still says where it is; a best value so far ("Best val_acc=1.0000",
+        # best_loss) restates a curve's extreme, it measures nothing new
+        if x_kind or not (saved or RUNNING_BEST in words):
             name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS,
                         next((w for w in ordered if w in SPLIT_WORDS), None), "loss" in words,
                         bool(words & ACCURACY_WORDS))
