@@ -76,8 +76,8 @@ after another (a sweep or cross-validation printed to one stdout), each read as 
 ``records.runs_one_after_another``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches
 within that epoch. A tqdm bar's label that names a metric (``Train Epoch 3 Iters 1005 Train loss 0.965: 100%|…``)
 is read like any line; otherwise only its epoch or step is. Columns named by a header line, a row a line under it
-(YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as :class:`_ColumnTable` says. A last line without its line end is kept when it is whole (see
-``_Reading.completes_its_pattern``), else dropped with a warning.
+(YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as :class:`_ColumnTable` says. A last line without
+its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
 logged that often; anything else read because of its name raises :class:`~curvedoc.errors.NotALog`.
