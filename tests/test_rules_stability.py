@@ -319,3 +319,14 @@ def test_a_held_out_loss_zigzagging_by_a_fifth_of_its_level_swings_and_a_train_c
     assert "CD401" not in alarms(synthetic({"train_loss": [12.44, 9.1, 7.29, *val[3:]]}))
     settling = [6.64, 5.36, 4.95, 4.73, 4.80, 4.68, 4.62, 4.66, 4.59, 4.63]  # ±1% wobbles: no swing
     assert "CD401" not in alarms(synthetic({"train_loss": train, "val_loss": settling}))
+
+
+def test_one_last_evaluation_far_up_is_no_climb_that_never_recovers():
+    """BananaLee's 9 epochs: val_loss 0.57 … 0.32 then 2.03 at the last evaluation. One point shows no staying."""
+    train = [0.60, 0.61, 0.55, 0.55, 0.48, 0.51, 0.46, 0.51, 0.53]
+    val = [0.57, 0.53, 0.54, 0.76, 0.22, 0.44, 1.15, 0.32, 2.03]
+    found = [f for f in diagnose_run(synthetic({"train_loss": train, "val_loss": val})) if f.code == "CD402"]
+    assert not any("never recovers" in f.title for f in found)
+    stays = [f for f in diagnose_run(synthetic({"train_loss": train, "val_loss": val[:-2] + [2.03, 2.2, 2.1]}))
+             if f.code == "CD402"]
+    assert any("never recovers" in f.title for f in stays)

@@ -551,7 +551,9 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
         return None  # it ends in NaN: CD101 reports it
     values = finite_prefix(curve)
     start = float(np.median(values[:min(3, max(1, len(values) // 10))]))
-    tail = max(1, len(values) // 10)
+    # one last point shows no staying: a short curve's end is read off its last two (a final evaluation that
+    # jumps is a spike at the end, whose recovery the log does not show)
+    tail = max(2, len(values) // 10)
     end = float(np.median(values[-tail:]))
     if start <= 0 or end < limits["diverged_factor"] * start:
         return None
