@@ -1048,3 +1048,15 @@ def test_a_best_value_or_one_a_save_announces_restates_a_curve(tmp_path):
     text += "Training complete. Best val_acc=0.7000 | checkpoint=/tmp/best.pth\n"
     run = read(write(tmp_path / "train.log", text))
     assert set(run.tags) == {"TrainLoss", "ValAcc"}
+
+
+def test_the_trainers_closing_summary_ends_a_run_so_the_next_one_printed_is_a_run_of_its_own(tmp_path):
+    """Two Trainer runs in one stdout, the second shorter: only the first one's closing summary says it ended."""
+    def trainer(scale, epochs):
+        return "".join(f"{{'loss': {scale / e:.4f}, 'learning_rate': 1e-05, 'epoch': {e}.0}}\n"
+                       for e in range(1, epochs + 1)) + f"{{'train_runtime': 20.5, 'epoch': {epochs}.0}}\n"
+
+    path = write(tmp_path / "train.log", trainer(2.0, 4) + trainer(1.0, 3))
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert [values(run, "loss")[0] for run in runs] == [2.0, 1.0]
+    assert [len(run.series("loss")) for run in runs] == [4, 3] and not any(run.warnings for run in runs)

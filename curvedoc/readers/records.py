@@ -247,9 +247,10 @@ def runs_one_after_another(steps: np.ndarray, ended: np.ndarray | None = None) -
     A log that starts over (back to its first step) after a stretch that went to its end holds a new run: a
     sweep's configurations or a cross-validation's folds printed to one stdout, sessions appended to one
     ``metrics.json``, each trained to the end. A stretch went to its end when one of its records says so
-    (``ended``: ``Epoch 100/100``), or when it went as far as any stretch of the log goes. Starting over after a
-    stretch cut short is that run restarted, whose later values replace the earlier ones (TensorBoard's rule,
-    applied per run: :func:`restart_drops`). A stretch of fewer than ``MIN_RUN_RECORDS`` records is no run but such
+    (``ended``: ``Epoch 100/100``, the Trainer's closing summary), or when it went as far as any stretch of the log
+    goes. Starting over after a stretch cut short is that run restarted, whose later values replace the earlier
+    ones (TensorBoard's rule, applied per run: :func:`restart_drops`); so is going back to a later step, as a
+    session resumed from a checkpoint does. A stretch of fewer than ``MIN_RUN_RECORDS`` records is no run but such
     a restart's, and stays with the one after it; last in the log, it is a session that stopped as it began, which
     neither replaces the run before it nor is judged: -1, not read.
     """

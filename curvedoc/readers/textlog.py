@@ -305,6 +305,7 @@ class Parsed:
     evidence: bool = False  # a step, an epoch or a metric's name seen: worth reading on
     # per run the log holds: values a restarted run logged again, dropped for the later ones
     superseded: list[int] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)  # records after which a run said it ended (a closing summary)
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
     loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
@@ -863,7 +864,9 @@ def read_line(text: str, state: _Reading) -> Line | None:
         _step_within_epoch(line, text, spans)
     if names:
         if SUMMARY_KEYS & line.values.keys():
-            return None  # the Trainer's end-of-training summary: totals, not a point of any curve
+            # the Trainer's end-of-training summary: totals, not a point of any curve, but the end of a run
+            state.parsed.ends.append(len(state.parsed.placed) - 1)
+            return None
         # a line without a step of its own under an evaluation heading reports that evaluation
         heading = state.evaluation if line.epoch is None and line.step is None else None
         _name_splits(line, names, text, spans, heading)
@@ -1074,7 +1077,9 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     if split_runs and not line_order:
         epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
         owned = np.flatnonzero(own)
-        own_runs = runs_one_after_another(x[owned], ended=(epoch >= epoch_total)[owned])  # NaN (no total): False
+        ended = epoch >= epoch_total  # NaN (no total): False
+        ended[[end for end in parsed.ends if end >= 0]] = True
+        own_runs = runs_one_after_another(x[owned], ended=ended[owned])
         # a record without an x of its own is of the run of the record with one before it (the first run's)
         before = np.searchsorted(owned, np.arange(len(x)), side="right") - 1
         run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0) if len(owned) else np.zeros(len(x), int)
