@@ -296,3 +296,12 @@ def test_a_split_file_named_on_its_own_brings_its_siblings(tmp_path):
 ])
 def test_the_split_word_of_a_table_s_name(name, named):
     assert readers.split_file_name(name) == named
+
+
+def test_a_csvlogger_file_with_doubled_carriage_returns_is_a_table(tmp_path):
+    """19090418G/dissertation_deep_learning's train.log: Keras CSVLogger rows ended by '\\r\\r', no line feed."""
+    path = touch(tmp_path / "train.log", b"epoch,acc,loss,val_acc,val_loss\r\r" + b"".join(
+        f"{e},0.{50 + e},0.{90 - e},0.6,0.8\r\r".encode() for e in range(5)))
+    assert [source.family for source in discover(path).sources] == ["csv"]
+    (run,) = curvedoc.load(path)
+    assert len(run.series("val_loss")) == 5

@@ -1060,3 +1060,12 @@ def test_the_trainers_closing_summary_ends_a_run_so_the_next_one_printed_is_a_ru
     runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
     assert [values(run, "loss")[0] for run in runs] == [2.0, 1.0]
     assert [len(run.series("loss")) for run in runs] == [4, 3] and not any(run.warnings for run in runs)
+
+
+def test_the_one_batch_a_log_prints_each_epoch_counts_on_across_epochs(tmp_path):
+    """'Epoch 3, Batch 0/8, Loss: …' then the epoch's summaries (BelaBartok39/ML_Radio_Project): the batch counter
+    holds 0 at every epoch, with its total beside it, so each epoch's batch 0 is a step of its own."""
+    text = "".join(f"Epoch {e}, Batch 0/8, Loss: {2 / e:.4f}\n"
+                   f"Epoch {e} Validation - Loss: {18 + e:.4f}, Mod Acc: 0.0000\n" for e in range(1, 6))
+    run = read(write(tmp_path / "training.log", text))
+    assert steps(run, "Loss") == [0, 8, 16, 24, 32] and len(run.series("validation_Loss")) == 5

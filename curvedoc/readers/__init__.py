@@ -310,7 +310,7 @@ def _looks_like_json_lines(head: bytes) -> bool:
 def _looks_like_table(head: bytes) -> bool:
     """A .log/.txt that is really a table (Keras CSVLogger's ``training.log``, a ``step loss`` column dump): a header
     of names, then numbers."""
-    lines = head.splitlines()
+    lines = [line for line in head.splitlines() if line.strip()]  # "\r\r" line ends (a doubled CR) split twice
     if len(lines) < 2:
         return False
     for delimiter in (b",", b"\t", b";", None):

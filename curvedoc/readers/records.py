@@ -177,13 +177,17 @@ def find_step_column(columns: list[str]) -> str | None:
     return None
 
 
-def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray) -> bool:
+def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> bool:
     """Whether ``counter`` starts again with every epoch (a batch index beside the epoch, ``Epoch 1 | Step 0/6501``):
-    it goes back where the epoch moves on, at least once, and never counts on across an epoch's start. A counter
-    that goes back within an epoch, or with the epoch, is a resumed run's: the restart rule sorts that out."""
+    it goes back where the epoch moves on, at least once, and never counts on across an epoch's start; or, with the
+    epoch's length logged beside it (``totals``), it holds one value at every epoch's start (``Epoch 3, Batch 0/8``,
+    the only batch a log prints an epoch). A counter that goes back within an epoch, or with the epoch, is a resumed
+    run's: the restart rule sorts that out."""
     moves_on = np.diff(epoch) > 0
     across = np.diff(counter)[moves_on]
-    return bool(len(across) and np.all(across <= 0) and np.any(across < 0))
+    if not len(across) or not np.all(across <= 0):
+        return False
+    return bool(np.any(across < 0) or (totals is not None and np.all(np.isfinite(totals)) and np.all(across == 0)))
 
 
 def steps_across_epochs(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> np.ndarray:

@@ -1209,8 +1209,8 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
     if has_step.any():
         x = step.copy()
         both = has_step & has_epoch
-        if counts_within_epoch(step[both], epoch[both]):
-            totals = np.frombuffer(parsed.step_total, dtype=np.float64)[both]
+        totals = np.frombuffer(parsed.step_total, dtype=np.float64)[both]
+        if counts_within_epoch(step[both], epoch[both], totals):
             x[both] = steps_across_epochs(step[both], epoch[both], totals)
         own = has_step
     elif has_epoch.any():

@@ -159,9 +159,11 @@ def _zero_or_nan(values: np.ndarray) -> str:
     },
 )
 def eval_scores_clustered(run: RunCurves, limits: Limits):
-    """An evaluation score (exact match, a judge's mark, BLEU, ROUGE …; the run's main one, not a per-class
-    breakdown) takes one and the same value at every one of at least four evaluations while the train loss keeps
-    moving: whatever the model produces, the score cannot tell it apart."""
+    """An evaluation score of a generative run (exact match, a judge's mark, BLEU, ROUGE …; the run's main one, not a
+    per-class breakdown) takes one and the same value at every one of at least four evaluations while the train
+    loss keeps moving: whatever the model produces, the score cannot tell it apart."""
+    if not (run.run.meta.language_model or run.run.generations):
+        return None  # a classifier's held-out score that never moves is predictions-frozen's case, not a judge's
     score = run.curve(Role.SCORE)
     train = run.curve(Role.TRAIN_LOSS)
     if score is None or train is None or split_of(tokens(score.tag)) == "train" or run.reinforcement_learning:
