@@ -208,7 +208,9 @@ def test_a_named_text_file_is_read_for_what_it_holds_whatever_its_suffix(tmp_pat
     with pytest.raises(CurvedocError, match="no training logs found"):
         discover(tmp_path)  # a folder's walk takes only the names logs have
     with pytest.raises(CurvedocError, match="no training log in it"):
-        curvedoc.load(touch(tmp_path / "notes.md", "Les résultats sont bons\n".encode()))
+        curvedoc.load(touch(tmp_path / "notes", "Les résultats sont bons\n".encode()))
+    with pytest.raises(CurvedocError, match="a .yaml file .*not a training log"):
+        discover(touch(tmp_path / "args.yaml", b"lr0: 0.01\niou: 0.7\nwarmup_bias_lr: 0.1\n"))
 
 
 def test_keras_csvlogger_training_log_is_found_by_content(tmp_path):

@@ -70,6 +70,8 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 TABLE_SUFFIXES = {".csv", ".tsv"}
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
 TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
+# text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve)
+NOT_LOG_SUFFIXES = {".yaml", ".yml", ".toml", ".cfg", ".ini", ".py", ".ipynb", ".md", ".rst", ".html", ".xml", ".sh"}
 EVENT_FILE = re.compile(r"tfevents")
 # The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
 WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
@@ -263,6 +265,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     if explicit:
         if not head:
             return "empty file"
+        if suffix in NOT_LOG_SUFFIXES:
+            return f"a {suffix} file (configuration, code or notes), not a training log; curvedoc reads {LOOKED_FOR}"
         if _is_text(head, whole_file):
             # a file the user names is read for what it holds, whatever its name: captured output saved as
             # results.rb or with no suffix at all is still a training log (the reader says so when it is not)
