@@ -1048,6 +1048,11 @@ def test_a_best_value_or_one_a_save_announces_restates_a_curve(tmp_path):
     text += "Training complete. Best val_acc=0.7000 | checkpoint=/tmp/best.pth\n"
     run = read(write(tmp_path / "train.log", text))
     assert set(run.tags) == {"TrainLoss", "ValAcc"}
+    # OpenNMT-py's early-stopping message restates the validation perplexity, from an infinite first "best"
+    onmt = "".join(f"[INFO] Step {s * 200}/1600; acc: {40 + s}; ppl: {6 - s / 2}\nValidation perplexity: {6 - s / 2}\n"
+                   f"Model is improving ppl: {'inf' if s == 1 else 6.5 - s / 2} --> {6 - s / 2}.\n" for s in range(1, 5))
+    run = read(write(tmp_path / "onmt.log", onmt))
+    assert not [tag for tag in run.tags if "improving" in tag.lower()]
 
 
 def test_the_trainers_closing_summary_ends_a_run_so_the_next_one_printed_is_a_run_of_its_own(tmp_path):

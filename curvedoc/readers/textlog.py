@@ -150,9 +150,9 @@ COPULAS = {"is", "was", "are", "were"}
 # or the one before: not a point of a curve of its own.
 SAVE_WORDS = {"save", "saved", "saving", "saves"}
 RUNNING_BEST = "best"
-# a line that announces a save or a new best before its values ("✓ New best checkpoint saved (val_acc=0.6250)")
-# restates them too
-SAVE_ANNOUNCED = re.compile(r"\b(?:save|saved|saving|saves|best)\b", re.IGNORECASE)
+# a line that announces a save, a new best or an improvement before its values ("✓ New best checkpoint saved
+# (val_acc=0.6250)", OpenNMT's "Model is improving ppl: inf --> 5.45281") restates them too
+SAVE_ANNOUNCED = re.compile(r"\b(?:save|saved|saving|saves|best|improving|improved)\b", re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
@@ -804,7 +804,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
     may_quote = "'" in text or '"' in text
-    announced = SAVE_ANNOUNCED.search(text) if ("ave" in text or "est" in text) else None
+    announced = SAVE_ANNOUNCED.search(text) if ("ave" in text or "est" in text or "mprov" in text) else None
     quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
