@@ -1050,7 +1050,8 @@ def test_a_best_value_or_one_a_save_announces_restates_a_curve(tmp_path):
     assert set(run.tags) == {"TrainLoss", "ValAcc"}
     # OpenNMT-py's early-stopping message restates the validation perplexity, from an infinite first "best"
     onmt = "".join(f"[INFO] Step {s * 200}/1600; acc: {40 + s}; ppl: {6 - s / 2}\nValidation perplexity: {6 - s / 2}\n"
-                   f"Model is improving ppl: {'inf' if s == 1 else 6.5 - s / 2} --> {6 - s / 2}.\n" for s in range(1, 5))
+                   f"Model is improving ppl: {'inf' if s == 1 else 6.5 - s / 2} --> {6 - s / 2}.\n"
+                   for s in range(1, 5))
     run = read(write(tmp_path / "onmt.log", onmt))
     assert not [tag for tag in run.tags if "improving" in tag.lower()]
 
