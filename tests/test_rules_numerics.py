@@ -61,7 +61,7 @@ def test_negative_cross_entropy_fires_and_rounding_does_not():
     assert "CD102" not in codes(synthetic("train/loss", rounding))
 
 
-@pytest.mark.parametrize("tag", ["train/policy_loss", "loss/entropy", "critic_loss", "train/elbo_loss"])
+@pytest.mark.parametrize("tag", ["train/policy_loss", "loss/entropy", "critic_loss", "train/elbo_loss", "loss_mmd"])
 def test_losses_signed_by_design_are_left_alone(tag):
     assert "CD102" not in codes(synthetic(tag, np.linspace(1.0, -5.0, 30)))
 

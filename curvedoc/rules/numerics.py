@@ -9,9 +9,11 @@ from curvedoc.roles import Role, tokens
 from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
 METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC, Role.SCORE)
-# Losses that are negative by design (policy gradients, entropy bonuses, WGAN critics, continuous NLL/ELBO).
+# Losses that are negative by design (policy gradients, entropy bonuses, WGAN critics, continuous NLL/ELBO, the
+# unbiased and random-feature estimators of an MMD, whose value goes below 0 near a match).
 SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wgan", "elbo", "reward", "value",
-                     "advantage", "gen", "generator", "disc", "discriminator", "d", "g", "nll", "logprob", "kl"}
+                     "advantage", "gen", "generator", "disc", "discriminator", "d", "g", "nll", "logprob", "kl",
+                     "mmd"}
 
 
 
