@@ -411,7 +411,8 @@ def parse(path: Path) -> Parsed:
     for text in _lines(path, parsed):
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
             continue
-        row = columns.take(text)
+        # the anchored match settles nearly every line here, without a call
+        row = columns.take(text) if columns.header is not None or HEADER_START.match(text) else None
         if row is not None:
             if row != "header":
                 state.take(row)
