@@ -8,6 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from damage import assert_reads_or_refuses_in_one_line, damaged
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
@@ -1075,3 +1078,25 @@ def test_the_one_batch_a_log_prints_each_epoch_counts_on_across_epochs(tmp_path)
                    f"Epoch {e} Validation - Loss: {18 + e:.4f}, Mod Acc: 0.0000\n" for e in range(1, 6))
     run = read(write(tmp_path / "training.log", text))
     assert steps(run, "Loss") == [0, 8, 16, 24, 32] and len(run.series("validation_Loss")) == 5
+
+
+FUZZED_LOG = (
+    "Starting training for 3 epochs...\n"
+    + "".join(YOLOV5_EPOCH.format(e=e, box=0.05 - e / 100, total=0.08 - e / 100, p=0.6 + e / 10) for e in range(3))
+    + "".join(f"Epoch {e}/3\n10/10 [==========] - 1s - loss: {1 / e:.4f} - val_loss: {1.1 / e:.4f}\n"
+              for e in (1, 2, 3)) * 2
+    + "".join(f"Train Epoch {e} Iters {e * 100} Train loss {0.5 / e:.4f}: 100%|███| 352/352 [01:24<00:00]\n"
+              for e in (1, 2, 3))
+    + "{'loss': 0.5, 'epoch': 1.0}\n{'loss': 0.4, 'epoch': 2.0}\n{'train_runtime': 20.5, 'epoch': 2.0}\n"
+    + "Model is improving ppl: inf --> 5.45.\n  ✓ New best checkpoint saved (val_acc=0.6250)\n"
+).encode()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_damaged_log_of_every_new_kind_of_line_reads_or_refuses_in_one_line(tmp_path, data):
+    """Column tables, runs one after another, tqdm labels, Keras bars, closing summaries, restatements: cut and
+    overwritten anywhere, the log is read (runs with points) or refused in one line, never another exception."""
+    path = tmp_path / "train.log"
+    path.write_bytes(damaged(data, FUZZED_LOG))
+    assert_reads_or_refuses_in_one_line(textlog, path)

@@ -551,9 +551,9 @@ class _ColumnTable:
         if x_kind is not None:
             self.losses_unnamed = any(name.lower() in ("gpu_mem", "mem") for name in names)
             self.evaluation = False
-        elif self.last_x is not None and any(map(names_a_metric, names)) or (
-                self.losses_unnamed and names[0].lower() == "class"):
-            self.evaluation = True
+        elif self.last_x is not None and (any(map(names_a_metric, names))
+                                          or (self.losses_unnamed and names[0].lower() == "class")):
+            self.evaluation = True  # an evaluation table's rows sit at the last row's x: there must be one
         else:
             return False
         self.header, self.x_kind = names, x_kind
