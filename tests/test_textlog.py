@@ -1100,3 +1100,14 @@ def test_a_damaged_log_of_every_new_kind_of_line_reads_or_refuses_in_one_line(tm
     path = tmp_path / "train.log"
     path.write_bytes(damaged(data, FUZZED_LOG))
     assert_reads_or_refuses_in_one_line(textlog, path)
+
+
+def test_a_configuration_printed_as_a_tree_is_settings_even_its_iter(tmp_path):
+    """BRLEON-EV/Peptide_autoencoder prints its config as a tree before training: '|-   |- iter\\t250000' and
+    '|- val\\t2.0' had become a step far beyond the run and a one-point val_loss."""
+    tree = "full:\n  |- beta:\n  |-   |- end:\n  |-   |-   |- iter\t250000\n  |-   |-   |- val\t2.0\n  |- lrC\t0.0003\n"
+    steps_text = "".join(f"ITER {i * 500} TRAINING (phase 1). loss_vae: {3 / (i + 1):.4f}; Grad_norm: 0.5\n"
+                         for i in range(6))
+    run = read(write(tmp_path / "train.log", tree + steps_text + "├── lr: 0.001\n"))
+    assert "val_loss" not in run.tags and steps(run, "loss_vae") == [0, 500, 1000, 1500, 2000, 2500]
+    assert not run.warnings and run.meta.hparams.get("lrC") == 0.0003

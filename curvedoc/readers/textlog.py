@@ -56,7 +56,8 @@ The x axis, in this order:
 3. else the order of the lines that hold values, with a warning; then only names logged at least ``MIN_POINTS``
    times are curves (a value printed once is a setting).
 Values printed before the first step or epoch are the run's settings (``lr: 0.001``, ``num_classes: 10``) and go to
-``meta.hparams``, as does a dict of settings printed anywhere (``Hyperparameters: {'batch': 512, 'pp': {'test':
+``meta.hparams``, as does a configuration printed as a tree (``|- lr\t0.001``, ``├── lr: 0.001``) and a dict of
+settings printed anywhere (``Hyperparameters: {'batch': 512, 'pp': {'test':
 'test'}, …}``), whatever its names say; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric)
 is the number of epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted
 session is settings again (up to the next line with a step or epoch), not points. A value named after a checkpoint's
@@ -149,6 +150,8 @@ COPULAS = {"is", "was", "are", "were"}
 # A value named after a checkpoint's save ("New best model saved with BLEU-2: 65.76") restates a metric of its line
 # or the one before: not a point of a curve of its own.
 SAVE_WORDS = {"save", "saved", "saving", "saves"}
+# a line of a configuration printed as a tree ("  |-   |- iter\t250000", "├── lr: 0.001")
+CONFIG_TREE = re.compile(r"\s{0,40}(?:\|-|[├└]─)")
 RUNNING_BEST = "best"
 # a line that announces a save, a new best or an improvement before its values ("✓ New best checkpoint saved
 # (val_acc=0.6250)", OpenNMT's "Model is improving ppl: inf --> 5.45281") restates them too
@@ -799,6 +802,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             line.epoch, line.epoch_total = float(counter["n"]), float(counter["total"])
             spans.append((counter.start("n"), counter.end("total")))  # the split's name still says the line's split
     settings = SETTINGS_DICT.search(text) if "{" in text else None
+    if settings is None and "-" in text[:40]:
+        settings = CONFIG_TREE.match(text)  # a configuration printed as a tree: settings, even its "iter 250000"
     first_value = None  # where the first value's name starts
     previous_end = 0
     last_named = None
