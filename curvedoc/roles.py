@@ -68,6 +68,10 @@ _PERPLEXITY_WORDS = {"ppl", "perplexity"}
 # Terms of a loss logged without the word "loss" (a VAE's train_kl and val_recon): losses all the same (an ELBO is
 # not: it is logged either way up)
 _LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}
+# Words that name one term of a multi-term loss, whatever the model: a regulariser, a VAE's, a detector's
+_KNOWN_TERM_WORDS = _LOSS_TERM_WORDS | {"mmd", "reg", "regularization", "l1", "l2", "aux", "box", "bbox", "cls",
+                                        "obj", "dfl", "iou", "giou", "mask", "rpn", "seg", "ctc", "commitment",
+                                        "vq", "perceptual", "adv", "gp"}
 # A cross-entropy named as such, without the word "loss" (Keras's categorical_crossentropy metric, torchmetrics'
 # val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
 _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
@@ -233,11 +237,13 @@ def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
     if not tags:
         return None
 
-    def rank(tag: str) -> tuple[int, int, int, int, int]:
+    def rank(tag: str) -> tuple[int, int, int, int, int, int]:
         words = _naming_words(tag)
         total = (2 if names_a_total(tag) else 1) if words and set(words) <= _LOSS_ALONE else 0
         headline = not any(_PARTIAL_SCORE.match(w) for w in words)
-        return (not is_perplexity(tag), total, headline, n_points.get(tag, 0), -len(tag))
+        # among terms, one that names no known term is the model's own loss (a VAE's loss_vae beside loss_kl)
+        unnamed_term = not (_KNOWN_TERM_WORDS & set(words))
+        return (not is_perplexity(tag), total, headline, unnamed_term, n_points.get(tag, 0), -len(tag))
 
     return max(tags, key=rank)
 

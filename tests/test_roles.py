@@ -242,3 +242,13 @@ def test_loss_terms_logged_without_the_word_loss(tag, role):
 
 def test_a_loss_logged_per_iteration_is_the_loss_not_a_term():
     assert primary_tag(["Loss/train", "Loss/iter"], {"Loss/train": 11, "Loss/iter": 5000}) == "Loss/iter"
+
+
+def test_among_terms_the_loss_that_names_no_known_term_is_the_one_to_plot():
+    """A VAE's loss_vae beside loss_recon, loss_kl and loss_mmd (public-dev11): the shortest name, loss_kl, is a term."""
+    from curvedoc.roles import primary_tag
+
+    tags = ["loss_vae", "loss_recon", "loss_kl", "loss_mmd"]
+    assert primary_tag(tags, dict.fromkeys(tags, 400)) == "loss_vae"
+    yolo = ["train/box_loss", "train/cls_loss", "train/dfl_loss"]
+    assert primary_tag(yolo, dict.fromkeys(yolo, 50)) == "train/box_loss"  # all terms: the first, as before
