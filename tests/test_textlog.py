@@ -1069,6 +1069,12 @@ def test_the_trainers_closing_summary_ends_a_run_so_the_next_one_printed_is_a_ru
     runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
     assert [values(run, "loss")[0] for run in runs] == [2.0, 1.0]
     assert [len(run.series("loss")) for run in runs] == [4, 3] and not any(run.warnings for run in runs)
+    # after a closing summary nothing resumes: a second Trainer whose first log comes at a later epoch than the
+    # first one's (an evaluation every epoch, a loss every 2.2: EshaUbale's language model, then its classifier)
+    later = "".join(f"{{'eval_loss': {1 / e:.4f}, 'epoch': {e}.0}}\n" for e in range(2, 6))
+    path = write(tmp_path / "two.log", trainer(2.0, 4) + later)
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert [run.name for run in runs] == ["two.log#1", "two.log#2"] and steps(runs[1], "eval_loss") == [2, 3, 4, 5]
 
 
 def test_the_one_batch_a_log_prints_each_epoch_counts_on_across_epochs(tmp_path):

@@ -1084,8 +1084,10 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
         owned = np.flatnonzero(own)
         ended = epoch >= epoch_total  # NaN (no total): False
-        ended[[end for end in parsed.ends if end >= 0]] = True
-        own_runs = runs_one_after_another(x[owned], ended=ended[owned])
+        # the Trainer's closing summary closes the run whose record with an x of its own came last before it
+        closed = np.zeros(len(owned), dtype=bool)
+        closed[[at for end in parsed.ends if (at := int(np.searchsorted(owned, end, side="right")) - 1) >= 0]] = True
+        own_runs = runs_one_after_another(x[owned], ended=ended[owned], closed=closed)
         # a record without an x of its own is of the run of the record with one before it (the first run's)
         before = np.searchsorted(owned, np.arange(len(x)), side="right") - 1
         run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0) if len(owned) else np.zeros(len(x), int)
