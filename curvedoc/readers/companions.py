@@ -1,18 +1,18 @@
 """Files beside a log that record what the log does not: the model's class count or vocabulary, and the pretrained
 model the run fine-tunes.
 
-Runs keep their class count in a model config (``config.json``: ``num_labels``, ``id2label``, ``vocab_size``), in
-their arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``config.yaml``), in a data config
-(YOLO's ``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``:
-one label a line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the classes, one a row, numbered
-0, 1, … or 1, 2, … in its first column, as GTSRB's ``ClassId,SignName``); a PEFT ``adapter_config.json`` names the base model, and so does the model card the Trainer
-writes (``README.md``, whose YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``,
-as the Hugging Face example scripts call it). They are looked for in the run's folder,
-then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config, and above
-a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's configs), nearest
-folder first; within a folder the model config first, then data configs, run arguments, other YAML files, other
-JSON files named for settings (``default_parameters.json``, ``training_config.json``), label lists; last, a data
-config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the directory training ran
+Runs keep their class count in a model config (``config.json``: ``num_labels``, ``id2label``, ``vocab_size``), in their
+arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``config.yaml``), in a data config (YOLO's
+``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``: one label a
+line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the classes, one a row, numbered 0, 1, … or 1, 2,
+… in its first column, as GTSRB's ``ClassId,SignName``); a PEFT ``adapter_config.json`` names the base model, and so
+does the model card the Trainer writes (``README.md``, whose YAML front matter holds ``base_model``:
+``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example scripts call it). They are looked for in
+the run's folder, then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model
+config, and above a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's
+configs), nearest folder first; within a folder the model config first, then data configs, run arguments, other YAML
+files, other JSON files named for settings (``default_parameters.json``, ``training_config.json``), label lists; last, a
+data config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the directory training ran
 in), in the run folder's parents up to three levels. Only a count stated under a key
 :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
 

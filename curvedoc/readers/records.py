@@ -249,16 +249,16 @@ def runs_one_after_another(steps: np.ndarray, ended: np.ndarray | None = None,
                            closed: np.ndarray | None = None) -> np.ndarray:
     """Which of the runs a log holds one after another each record is of (0, 1, …), given each record's step.
 
-    A log that starts over (back to its first step) after a stretch that went to its end holds a new run: a
-    sweep's configurations or a cross-validation's folds printed to one stdout, sessions appended to one
-    ``metrics.json``, each trained to the end. A stretch went to its end when one of its records says so
-    (``ended``: ``Epoch 100/100``, the Trainer's closing summary), or when it went as far as any stretch of the log
-    goes. Starting over after a stretch cut short is that run restarted, whose later values replace the earlier
-    ones (TensorBoard's rule, applied per run: :func:`restart_drops`); so is going back to a later step, as a
-    session resumed from a checkpoint does, unless the stretch before closed (``closed``: the Trainer printed its
-    closing summary, after which nothing resumes): then any step going back starts a new run. A stretch of fewer than ``MIN_RUN_RECORDS`` records is no run but such
-    a restart's, and stays with the one after it; last in the log, it is a session that stopped as it began, which
-    neither replaces the run before it nor is judged: -1, not read.
+    A log that starts over (back to its first step) after a stretch that went to its end holds a new run: a sweep's
+    configurations or a cross-validation's folds printed to one stdout, sessions appended to one ``metrics.json``, each
+    trained to the end. A stretch went to its end when one of its records says so (``ended``: ``Epoch 100/100``, the
+    Trainer's closing summary), or when it went as far as any stretch of the log goes. Starting over after a stretch cut
+    short is that run restarted, whose later values replace the earlier ones (TensorBoard's rule, applied per run:
+    :func:`restart_drops`); so is going back to a later step, as a session resumed from a checkpoint does, unless the
+    stretch before closed (``closed``: the Trainer printed its closing summary, after which nothing resumes): then any
+    step going back starts a new run. A stretch of fewer than ``MIN_RUN_RECORDS`` records is no run but such a
+    restart's, and stays with the one after it; last in the log, it is a session that stopped as it began, which neither
+    replaces the run before it nor is judged: -1, not read.
     """
     run_of = np.zeros(len(steps), dtype=np.int64)
     if len(steps) < 2 * MIN_RUN_RECORDS:

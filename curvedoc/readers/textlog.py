@@ -810,6 +810,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
     may_quote = "'" in text or '"' in text
+    # substrings first: the regex runs only on the few lines that may announce a save, a best or an improvement
     announced = SAVE_ANNOUNCED.search(text) if ("ave" in text or "est" in text or "mprov" in text) else None
     quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
@@ -1080,22 +1081,7 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     if not line_order:
         each_step = _printed_each_step(parsed, placed, x)
         own &= ~each_step
-    if split_runs and not line_order:
-        epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
-        owned = np.flatnonzero(own)
-        ended = epoch >= epoch_total  # NaN (no total): False
-        # the Trainer's closing summary closes the run whose record with an x of its own came last before it
-        closed = np.zeros(len(owned), dtype=bool)
-        closed[[at for end in parsed.ends if (at := int(np.searchsorted(owned, end, side="right")) - 1) >= 0]] = True
-        own_runs = runs_one_after_another(x[owned], ended=ended[owned], closed=closed)
-        # a record without an x of its own is of the run of the record with one before it (the first run's)
-        before = np.searchsorted(owned, np.arange(len(x)), side="right") - 1
-        run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0) if len(owned) else np.zeros(len(x), int)
-    else:
-        run_of = np.zeros(len(x), dtype=np.int64)
-    if run_of[-1] < 0:
-        parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run stopped as "
-                    "it began, not read")
+    run_of = _run_of_each_record(parsed, x, own) if split_runs and not line_order else np.zeros(len(x), dtype=np.int64)
     runs = [{} for _ in range(int(run_of.max()) + 1)]
     superseded = np.zeros(len(runs), dtype=np.int64)
     clashing = placed_values = 0
@@ -1153,6 +1139,27 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
 
 def _split(run_of: np.ndarray, n_runs: int) -> list[np.ndarray]:
     return [run_of == number for number in range(n_runs)]
+
+
+def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Which of the runs the log holds one after another each record is of (0, 1, …; -1: a last session that
+    stopped as it began, with a warning), from the records with an x of their own (see
+    ``records.runs_one_after_another``); a record without one is of the run of the record with one before it."""
+    epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
+    owned = np.flatnonzero(own)
+    if not len(owned):
+        return np.zeros(len(x), dtype=np.int64)
+    ended = epoch >= epoch_total  # NaN (no total): False
+    # the Trainer's closing summary closes the run whose record with an x of its own came last before it
+    closed = np.zeros(len(owned), dtype=bool)
+    closed[[at for end in parsed.ends if (at := int(np.searchsorted(owned, end, side="right")) - 1) >= 0]] = True
+    own_runs = runs_one_after_another(x[owned], ended=ended[owned], closed=closed)
+    before = np.searchsorted(owned, np.arange(len(x)), side="right") - 1
+    run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0)
+    if run_of[-1] < 0:
+        parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run "
+                    "stopped as it began, not read")
+    return run_of
 
 
 def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
