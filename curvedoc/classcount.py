@@ -32,6 +32,8 @@ import numpy as np
 from curvedoc.features import LOSS_ROLES, NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, as_fraction, fmt
 from curvedoc.roles import Role, tokens
 
+# How a chance level computed from an inferred count says so, wherever it is shown
+READ_OFF_CURVES = "read off the curves: the run records none"
 # The counts an accuracy at 1/k can give away: the small ones, and beyond them the conventional counts of public
 # benchmarks (10: MNIST, CIFAR-10, SVHN; 100: CIFAR-100; 1000: ImageNet), whose 1/k lies ±10% apart from its
 # neighbours' only roughly; an 11-class task at 0.091 is then read as 10, which is why such a count stays

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.errors import CurvedocError
 from curvedoc.features import LOSS_ROLES, RunCurves, listed
 from curvedoc.model import Run
@@ -271,7 +272,7 @@ def first_moves(n_classes: int | None, assumed: bool = False) -> list[str]:
     if n_classes:
         chance = f"−log(1/{n_classes}) = {math.log(n_classes):.3f}"
         if assumed:
-            chance += f" ({n_classes} classes read off the curves: the run records none)"
+            chance += f" ({n_classes} classes {READ_OFF_CURVES})"
     else:
         chance = "−log(1/n_classes) (n unknown here)"
     return [

@@ -975,6 +975,12 @@ def test_ultralytics_yolov5_epoch_tables(tmp_path):
     assert values(run, "val_precision") == [0.6, 0.7, 0.8] and steps(run, "val_precision") == [0, 1, 2]
     assert {"labels", "img_size", "gpu_mem", "val_Images", "val_Labels"}.isdisjoint(run.tags)
     assert not run.warnings
+    # a row drawn over another bar with \r is read as last drawn
+    header = YOLOV5_EPOCH.splitlines()[0] + "\n"
+    redrawn = "".join(f"Epoch {e}: 100%|#####| 5/5\r     {e}/299  2.62G  0.05{e}  0.0241  0.0392  0.16{e}  5  640\n"
+                      for e in range(5))
+    run = read(write(tmp_path / "redrawn.log", "Starting\n" + header + redrawn))
+    assert len(run.series("total_loss")) == 5
 
 
 def test_yolov8_and_fastai_tables_keep_the_aggregate_row_and_skip_counts(tmp_path):

@@ -256,24 +256,22 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return ("JSON file that is neither a Hugging Face trainer_state.json (no log_history), JSON Lines, nor a "
                     "training history (an object of metric lists)")
         return None
-    if suffix in TABLE_SUFFIXES or (suffix in TEXT_LOG_SUFFIXES and _looks_like_table(head)):
-        family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
-        return Source(family, path, ((None, path),), explicit)
-    if suffix in TEXT_LOG_SUFFIXES:
-        # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
-        return Source("text", path, ((None, path),), explicit)
-    if explicit:
+    if suffix not in TABLE_SUFFIXES and suffix not in TEXT_LOG_SUFFIXES:
+        if not explicit:
+            return None
+        # a file the user names is read for what it holds, whatever its name: captured output saved as results.rb
+        # or with no suffix at all is still a training log (the reader says so when it is not)
         if not head:
             return "empty file"
         if suffix in NOT_LOG_SUFFIXES:
             return f"a {suffix} file (configuration, code or notes), not a training log; curvedoc reads {LOOKED_FOR}"
-        if _is_text(head, whole_file):
-            # a file the user names is read for what it holds, whatever its name: captured output saved as
-            # results.rb or with no suffix at all is still a training log (the reader says so when it is not)
-            family = "csv" if _looks_like_table(head) else "text"
-            return Source(family, path, ((None, path),), explicit)
-        return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
-    return None
+        if not _is_text(head, whole_file):
+            return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
+    if suffix in TABLE_SUFFIXES or _looks_like_table(head):
+        family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
+        return Source(family, path, ((None, path),), explicit)
+    # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
+    return Source("text", path, ((None, path),), explicit)
 
 
 def _is_text(head: bytes, whole_file: bool) -> bool:
@@ -524,7 +522,7 @@ def _split_file_columns(path: Path) -> set[str] | None:
     except OSError:
         return None
     columns = [cell.strip() for cell in _header_cells(head)]
-    if any(column.lower() in SPLIT_COLUMNS or any(SPLIT_FILE_WORD.fullmatch(word) for word in tokens(column))
+    if any(column.lower() in SPLIT_COLUMNS or not SPLIT_FILE_WORDS.keys().isdisjoint(tokens(column))
            for column in columns):
         return None
     if find_step_column(columns) is None and all(infer_role(column) is Role.OTHER for column in columns):

@@ -198,9 +198,10 @@ def _parse(path: str, size: int) -> Companion | None:
             text = handle.read().decode("utf-8-sig", errors="replace")
     except OSError:
         return None
-    if name in LABEL_LIST_FILES or name in LABEL_TABLE_FILES:
-        count = _label_list(text) if name in LABEL_LIST_FILES else _label_table(text)
-        return Companion(path, ConfigFacts(count=count and ClassCount(count, "labels", CLASSES)), None)
+    if name in LABEL_LIST_FILES:
+        return _label_count(path, _label_list(text))
+    if name in LABEL_TABLE_FILES:
+        return _label_count(path, _label_table(text))
     if name == MODEL_CARD:
         return Companion(path, ConfigFacts(base_model=_card_base_model(text)), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
@@ -242,6 +243,10 @@ def _card_base_model(text: str) -> str | None:
     base = (card or {}).get("base_model")
     base = base[0] if isinstance(base, list) and base else base
     return base.strip() if isinstance(base, str) and base.strip() else None
+
+
+def _label_count(path: str, count: int | None) -> Companion:
+    return Companion(path, ConfigFacts(count=count and ClassCount(count, "labels", CLASSES)), None)
 
 
 def _label_list(text: str) -> int | None:

@@ -34,8 +34,9 @@ from curvedoc.readers import (
 )
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower, counts_within_epoch,
-    find_step_column, restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
+    MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
+    counts_within_epoch, find_step_column, restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end,
+    whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import Role, infer_role, split_of, tokens
@@ -57,8 +58,6 @@ LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
 ROW_KIND_COLUMNS = {"split", "phase", "mode", "subset", "class", "class_name", "label", "category"}
 # Numbers that name a run rather than measure it: a file of several seeds or folds numbers them.
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial"}
-# Fewer rows than this between changes of a column is the column varying within a run, not runs one after another.
-MIN_RUN_ROWS = 3
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
 MIN_ROWS_PER_EPOCH = 3
 
@@ -218,7 +217,8 @@ def run_starts(column: str, cells: pd.Series, steps: np.ndarray) -> np.ndarray |
     if not len(starts):
         return None
     bounds = np.concatenate(([0], starts, [len(values)]))
-    if np.diff(bounds).min() < MIN_RUN_ROWS or not np.all(
+    # fewer rows between changes of the column is the column varying within a run, not runs one after another
+    if np.diff(bounds).min() < MIN_RUN_RECORDS or not np.all(
             (steps[starts] < steps[starts - 1]) & (steps[starts] <= steps[bounds[:-2]])):
         return None
     names = pd.Series(values[bounds[:-1]])

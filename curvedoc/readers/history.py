@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from curvedoc.errors import CurvedocError, NotALog
+from curvedoc.errors import NotALog
+from curvedoc.features import listed
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name, limits
+from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.records import as_value, whole_steps
-from curvedoc.readers.text import read_text
+from curvedoc.readers.text import read_json
 from curvedoc.roles import Role, infer_role, singular, tokens
 
 # Keys scripts nest a history under, beside its config or summary
@@ -43,7 +44,6 @@ NOT_MEASUREMENTS = {Role.OTHER, Role.LR, Role.GRAD_NORM}
 # A key whose list starts with a number, as a history's first bytes show it: "val_loss": [0.93, …
 KEYED_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*(?:-?[\d.]|NaN|-?Infinity|null)')
 NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
-NAMES_SHOWN = 5
 
 
 def read(source: Source) -> list[Run]:
@@ -63,7 +63,7 @@ def read(source: Source) -> list[Run]:
     not_curves = [key for key, value in history.items() if isinstance(value, list) and not _is_number_list(value)]
     if not_curves:
         builder.warn(f"{path}: not lists of numbers (per-class arrays, names …), so not read as curves: "
-                     f"{_names(not_curves)}")
+                     f"{listed(not_curves)}")
     # a config or a summary saved beside the lists: where a class count may be recorded
     builder.meta.hparams = {key: value for holder in (outer, history) for key, value in holder.items()
                             if not isinstance(value, list) and value is not history}
@@ -71,15 +71,10 @@ def read(source: Source) -> list[Run]:
 
 
 def load_document(path: Path, builder: RunBuilder) -> Any:
-    text, decoding_problem = read_text(path)
+    document, decoding_problem = read_json(path)
     if decoding_problem:
         builder.warn(decoding_problem)
-    limits.check_json_depth(text, path)
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise CurvedocError(path, f"not valid JSON{where} (cut off or corrupted?)") from None
+    return document
 
 
 def looks_like_history(head: bytes, complete: bool) -> bool:
@@ -174,12 +169,9 @@ def _add_curves(builder: RunBuilder, path: Path, metrics: dict[str, list], epoch
         builder.add(key, steps[logged], [as_value(value) for value in values if value is not None])
     for spacing, keys in every.items():
         builder.warn(f"{path}: one value every {spacing} epochs ({len(epochs) // spacing} against {len(epochs)}), "
-                     f"each placed at the end of its {spacing}-epoch block: {_names(keys)}")
+                     f"each placed at the end of its {spacing}-epoch block: {listed(keys)}")
     if unplaced:
         builder.warn(f"{path}: a number of values that does not divide the {len(epochs)} epochs, so each value "
-                     f"placed at its own position in the list, from 1: {_names(unplaced)}")
+                     f"placed at its own position in the list, from 1: {listed(unplaced)}")
 
 
-def _names(keys: list[str]) -> str:
-    shown = ", ".join(keys[:NAMES_SHOWN])
-    return shown if len(keys) <= NAMES_SHOWN else f"{shown} and {len(keys) - NAMES_SHOWN} more"

@@ -13,14 +13,13 @@ ones; this reader reads any one of them as a complete snapshot, and discovery ch
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name, limits
+from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.records import add_rows
-from curvedoc.readers.text import read_text
+from curvedoc.readers.text import read_json
 
 SUMMARY_KEYS = {"train_runtime", "total_flos"}
 # The epoch is bookkeeping on every entry, not a curve of the model.
@@ -70,13 +69,7 @@ def _number(value) -> float | None:
 
 
 def load_state(path: Path, builder: RunBuilder) -> dict:
-    text, decoding_problem = read_text(path)
-    limits.check_json_depth(text, path)
-    try:
-        state = json.loads(text)
-    except ValueError as exc:
-        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
-        raise CurvedocError(path, f"not valid JSON{where} (cut off or corrupted?)") from None
+    state, decoding_problem = read_json(path)
     if not isinstance(state, dict) or not isinstance(state.get("log_history"), list):
         raise CurvedocError(path, "JSON file that is not a Hugging Face trainer state (no log_history list)")
     if decoding_problem:

@@ -245,20 +245,18 @@ def whole_at_line_end(last: str, before: str) -> bool:
 MIN_RUN_RECORDS = 3
 
 
-def runs_one_after_another(steps: np.ndarray, ended: np.ndarray | None = None,
-                           closed: np.ndarray | None = None) -> np.ndarray:
+def runs_one_after_another(steps: np.ndarray, ended: np.ndarray, closed: np.ndarray) -> np.ndarray:
     """Which of the runs a log holds one after another each record is of (0, 1, …), given each record's step.
 
     A log that starts over (back to its first step) after a stretch that went to its end holds a new run: a sweep's
-    configurations or a cross-validation's folds printed to one stdout, sessions appended to one ``metrics.json``, each
-    trained to the end. A stretch went to its end when one of its records says so (``ended``: ``Epoch 100/100``, the
-    Trainer's closing summary), or when it went as far as any stretch of the log goes. Starting over after a stretch cut
-    short is that run restarted, whose later values replace the earlier ones (TensorBoard's rule, applied per run:
-    :func:`restart_drops`); so is going back to a later step, as a session resumed from a checkpoint does, unless the
-    stretch before closed (``closed``: the Trainer printed its closing summary, after which nothing resumes): then any
-    step going back starts a new run. A stretch of fewer than ``MIN_RUN_RECORDS`` records is no run but such a
-    restart's, and stays with the one after it; last in the log, it is a session that stopped as it began, which neither
-    replaces the run before it nor is judged: -1, not read.
+    configurations or a cross-validation's folds printed to one stdout, each trained to the end. A stretch went to its
+    end when one of its records says so (``ended``: ``Epoch 100/100``), or when it went as far as any stretch of the
+    log goes. Starting over after a stretch cut short is that run restarted, whose later values replace the earlier
+    ones (TensorBoard's rule, applied per run: :func:`restart_drops`); so is going back to a later step, as a session
+    resumed from a checkpoint does, unless the stretch before closed (``closed``: the Trainer printed its closing
+    summary, after which nothing resumes): then any step going back starts a new run. A stretch of fewer than
+    ``MIN_RUN_RECORDS`` records is no run but such a restart's, and stays with the one after it; last in the log, it
+    is a session that stopped as it began, which neither replaces the run before it nor is judged: -1, not read.
     """
     run_of = np.zeros(len(steps), dtype=np.int64)
     if len(steps) < 2 * MIN_RUN_RECORDS:
@@ -267,13 +265,9 @@ def runs_one_after_another(steps: np.ndarray, ended: np.ndarray | None = None,
     goes_back = np.flatnonzero(steps[1:] < steps[:-1]) + 1
     start = 0
     for where in goes_back:
-        if closed is not None and closed[start:where].any():
-            new_run = True
-        else:
-            starts_over = steps[where] <= first < steps[where - 1]
-            went_to_end = steps[start:where].max() >= furthest or (ended is not None and ended[start:where].any())
-            new_run = starts_over and went_to_end
-        if where - start >= MIN_RUN_RECORDS and new_run:
+        starts_over = steps[where] <= first < steps[where - 1]
+        went_to_end = steps[start:where].max() >= furthest or ended[start:where].any()
+        if where - start >= MIN_RUN_RECORDS and (closed[start:where].any() or (starts_over and went_to_end)):
             run_of[where:] += 1
             start = where
     if start and len(steps) - start < MIN_RUN_RECORDS:

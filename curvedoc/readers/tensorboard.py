@@ -27,10 +27,12 @@ from google.protobuf.message import DecodeError
 from tensorboard.compat.proto import event_pb2, summary_pb2, tensor_pb2
 
 from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.features import listed
 from curvedoc.model import Generation, Run, RunBuilder, blocked_bincount
 from curvedoc.readers import Source, limits
 from curvedoc.readers.companions import MAX_BYTES, parse_config_text
 from curvedoc.readers.generations import MAX_SAMPLES, is_generations_tag
+from curvedoc.readers.records import MIN_RUN_RECORDS
 from curvedoc.readers.tfrecord import Chunk, FrameWalk
 
 FORMAT = "tensorboard"
@@ -42,8 +44,7 @@ TEXT_PLUGIN = "text"
 MOST_TEXT_TAGS = 64
 SESSION_START_INFO_TAG = "_hparams_/session_start_info"
 # A tag's last stretch after its step went back replaces what it overlaps only when it could stand for a run: at
-# least this many points, and this share of the points it would replace
-SHORT_LAST_STRETCH = 3
+# least records.MIN_RUN_RECORDS points, and this share of the points it would replace
 SHORT_LAST_SHARE = 0.01
 
 VARINT, FIXED64, LENGTH_DELIMITED, FIXED32 = 0, 1, 2, 5
@@ -549,18 +550,17 @@ class _Folder:
         del alive
         self._hand_over(builder, columns, taken, curves)
         for (path, step), drops in steps_back.items():
-            dropped = [step for _, steps in drops for step in steps]
+            tags, dropped = _dropped(drops)
             builder.warn(
-                f"{path}: steps went back to {step} without a restart marker in {_named(drops)}; dropped "
-                f"{len(dropped)} earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for "
-                "out-of-order steps"
+                f"{path}: steps went back to {step} without a restart marker in {tags}; dropped {len(dropped)} "
+                f"earlier point(s) at steps {min(dropped)}-{max(dropped)}, as TensorBoard does for out-of-order steps"
             )
         for (path, step), drops in short_last.items():
-            dropped = [step for _, steps in drops for step in steps]
+            tags, dropped = _dropped(drops)
             builder.warn(
-                f"{path}: steps went back to {step} in {_named(drops)} for a last {len(dropped)} point(s) only (a "
-                "session that stopped as it began, or an evaluation logged at step 0); kept the run they would have "
-                "replaced, not read those"
+                f"{path}: steps went back to {step} in {tags} for a last {len(dropped)} point(s) only (a session that "
+                "stopped as it began, or an evaluation logged at step 0); kept the run they would have replaced, not "
+                "read those"
             )
 
     def _alive(self, columns: dict[str, np.ndarray], builder: RunBuilder) -> np.ndarray | None:
@@ -619,7 +619,7 @@ class _Folder:
                                report: dict, short_last: dict) -> np.ndarray:
         """TensorBoard's out-of-order rule for one tag: a step going back to s drops the tag's earlier points >= s.
 
-        Except for a tag's last stretch that is too short to stand for a run (fewer than ``SHORT_LAST_STRETCH``
+        Except for a tag's last stretch that is too short to stand for a run (fewer than ``MIN_RUN_RECORDS``
         points, or under ``SHORT_LAST_SHARE`` of the points it would drop): a session that stopped as it began, or
         a final ``evaluate()`` a new Trainer logs at step 0, is not read, and the run it would replace is kept.
 
@@ -637,7 +637,7 @@ class _Folder:
             cut = bisect.bisect_left(kept_steps, step)
             path = self._file_of(columns["position"][rows[first]])
             replaced, stretch = len(kept_steps) - cut, end - first
-            if end == len(steps) and (stretch < SHORT_LAST_STRETCH or stretch < SHORT_LAST_SHARE * replaced):
+            if end == len(steps) and (stretch < MIN_RUN_RECORDS or stretch < SHORT_LAST_SHARE * replaced):
                 short_last.setdefault((path, step), []).append((self.tags[tag], steps[first:end].tolist()))
                 break
             report.setdefault((path, step), []).append((self.tags[tag], kept_steps[cut:]))
@@ -651,9 +651,9 @@ class _Folder:
         return self.file_starts[index][1]
 
 
-def _named(drops: list[tuple[str, list]]) -> str:
-    tags = sorted({tag for tag, _ in drops})
-    return ", ".join(tags[:3]) + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")
+def _dropped(drops: list[tuple[str, list]]) -> tuple[str, list]:
+    """The tags a drop hit, as a warning names them, and every step it dropped."""
+    return listed(sorted({tag for tag, _ in drops}), 3), [step for _, steps in drops for step in steps]
 
 
 def _narrowed(values: np.ndarray, narrow: type) -> np.ndarray:

@@ -4,12 +4,25 @@ Latin-1 with a warning; within the read limits (curvedoc.readers.limits)."""
 from __future__ import annotations
 
 import codecs
+import json
 from pathlib import Path
 
 import numpy as np
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.readers import limits
+
+
+def read_json(path: Path) -> tuple[object, str | None]:
+    """The JSON document of a file, and the decoding problem to warn of (or None); a document that is not JSON is
+    an error naming the line, within the read limits (nesting depth too)."""
+    text, decoding_problem = read_text(path)
+    limits.check_json_depth(text, path)
+    try:
+        return json.loads(text), decoding_problem
+    except ValueError as exc:
+        where = f" at line {exc.lineno}" if isinstance(exc, json.JSONDecodeError) else ""
+        raise CurvedocError(path, f"not valid JSON{where} (cut off or corrupted?)") from None
 
 
 def read_bytes(path: Path) -> bytes:

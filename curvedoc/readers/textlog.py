@@ -155,7 +155,8 @@ CONFIG_TREE = re.compile(r"\s{0,40}(?:\|-|[├└]─)")
 RUNNING_BEST = "best"
 # a line that announces a save, a new best or an improvement before its values ("✓ New best checkpoint saved
 # (val_acc=0.6250)", OpenNMT's "Model is improving ppl: inf --> 5.45281") restates them too
-SAVE_ANNOUNCED = re.compile(r"\b(?:save|saved|saving|saves|best|improving|improved)\b", re.IGNORECASE)
+SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST, 'improving', 'improved'}))})\b",
+                            re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
@@ -247,9 +248,9 @@ TABLE_X_KEYS = {
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
 # A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
 HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
-# what a header's first two cells and a row's first cell look like: a line that starts otherwise is neither, which
+# what a header's first three cells and a row's first cell look like: a line that starts otherwise is neither, which
 # settles nearly every line of a log at the cost of one anchored match
-HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(]")
+HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(][\w@.:\-/()%]{0,63}\s+[A-Za-z_(]")
 ROW_START = re.compile(r"\s*(?:[-+]?\.?\d|(?:all|overall|total|mean|avg|average)\s)", re.IGNORECASE)
 COLUMN_BAR = re.compile(r"\s\d{1,3}%(?:\|[^|]{0,200}\|)?\s{0,4}(?:(?P<n>\d{1,12})/(?P<total>\d{1,12}))?")
 EPOCH_OF_TOTAL = re.compile(r"(?P<n>\d{1,12})/(?P<total>\d{1,12})")
@@ -409,13 +410,15 @@ def parse(path: Path) -> Parsed:
     parsed = Parsed(path)
     state = _Reading(parsed)
     table = _Table()
-    columns = _ColumnTable()
+    columns = _ColumnTable(state.names_a_metric)
     conflict = _Conflict()
     for text in _lines(path, parsed):
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
             continue
-        # the anchored match settles nearly every line here, without a call
-        row = columns.take(text) if columns.header is not None or HEADER_START.match(text) else None
+        # a header's or a row's start, one anchored match, settles nearly every line here, without a call
+        drawn = _last_drawn(text) if "\r" in text else text
+        starts_table = HEADER_START.match(drawn) or (columns.header is not None and ROW_START.match(drawn))
+        row = columns.take(drawn) if starts_table else None
         if row is not None:
             if row != "header":
                 state.take(row)
@@ -525,19 +528,18 @@ class _ColumnTable:
     losses; its other header's measurements are the evaluation's (``val_P``).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, names_a_metric: Callable[[str], bool]) -> None:
+        self.names_a_metric = names_a_metric
         self.header: list[str] | None = None
+        self.tags: list[str | None] = []  # what each column after the x is read as (None: not read)
         self.x_kind: str | None = None
         self.last_x: tuple[float | None, float | None] | None = None
-        self.losses_unnamed = self.evaluation = False
+        self.losses_unnamed = False
 
     def take(self, text: str) -> Line | str | None:
         """A row's :class:`Line`, ``"header"`` for a header or the row of an unfinished epoch (nothing to read), or
-        None when ``text`` is neither."""
-        if "\r" in text:
-            text = _last_drawn(text)
-        if not HEADER_START.match(text) and (self.header is None or not ROW_START.match(text)):
-            return None
+        None when ``text``, a line as last drawn that starts as a header or a row does (``HEADER_START``,
+        ``ROW_START``), is neither."""
         bar = COLUMN_BAR.search(text)
         cells = (text[:bar.start()] if bar else text).split()
         if len(cells) >= 3 and all(HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_header(cells):
@@ -553,13 +555,16 @@ class _ColumnTable:
         x_kind = _x_kind(names[0])
         if x_kind is not None:
             self.losses_unnamed = any(name.lower() in ("gpu_mem", "mem") for name in names)
-            self.evaluation = False
-        elif self.last_x is not None and (any(map(names_a_metric, names))
+            tags = [f"{name}_loss" if self.losses_unnamed and not self.names_a_metric(name) else name
+                    for name in names[1:]]
+        elif self.last_x is not None and (any(map(self.names_a_metric, names))
                                           or (self.losses_unnamed and names[0].lower() == "class")):
-            self.evaluation = True  # an evaluation table's rows sit at the last row's x: there must be one
+            # an evaluation table's rows sit at the last row's x: there must be one
+            tags = [f"val_{SHORT_SCORE_NAMES.get(name, name)}" for name in names[1:]]
         else:
             return False
         self.header, self.x_kind = names, x_kind
+        self.tags = [None if name.lower() in COUNT_COLUMNS else tag for name, tag in zip(names[1:], tags, strict=True)]
         return True
 
     def _row(self, cells: list[str]) -> Line | None:
@@ -580,15 +585,10 @@ class _ColumnTable:
             line.epoch, line.step = self.last_x
         else:
             return None
-        for name, cell in zip(self.header[1:], cells[1:], strict=True):
+        for tag, cell in zip(self.tags, cells[1:], strict=True):
             cell = cell.rstrip(":")
-            if name.lower() in COUNT_COLUMNS or not VALUE_CELL.fullmatch(cell):
-                continue
-            if self.evaluation:
-                name = f"val_{SHORT_SCORE_NAMES.get(name, name)}"
-            elif self.losses_unnamed and not names_a_metric(name):
-                name = f"{name}_loss"
-            line.values[name] = _number(cell)
+            if tag is not None and VALUE_CELL.fullmatch(cell):
+                line.values[tag] = _number(cell)
         return line if line.values else None
 
 
@@ -638,12 +638,12 @@ class _Reading:
                     self.header_tags = set()
                     self.header_from = len(self.parsed.placed)
                 self.header = line
-            elif line.epoch is None and self.header is not None and self.header.step is None:
-                # "Batch 10/165 | loss …" lines under "Epoch 2/20" count batches within that epoch
-                line.epoch, line.epoch_total = self.header.epoch, self.header.epoch_total
-                self.parsed.add(line, OWN)
             else:
-                self.header = None
+                if line.epoch is None and self.header is not None and self.header.step is None:
+                    # "Batch 10/165 | loss …" lines under "Epoch 2/20" count batches within that epoch
+                    line.epoch, line.epoch_total = self.header.epoch, self.header.epoch_total
+                else:
+                    self.header = None
                 self.parsed.add(line, OWN)
             self.started = True
             return
@@ -770,7 +770,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
     if "%|" in text or "it [" in text:
         text, description = _without_tqdm_bars(text)
-        if any(names_a_metric(_key_phrase(description, match, 0))
+        # the last word of a name says whether it measures something ("Train loss 0.965", "top-1 accuracy 0.54")
+        if any(state.names_a_metric(match["key"])
                for match in itertools.islice(PAIR.finditer(description), MAX_PAIRS_PER_LINE)):
             # set_description(f"Train Epoch {e} Train loss {loss}"): the bar's label holds the values
             text, description = f"{description.rstrip().rstrip(':')} {text}", ""
@@ -801,7 +802,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if counter is not None and counter["split"].lower() in SPLIT_WORDS:
             line.epoch, line.epoch_total = float(counter["n"]), float(counter["total"])
             spans.append((counter.start("n"), counter.end("total")))  # the split's name still says the line's split
-    settings = SETTINGS_DICT.search(text) if "{" in text else None
+    # every match ends in a "{": the search needs to go no further than the last one
+    settings = SETTINGS_DICT.search(text, 0, text.rfind("{") + 1) if "{" in text else None
     if settings is None and "-" in text[:40]:
         settings = CONFIG_TREE.match(text)  # a configuration printed as a tree: settings, even its "iter 250000"
     first_value = None  # where the first value's name starts
@@ -810,7 +812,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
     may_quote = "'" in text or '"' in text
-    # substrings first: the regex runs only on the few lines that may announce a save, a best or an improvement
+    # substrings first: the regex runs only on the few lines that may announce a save, a best or an improvement,
+    # as logs print those words (lower case, or capitalised: "Saved", "Best"; not all in capitals)
     announced = SAVE_ANNOUNCED.search(text) if ("ave" in text or "est" in text or "mprov" in text) else None
     quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
@@ -1109,9 +1112,9 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
                 indexes, values = indexes[~clash], values[~clash]
             if not len(indexes):
                 continue
-        for number, (curves, in_run) in enumerate(zip(runs, _split(run_of[indexes], len(runs)), strict=True)):
-            if not in_run.any():
-                continue
+        runs_of_tag = run_of[indexes]
+        for number in np.unique(runs_of_tag[runs_of_tag >= 0]).tolist():
+            curves, in_run = runs[number], runs_of_tag == number
             steps, run_values = x[indexes[in_run]].astype(np.int64), values[in_run]
             restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
             superseded[number] += int(np.count_nonzero(restarted))
@@ -1135,10 +1138,6 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         parsed.warn(f"{clashing} value(s) printed without a step of their own where the same name was already "
                     "logged with one were not taken (an evaluation printed in a block of its own?)")
     return runs
-
-
-def _split(run_of: np.ndarray, n_runs: int) -> list[np.ndarray]:
-    return [run_of == number for number in range(n_runs)]
 
 
 def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share, fmt
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role
@@ -27,7 +28,7 @@ MIN_POINTS = 3
 
 def chance_text(run: RunCurves, chance: float) -> str:
     count = run.class_count
-    assumed = " (a class count read off the curves: the run records none)" if count and count.inferred else ""
+    assumed = f" (a class count {READ_OFF_CURVES})" if count and count.inferred else ""
     return f"−log(1/{run.n_classes}) = {fmt(chance)}{assumed}"
 
 
