@@ -983,6 +983,34 @@ def test_ultralytics_yolov5_epoch_tables(tmp_path):
     assert len(run.series("total_loss")) == 5
 
 
+DETECTRON2_ITERATION = (
+    "[01/05 10:00:{i:02d} d2.utils.events]:  eta: 0:10:00  iter: {i}  total_loss: {loss:.3f}  loss_cls: 0.7912  "
+    "loss_box_reg: 0.6011  time: 0.4012  data_time: 0.0121  lr: 0.00039962  max_mem: 2711M\n"
+)
+DETECTRON2_EVALUATION = (
+    "[01/05 10:01:20 d2.evaluation.coco_evaluation]: Evaluation results for bbox: \n"
+    "|   AP   |  AP50  |  AP75  |  APs  |  APm  |  APl  |\n"
+    "|:------:|:------:|:------:|:-----:|:-----:|:-----:|\n"
+    "| {ap:.3f} | 30.123 | 8.765  |  nan  | 5.432 | 20.11 |\n"
+    "[01/05 10:01:20 d2.evaluation.testing]: copypaste: Task: bbox\n"
+    "[01/05 10:01:20 d2.evaluation.testing]: copypaste: AP,AP50,AP75,APs,APm,APl\n"
+    "[01/05 10:01:20 d2.evaluation.testing]: copypaste: {ap:.4f},30.1230,8.7650,nan,5.4320,20.1100\n"
+)
+
+
+def test_detectron2_copypaste_summaries_are_the_evaluations_scores(tmp_path):
+    """Detectron2's log.txt: iteration lines, and after each evaluation a summary for pasting, whose APs are the
+    evaluation's at the iteration before it; an AP of a size the set has no example of (nan) is none."""
+    text = "".join(DETECTRON2_ITERATION.format(i=i, loss=2 - i / 100) for i in (19, 39))
+    text += DETECTRON2_EVALUATION.format(ap=12.345)
+    text += "".join(DETECTRON2_ITERATION.format(i=i, loss=2 - i / 100) for i in (59, 79))
+    text += DETECTRON2_EVALUATION.format(ap=22.345)
+    run = read(write(tmp_path / "log.txt", text))
+    assert steps(run, "eval/bbox/AP") == [39, 79] and values(run, "eval/bbox/AP") == [12.345, 22.345]
+    assert run.roles["eval/bbox/AP50"] == Role.SCORE and "eval/bbox/APs" not in run.tags
+    assert values(run, "total_loss") == [1.81, 1.61, 1.41, 1.21]
+
+
 def test_yolov8_and_fastai_tables_keep_the_aggregate_row_and_skip_counts(tmp_path):
     epoch = (
         "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size\n"

@@ -77,7 +77,8 @@ after another (a sweep or cross-validation printed to one stdout), each read as 
 ``records.runs_one_after_another``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches
 within that epoch. A tqdm bar's label that names a metric (``Train Epoch 3 Iters 1005 Train loss 0.965: 100%|…``)
 is read like any line; otherwise only its epoch or step is. Columns named by a header line, a row a line under it
-(YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as :class:`_ColumnTable` says. A last line without
+(YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as :class:`_ColumnTable` says; Detectron2's
+``copypaste:`` evaluation summaries as :class:`_CopyPaste` says. A last line without
 its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
@@ -160,6 +161,7 @@ SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST,
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
+COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste)
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
 SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)$", re.IGNORECASE)
 
@@ -412,6 +414,7 @@ def parse(path: Path) -> Parsed:
     table = _Table()
     columns = _ColumnTable(state.names_a_metric)
     conflict = _Conflict()
+    copypaste = _CopyPaste()
     for text in _lines(path, parsed):
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
             continue
@@ -422,6 +425,11 @@ def parse(path: Path) -> Parsed:
         if row is not None:
             if row != "header":
                 state.take(row)
+            continue
+        if COPYPASTE in text:
+            summary = copypaste.take(text)
+            if summary is not None:
+                state.take(summary)
             continue
         part = table.take(text)
         if table.rows and part != "row":
@@ -469,6 +477,37 @@ class _Conflict:
         else:
             self.inside = self.base = False
         return True
+
+
+class _CopyPaste:
+    """Detectron2's evaluation summary, printed after each evaluation for pasting into a spreadsheet:
+    ``copypaste: Task: bbox``, then ``copypaste: AP,AP50,AP75,APs,APm,APl``, then ``copypaste: 40.2,61.0,…,nan,…``.
+    A task's values are one record of ``eval/<task>/<metric>`` (Detectron2's metrics.json names them
+    ``<task>/<metric>``; the prefix says that these lines, which carry no iteration, are an evaluation's), at the
+    iteration of the training line before them. A ``nan`` is a metric the set had no example for (APs without small
+    objects): not read."""
+
+    def __init__(self) -> None:
+        self.task: str | None = None
+        self.names: list[str] | None = None
+
+    def take(self, text: str) -> Line | None:
+        content = text[text.index(COPYPASTE) + len(COPYPASTE):].strip()
+        if content.startswith("Task:"):
+            self.task, self.names = content[len("Task:"):].strip() or None, None
+            return None
+        cells = [cell.strip() for cell in content.split(",")]
+        if self.task is None:
+            return None
+        if self.names is None:
+            self.names = cells if all(HEADER_CELL.fullmatch(cell) for cell in cells) else None
+            return None
+        names, self.names = self.names, None
+        if len(cells) != len(names) or not all(VALUE_CELL.fullmatch(cell) for cell in cells):
+            return None
+        values = {f"eval/{self.task}/{name}": value for name, cell in zip(names, cells, strict=True)
+                  if math.isfinite(value := _number(cell))}
+        return Line(values=values) if values else None
 
 
 class _Table:
