@@ -59,6 +59,10 @@ CLASSIFIER_ARCHITECTURE = re.compile(r"For\w*Classification$")
 # Detectron2's COCO evaluator logs one AP per category: bbox/AP-<class>, segm/AP-<class>
 PER_CLASS_AP_TAG = re.compile(r"^(?:bbox|segm)/AP-(.+)$")
 # Blocks that describe the model itself: its output count wins over a dataset's or a pretraining stage's
+# Detectron2's head blocks, and the words of the meta-architectures that use each (GeneralizedRCNN and PanopticFPN
+# classify their boxes in ROI_HEADS; a RetinaNet, or a project's RelationRetinaNet, in RETINANET)
+DETECTRON2_HEADS = {"roi_heads": ("rcnn", "panoptic"), "retinanet": ("retinanet",),
+                    "sem_seg_head": ("semanticsegmentor",)}
 MODEL_BLOCKS = frozenset({"model", "net", "network", "arch", "architecture", "head", "classifier", "module"})
 # Keys that say the run loads a pretrained model's weights. A model config's own ``_name_or_path`` is not one: a
 # model trained from scratch on a borrowed architecture (AutoConfig.from_pretrained("gpt2")) carries it too.
@@ -93,7 +97,11 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     classes: list[_Candidate] = []
     vocabulary: list[_Candidate] = []
     architectures: list[str] = []
-    for parts, name, value, siblings in _entries(params):
+    entries = list(_entries(params))
+    unused_heads = _unused_detectron2_heads(entries)
+    for parts, name, value, siblings in entries:
+        if unused_heads & {part.lower() for part in parts[:-1]}:
+            continue
         last, suffixed = _count_key(parts[-1].lower())
         tier = (SUFFIX_TIER if suffixed else 0 if MODEL_BLOCKS & {part.lower() for part in parts[:-1]}
                 else 1 if len(parts) == 1 else 2)
@@ -132,6 +140,18 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     if vocabulary and not placeholders:
         return _agreed(vocabulary, VOCABULARY)
     return None
+
+
+def _unused_detectron2_heads(entries: list) -> set[str]:
+    """The head blocks of a Detectron2 config that its ``MODEL.META_ARCHITECTURE`` does not use: the config holds
+    every head's block with its default count (ROI_HEADS 80, RETINANET 80, SEM_SEG_HEAD 54) beside the one the
+    model has. None for an architecture that names none of the heads (a project's own)."""
+    architecture = next((str(value).lower() for parts, _, value, _ in entries
+                         if parts[-1].lower() == "meta_architecture" and isinstance(value, str)), None)
+    if architecture is None:
+        return set()
+    used = {head for head, names in DETECTRON2_HEADS.items() if any(name in architecture for name in names)}
+    return set(DETECTRON2_HEADS) - used if used else set()
 
 
 def _count_key(key: str) -> tuple[str, bool]:

@@ -81,6 +81,13 @@ def meta_of(path: Path) -> tuple:
     # the model block's count beats a dataset's
     ({"model": {"num_classes": 10}, "pretraining": {"num_classes": 1000}}, (10, "model.num_classes", CLASSES)),
     ({"num_classes": 10, "data": {"num_classes": 10}}, (10, "num_classes", CLASSES)),
+    # Detectron2's full config holds every head's block: its meta-architecture says which head the model has
+    ({"MODEL": {"META_ARCHITECTURE": "GeneralizedRCNN", "ROI_HEADS": {"NUM_CLASSES": 4},
+                "RETINANET": {"NUM_CLASSES": 80}, "SEM_SEG_HEAD": {"NUM_CLASSES": 54}}},
+     (4, "MODEL.ROI_HEADS.NUM_CLASSES", CLASSES)),
+    ({"MODEL": {"META_ARCHITECTURE": "RelationRetinaNet", "ROI_HEADS": {"NUM_CLASSES": 80},
+                "RETINANET": {"NUM_CLASSES": 4}, "SEM_SEG_HEAD": {"NUM_CLASSES": 54}}},
+     (4, "MODEL.RETINANET.NUM_CLASSES", CLASSES)),
 ])
 def test_a_config_states_its_class_count(config, expected):
     assert tuple(n_classes_from(config)) == expected
@@ -104,6 +111,8 @@ def test_a_config_states_its_class_count(config, expected):
     {"architectures": ["BertForMaskedLM"], "vocab_size": 21128, "model_type": "bert"},
     # Detectron2's full config: a count per head, and the config alone does not say which head is used
     {"MODEL": {"ROI_HEADS": {"NUM_CLASSES": 3}, "RETINANET": {"NUM_CLASSES": 80}}},
+    # ... nor when its meta-architecture is a project's own, naming none of the heads
+    {"MODEL": {"META_ARCHITECTURE": "MyDetector", "ROI_HEADS": {"NUM_CLASSES": 3}, "RETINANET": {"NUM_CLASSES": 80}}},
     {"model": {"num_classes": 10}, "model_b": {"head": {"num_classes": 20}}},
 ])
 def test_configs_that_state_no_class_count_or_an_ambiguous_one(config):
