@@ -39,6 +39,9 @@ VOCABULARY_KEYS = frozenset({"vocab_size", "n_vocab", "ntokens", "ntoken", "voca
 # vocab_size = 65" as a text log's setting; ``tgt_vocab_size``) is weaker evidence: it counts only when no key
 # names a count exactly, and at the lowest tier
 SUFFIX_TIER = 3
+# The first word of a count key that names the output side of an encoder-decoder (tgt_vocab_size beside
+# src_vocab_size)
+OUTPUT_SIDE = frozenset({"tgt", "trg", "target", "dec", "decoder", "output"})
 LABEL_MAPS = frozenset({"id2label", "label2id"})
 # Lists of the class names: their length is the count (YOLO's names, torchvision's classes)
 LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", "names"})
@@ -171,7 +174,11 @@ def _agreed(candidates: list[_Candidate], kind: str) -> ClassCount | None:
     best = min(found.tier for found in candidates)
     chosen = [found for found in candidates if found.tier == best]
     if len({found.count for found in chosen}) > 1:
-        return None
+        # a translation model's source and target vocabularies: its output predicts the target's
+        chosen = [found for found in chosen
+                  if re.split(r"[./]", found.key)[-1].split("_")[0].lower() in OUTPUT_SIDE]
+        if len({found.count for found in chosen}) != 1:
+            return None
     return ClassCount(chosen[0].count, chosen[0].key, kind)
 
 

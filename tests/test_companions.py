@@ -58,6 +58,8 @@ def meta_of(path: Path) -> tuple:
     ({"found_vocab_size": 65, "per_iteration_will_be": 16384}, (65, "found_vocab_size", VOCABULARY)),
     # a key ending in a count names it only when no key names one exactly
     ({"num_classes": 10, "extra_num_classes": 3}, (10, "num_classes", CLASSES)),
+    # an encoder-decoder's output predicts the target's vocabulary (OpenNMT prints "* tgt vocab size = 36")
+    ({"src_vocab_size": 50, "tgt_vocab_size": 36}, (36, "tgt_vocab_size", VOCABULARY)),
     # a classifier's config holds its encoder's vocabulary too: the labels are its output
     ({"vocab_size": 30522, "id2label": {"0": "negative", "1": "positive"}}, (2, "id2label", CLASSES)),
     # num_labels set to 3 gives three placeholder labels: set on purpose
@@ -103,7 +105,7 @@ def test_a_config_states_its_class_count(config, expected):
     {"task": "detect", "mode": "train", "data": "/content/datasets/fire-8/data.yaml", "classes": 3},
     {"num_classes": 1},
     {"vocab": "gpt2", "tokenizer_vocab": "bpe.json"},  # a tokenizer's name or file, not a size
-    {"src_vocab_size": 32000, "tgt_vocab_size": 24000},  # two endings, two counts: ambiguous
+    {"src_vocab_size": 32000, "emb_vocab_size": 24000},  # two endings, two counts: ambiguous
     {"num_classes": True},
     # HF's two default labels beside a vocabulary, with no architecture saying which is the output
     {"vocab_size": 30522, "id2label": {"0": "LABEL_0", "1": "LABEL_1"}},
