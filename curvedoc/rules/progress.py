@@ -20,10 +20,6 @@ from curvedoc.rules.start import chance_text
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
 WANDER_POINTS = 10
-# A cross-entropy over outputs already squashed into [0, 1] has a floor, ln(1 + (k − 1)/e): its lowest value found
-# within FLOOR_MATCH of it, most of the late loss within FLOOR_BAND, over at least FLOOR_POINTS points, for k up to
-# MAX_SQUASHED outputs (the floors of more lie ever closer together)
-FLOOR_MATCH, FLOOR_BAND, FLOOR_POINTS, MAX_SQUASHED = 0.001, 0.01, 10, 10
 # Three falls in a row of a short log's averages: a curve still coming down at its end (noise does it one time in 8).
 FALLING_CHANGES = 3
 # Three equal evaluations in a row are no coincidence of a model that still changes (two may be, at a few digits).
@@ -477,8 +473,17 @@ def training_stopped(run: RunCurves, curve: Curve, plateau_index: int, limits: L
     ),
     check="print the current LR; train an input-independent baseline (inputs set to 0) and compare its loss "
           "with the plateau; overfit one small batch to see whether the model can go lower at all",
-    thresholds={**PLATEAU_THRESHOLDS, "tolerance": AT_CHANCE_THRESHOLDS["tolerance"],
-                "noise_z": FLAT_THRESHOLDS["noise_z"]},
+    thresholds={
+        **PLATEAU_THRESHOLDS, "tolerance": AT_CHANCE_THRESHOLDS["tolerance"], "noise_z": FLAT_THRESHOLDS["noise_z"],
+        # a cross-entropy over outputs already squashed into [0, 1] has a floor, ln(1 + (k − 1)/e)
+        "floor_match": Threshold(0.001, "the train loss's lowest value lies within this share of the floor "
+                                        "ln(1 + (k − 1)/e) of a cross-entropy over k outputs already in [0, 1]"),
+        "floor_band": Threshold(0.01, "at least half the train loss's second half lies within this share of that "
+                                      "floor"),
+        "floor_points": Threshold(10, "fewest train-loss points before it is said to sit on that floor"),
+        "max_squashed": Threshold(10, "largest output count k whose floor is looked for: the floors of more lie "
+                                      "ever closer together"),
+    },
 )
 def plateau_high(run: RunCurves, limits: Limits):
     """The train loss drops fast, then stays flat for the rest of the run (train and validation gain almost
@@ -487,7 +492,7 @@ def plateau_high(run: RunCurves, limits: Limits):
     middle of the run (then a lower level counts as high); with n unknown, fires only on that LR evidence. Or the
     train loss settles on the floor of a cross-entropy taken over outputs already squashed into [0, 1], ln(1 +
     (k − 1)/e) for k outputs (0.3133 for two), and never goes below it: softmax applied twice."""
-    capped = squashed_floor(run)
+    capped = squashed_floor(run, limits)
     if capped is not None:
         return capped
     found = plateau(run, limits)
@@ -499,32 +504,33 @@ def plateau_high(run: RunCurves, limits: Limits):
                  assumes_class_count=chance_as_yardstick_of_height(run, curve) is not None)
 
 
-def squashed_floor(run: RunCurves) -> Found | None:
+def squashed_floor(run: RunCurves, limits: Limits) -> Found | None:
     """The train loss sits on ln(1 + (k − 1)/e): a cross-entropy's least value over k outputs that a softmax or a
     sigmoid had already put in [0, 1] (right class 1, the others 0, then softmaxed again), for a k of at most
-    MAX_SQUASHED outputs. Its lowest value lies within FLOOR_MATCH of that floor, and most of its second half
-    within FLOOR_BAND: a level the task does not impose, found to four digits by no healthy run."""
+    ``max_squashed`` outputs. Its lowest value lies within ``floor_match`` of that floor, and most of its second half
+    within ``floor_band``: a level the task does not impose, found to four digits by no healthy run."""
     train = run.curve(Role.TRAIN_LOSS)
-    if train is None or len(train.finite_values) < FLOOR_POINTS:
+    if train is None or len(train.finite_values) < limits["floor_points"]:
         return None
     values = train.finite_values
     lowest = float(values.min())
     if train.start_level <= lowest * 1.1:
         return None  # it never came down onto a floor
     late = values[len(values) // 2:]
-    for k in range(2, MAX_SQUASHED + 1):
+    band = limits["floor_band"]
+    for k in range(2, int(limits["max_squashed"]) + 1):
         floor = math.log1p((k - 1) / math.e)
-        on_floor = float(np.mean(np.abs(late - floor) <= FLOOR_BAND * floor))
-        if abs(lowest - floor) <= FLOOR_MATCH * floor and on_floor >= 0.5:
+        on_floor = float(np.mean(np.abs(late - floor) <= band * floor))
+        if abs(lowest - floor) <= limits["floor_match"] * floor and on_floor >= 0.5:
             break
     else:
         return None
-    step = train.step_at(int(np.argmax(np.abs(values - floor) <= FLOOR_BAND * floor)))
+    step = train.step_at(int(np.argmax(np.abs(values - floor) <= band * floor)))
     return Found(
         f"{train.tag} settles on {fmt(floor)} = ln(1 + {k - 1}/e) and cannot go lower: softmax applied twice",
         [train.tag],
         [f"{train.tag}: lowest {lowest:.5g}, end {fmt(train.end)}; {on_floor:.0%} of its second half lies within "
-         f"{FLOOR_BAND:.0%} of {floor:.5g}, first from step {step}",
+         f"{band:.0%} of {floor:.5g}, first from step {step}",
          f"ln(1 + {k - 1}/e) = {floor:.5g} is the least a cross-entropy scores over {k} outputs already in [0, 1] (a "
          "softmax or a sigmoid before a loss that applies its own softmax): the right class at 1, the others at 0, "
          "softmaxed again",
