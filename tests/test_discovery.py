@@ -233,6 +233,18 @@ def test_hugging_face_checkpoints_are_one_run(tmp_path):
     assert paths == ["crashed/checkpoint-100/trainer_state.json", "out/trainer_state.json"]
 
 
+def test_the_baselines_loggers_text_copy_beside_its_table_is_no_second_run(tmp_path):
+    """Baselines' logger (and SB3's, asked for "log" and "csv") prints each row of progress.csv to log.txt too."""
+    table = "\n".join(["-" * 30, "| eprewmean          | {r} |", "| misc/total_timesteps | {t} |", "-" * 30])
+    touch(tmp_path / "ppo" / "progress.csv",
+          b"eprewmean,misc/total_timesteps\n" + b"".join(b"%d,%d\n" % (10 * i, 2048 * i) for i in range(1, 6)))
+    touch(tmp_path / "ppo" / "log.txt",
+          ("Logging to ppo\n" + "\n".join(table.format(r=10 * i, t=2048 * i) for i in range(1, 6))).encode())
+    touch(tmp_path / "other" / "log.txt", b"epoch 1 loss 0.9\nepoch 2 loss 0.8\nepoch 3 loss 0.7\n")
+    assert sorted((source.family, source.path.relative_to(tmp_path).as_posix())
+                  for source in discover(tmp_path).sources) == [("csv", "ppo/progress.csv"), ("text", "other/log.txt")]
+
+
 def test_add_hparams_subfolder_belongs_to_its_run(tmp_path):
     touch(tmp_path / "run" / EVENT)
     touch(tmp_path / "run" / "1700000123.4567" / EVENT)

@@ -421,6 +421,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
     found.sources = _without_superseded_checkpoints(found.sources)
     found.sources = _wandb_exports_by_folder(found.sources)
     found.sources = _split_files_as_runs(found.sources)
+    found.sources = _without_logger_copies(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
 
 
@@ -438,6 +439,8 @@ def split_folder_name(folder: Path, event_file: Path) -> str | None:
 
 
 CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")
+# the Baselines / Stable-Baselines3 logger's table file, and the text copy of its rows it writes beside it
+PROGRESS_TABLE, LOGGER_COPY = "progress.csv", "log.txt"
 
 
 def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
@@ -466,6 +469,15 @@ def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
     superseded.update(s for s in sources if s.family == "tensorboard" and s.path.parent.name == "runs"
                       and s.path.parent.parent in outputs)
     return [source for source in sources if source not in superseded]
+
+
+def _without_logger_copies(sources: list[Source]) -> list[Source]:
+    """One run from the OpenAI Baselines and Stable-Baselines3 logger, not two: with its "log" and "csv" outputs
+    both on (Baselines' default) it prints each table to ``log.txt`` as it writes the row to ``progress.csv``
+    beside it."""
+    tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
+    return [source for source in sources
+            if not (source.family == "text" and source.path.name == LOGGER_COPY and source.path.parent in tables)]
 
 
 def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:
