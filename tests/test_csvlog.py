@@ -65,6 +65,19 @@ def test_lightning_hparams_with_python_tags_and_hp_metric_placeholder(tmp_path):
     assert run.series("hp_metric")["value"].tolist() == [0.7]
 
 
+def test_lightning_evaluation_metrics_logged_each_batch_are_not_curves_over_training(tmp_path):
+    """Lightning puts an evaluation's per-batch values (test_acc_step) at the evaluation loop's batch index, not at a
+    training step: the _epoch twin is the evaluation's value. A train metric logged each batch is a curve."""
+    rows = "".join(f"0,{1 / (i + 1)},{49 + 50 * i},,,\n" for i in range(6))
+    rows += "".join(f",,{i},0.{i},,\n" for i in range(4)) + "0,,349,,0.18,\n0,,349,,,0.2\n"
+    path = write(tmp_path / "metrics.csv", "epoch,train_loss_step,step,test_acc_step,test_acc_epoch,train_loss_epoch\n"
+                 + rows)
+    run = load_one(path)
+    assert run.format == "lightning-csv"
+    assert sorted(run.tags) == ["test_acc_epoch", "train_loss_epoch", "train_loss_step"]
+    assert run.series("test_acc_epoch")["step"].tolist() == [349]
+
+
 def test_a_stable_baselines3_progress_csv_is_placed_at_its_environment_steps(tmp_path):
     rows = "".join(f"{20 + i},{-0.6 - i / 100},{2048 * (i + 1)},{i + 1},{52.8 - i}\n" for i in range(5))
     header = "rollout/ep_rew_mean,train/entropy_loss,time/total_timesteps,time/iterations,train/value_loss\n"

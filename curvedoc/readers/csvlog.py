@@ -145,7 +145,19 @@ def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> 
         tag_column = next(by_lower[name] for name in LONG_FORMAT_TAG_COLUMNS if name in by_lower)
         add_long_format(builder, table, tag_column, step_column, by_lower["value"], prefix)
     else:
-        add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv", prefix=prefix)
+        add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv", prefix=prefix,
+                    skip=evaluation_batch_columns(table.columns) if fmt == "lightning-csv" else frozenset())
+
+
+def evaluation_batch_columns(columns: list[str]) -> set[str]:
+    """A Lightning validation or test metric logged each batch as well as each epoch (``test_acc_step`` beside
+    ``test_acc_epoch``): its rows count the evaluation loop's batches in the step column (0, 1 … 528 of one test
+    pass), not training steps, so on the run's axis they would be a curve at the wrong place; the ``_epoch`` twin is
+    the evaluation's value."""
+    present = set(columns)
+    return {column for column in columns
+            if column.endswith("_step") and f"{column[:-len('_step')]}_epoch" in present
+            and split_of(tokens(column[:-len("_step")])) in ("val", "test")}
 
 
 def table_builder(table: Table, fmt: str, run_name: str | None = None) -> RunBuilder:
@@ -431,14 +443,14 @@ def rows_within_epochs(builder: RunBuilder, table: Table, epoch_column: str, ste
 
 def add_columns(
     builder: RunBuilder, table: Table, step_column: str | None, restart_on_repeat: bool = False,
-    columns: dict[str, str] | None = None, prefix: str = "",
+    columns: dict[str, str] | None = None, prefix: str = "", skip: frozenset[str] | set[str] = frozenset(),
 ) -> None:
-    """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all, each
-    named ``prefix`` and its name)."""
+    """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all but
+    ``skip``, each named ``prefix`` and its name)."""
     steps, has_step, step_used = step_values(builder, table, step_column)
     walls, wall_column = wall_times(table)
     if columns is None:
-        skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS
+        skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS | skip
         if step_used:
             steps, step_columns = steps_within_epochs(builder, table, step_column, steps, has_step)
             skipped |= step_columns
