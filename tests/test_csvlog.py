@@ -555,6 +555,8 @@ def test_a_single_valued_model_column_is_one_run_as_before(tmp_path):
     ("epoch,split,loss", "".join(f"{e},{split},{1 / e:.3f}\n" for split in ("train", "val") for e in range(1, 9))),
     ("epoch,subset_name,loss", "".join(f"{e},{split},{1 / e:.3f}\n"
                                        for split in ("training", "validation") for e in range(1, 9))),
+    # Lightning's stage names (fit, validate) say what a row is of, never which run
+    ("epoch,stage,loss", "".join(f"{e},{stage},{1 / e:.3f}\n" for stage in ("fit", "validate") for e in range(1, 9))),
     # a label column that changes from row to row
     ("step,label,loss", "".join(f"{s},{'cat' if s % 3 else 'dog'},{1 / (s + 1):.3f}\n" for s in range(12))),
 ])

@@ -30,7 +30,7 @@ import yaml
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import (
-    WANDB_EXPORT_COLUMN, WHITESPACE, Source, file_run_name, is_wandb_export, limits, sniff_delimiter,
+    SPLIT_COLUMNS, WANDB_EXPORT_COLUMN, WHITESPACE, Source, file_run_name, is_wandb_export, limits, sniff_delimiter,
 )
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
@@ -55,7 +55,7 @@ WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags",
 LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
 # Columns whose text says what a row is of within one run, never which run: its split (a block of train rows, then
 # a block of val rows, each counting the epochs from 1), the class of per-class metrics.
-ROW_KIND_COLUMNS = {"split", "phase", "mode", "subset", "class", "class_name", "label", "category"}
+ROW_KIND_COLUMNS = SPLIT_COLUMNS | {"class", "class_name", "label", "category"}
 # Numbers that name a run rather than measure it: a file of several seeds or folds numbers them.
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial"}
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
