@@ -152,7 +152,10 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
             {"cross", "entropy"} <= set(words)):
         kind = "loss"
     elif any(w in _ACC_WORDS or w.endswith("accuracy") for w in measured):
-        if any(_TOPK.match(w) for w in words):
+        # top5_acc, acc@5; and Top-5 Accuracy, whose "top" and "5" are words of their own
+        if any(_TOPK.match(w) for w in words) or any(
+                word == "top" and following.isdigit() and int(following) >= 2
+                for word, following in zip(words, words[1:])):
             return Role.OTHER  # top-5 accuracy has no chance level of 1/n
         kind = "acc"
     elif _names_a_score(tag, words):

@@ -30,6 +30,8 @@ CONVENTIONS = {
     # Ultralytics components
     "train/box_loss": Role.TRAIN_LOSS, "val/cls_loss": Role.VAL_LOSS,
     "metrics/accuracy_top1": Role.VAL_ACC, "metrics/accuracy_top5": Role.OTHER, "metrics/train_acc": Role.TRAIN_ACC,
+    # a printed "Top-5 Accuracy" (top and 5 words of their own) is top-k too; "Top-1" is the accuracy
+    "Top-5_Accuracy": Role.OTHER, "Test_Top_1_Accuracy": Role.TEST_ACC,
 }
 
 # Tag names copied from public logs (YOLOv8 results.csv, Detectron2 metrics.json, SB3 and custom RL logs, HF
