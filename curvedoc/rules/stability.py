@@ -487,8 +487,11 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     lasting = median_filter(values, size=3, mode="nearest")
     single = limits["single_average_size" if len(values) < SHORT_CURVE else "single_point_size"]
     # a train loss is logged from its first step, so a blow-up before any progress is a jump from its start; a
-    # held-out loss is first logged after training began, and one that only climbs from there is diverging
-    from_the_start = curve.role == Role.TRAIN_LOSS
+    # held-out loss is first logged after training began, and one that only climbs from there is diverging. One
+    # term of a multi-term loss may grow from its start by design (a detector's box regression, counted on the
+    # foreground proposals that appear in the first iterations; a KL term under annealing): a term jumps only
+    # after it had come down
+    from_the_start = curve.role == Role.TRAIN_LOSS and not terms_beside(run, curve)
     jump = (_highest_jump(values, window, noise, limits, single, from_the_start)
             or _highest_jump(lasting, window, noise, limits, limits["lasting_size"], from_the_start))
     if jump is None or jump.rise < (limits["lasting_size"] - 1) * share_of_terms(run, curve):
