@@ -72,6 +72,9 @@ _LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}
 _KNOWN_TERM_WORDS = _LOSS_TERM_WORDS | {"mmd", "reg", "regularization", "l1", "l2", "aux", "box", "bbox", "cls",
                                         "obj", "dfl", "iou", "giou", "mask", "rpn", "seg", "ctc", "commitment",
                                         "vq", "perceptual", "adv", "gp"}
+# BasicSR and the image-restoration code built on it (Real-ESRGAN, GFPGAN, pyiqa) name each loss term l_<name>:
+# l_pix, l_percep, l_g_gan, l_d_real, l_mos
+_BASICSR_LOSS = "l"
 # A cross-entropy named as such, without the word "loss" (Keras's categorical_crossentropy metric, torchmetrics'
 # val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
 _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
@@ -148,6 +151,7 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
     # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
     measured = [singular(w) for w in words]
     if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or (
+            _BASICSR_LOSS in words[:-1]) or (
             (_LOSS_TERM_WORDS | _CROSS_ENTROPY_WORDS) & set(words) and not _ACC_WORDS & set(words)) or (
             {"cross", "entropy"} <= set(words)):
         kind = "loss"

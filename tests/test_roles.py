@@ -32,6 +32,8 @@ CONVENTIONS = {
     "metrics/accuracy_top1": Role.VAL_ACC, "metrics/accuracy_top5": Role.OTHER, "metrics/train_acc": Role.TRAIN_ACC,
     # a printed "Top-5 Accuracy" (top and 5 words of their own) is top-k too; "Top-1" is the accuracy
     "Top-5_Accuracy": Role.OTHER, "Test_Top_1_Accuracy": Role.TEST_ACC,
+    # BasicSR (Real-ESRGAN, GFPGAN, pyiqa) names each loss term l_<name>
+    "l_pix": Role.TRAIN_LOSS, "l_g_gan": Role.TRAIN_LOSS, "val/l_pix": Role.VAL_LOSS, "l2_reg": Role.OTHER,
 }
 
 # Tag names copied from public logs (YOLOv8 results.csv, Detectron2 metrics.json, SB3 and custom RL logs, HF
