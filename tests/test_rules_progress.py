@@ -91,6 +91,14 @@ def test_a_reward_whitened_per_batch_has_no_level_to_keep():
     assert "CD301" in codes(synthetic({"episode_reward": rng.lognormal(np.log(200), 0.6, 718)}))
 
 
+def test_a_metric_near_its_ceiling_moves_by_what_it_misses_of_perfect():
+    """A log of scores only (no loss): a train SRCC 0.89 -> 0.93 closed a third of its gap to 1, which is no flat
+    start, however small a share of its level; one that sits at 0.50 never moved."""
+    climbing = [0.891, 0.905, 0.899, 0.918, 0.922, 0.917, 0.926]
+    assert "CD301" not in codes(synthetic({"train_metrics/srcc": climbing}))
+    assert "CD301" in codes(synthetic({"train_metrics/srcc": [0.50, 0.51, 0.50, 0.49, 0.50, 0.51, 0.50]}))
+
+
 def test_a_sparse_reward_never_earned_is_flat():
     """An agent whose episode reward is 0 from the first episode to the last never earned one; its flat start is
     reported (the evidence says the change from 0, which has no share), and no rule fails on it."""

@@ -15,7 +15,7 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, spread
+from curvedoc.rules.stability import SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, shortfall, spread
 from curvedoc.rules.start import chance_text
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
@@ -121,7 +121,7 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
     if any(curve.role == Role.SCORE and _centred(curve) for curve in curves):
         return []  # a reward normalised per batch is centred on 0 by construction: it has no level to keep
-    if all(is_flat(curve, limits) for curve in curves):
+    if all(is_flat(_as_shortfall(run, curve), limits) for curve in curves):
         return curves
     # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
     # nothing was learned, whatever minibatch noise makes the train loss wander (unless it clearly falls, which
@@ -131,6 +131,17 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     if frozen and (train is None or train not in curves or trend_z(train) > -limits["noise_z"]):
         return frozen
     return []
+
+
+def _as_shortfall(run: RunCurves, curve: Curve) -> Curve:
+    """A metric out of 1 (or 100) as what it misses of perfect, which is where it can still move: a train SRCC
+    going 0.89 -> 0.93 moved a third of the way to 1, however small a share of its level that is. Losses, and an
+    agent's rewards (whose scale is the game's), stay as they are."""
+    values = curve.finite_values
+    bounded = len(values) and values.min() >= 0 and values.max() <= 100
+    if curve.role != Role.SCORE or run.reinforcement_learning or not bounded:
+        return curve
+    return shortfall(curve)
 
 
 FLAT_THRESHOLDS = {
