@@ -282,6 +282,13 @@ class RunCurves:
         return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in self.run.tags)
 
     @cached_property
+    def detection(self) -> bool:
+        """Whether the run trains an object detector: its tags name objectness (YOLO's obj and no-obj accuracies
+        and losses) or boxes. A detector's loss sums box, objectness and class terms, so it has no cross-entropy
+        level over its classes unless it names the class term itself."""
+        return any(DETECTION_WORDS & set(tokens(tag)) for tag in self.run.tags)
+
+    @cached_property
     def class_count(self):
         """The run's class count (:class:`curvedoc.classcount.ClassCount`): recorded, else read off its curves;
         None when neither says."""
@@ -309,6 +316,8 @@ NOT_CROSS_ENTROPY_WORDS = frozenset({
     "dice", "kl", "elbo", "box", "bbox", "giou", "iou", "dfl", "obj", "reg", "penalty", "aux",
 })
 BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
+DETECTION_WORDS = frozenset({"obj", "noobj", "objectness", "box", "bbox"})
+CLASS_TERM_WORDS = frozenset({"cls", "class", "classification"})
 REINFORCEMENT_WORDS = frozenset({
     "reward", "rewards", "rew", "return", "returns", "episode", "episodes", "episodic", "policy", "actor", "critic",
     "advantage", "rollout", "timesteps",
@@ -318,10 +327,10 @@ REINFORCEMENT_WORDS = frozenset({
 def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
     """−log(1/n) when that is ``curve``'s chance level: n is known (and not read off this curve alone) and the tag
     does not name another kind of loss (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose
-    chance level is log 2, unless n = 2)."""
+    chance level is log 2, unless n = 2), nor a detector's loss other than its class term."""
     words = set(tokens(curve.tag))
     if (run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or not run.class_count.yardstick_for(curve.tag)
-            or is_sum_of_terms(run, curve)):
+            or is_sum_of_terms(run, curve) or (run.detection and not words & CLASS_TERM_WORDS)):
         return None
     if len(curve.finite_values) and curve.finite_values.min() < 0:
         return None  # a cross-entropy cannot go below 0 (that is CD102's finding)

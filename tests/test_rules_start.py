@@ -157,3 +157,13 @@ def test_an_agent_gets_no_class_count_note():
     # a policy's and a value function's losses are objectives, not cross-entropies over classes
     run = synthetic({"train/value_loss": decaying(52.0, 30.0, points=40), "rollout/ep_rew_mean": np.linspace(20, 60, 40)})
     assert "CD000" not in codes(run)
+
+
+def test_a_detectors_summed_loss_has_no_chance_level_over_its_classes():
+    """YOLOv3 in Lightning on PASCAL VOC (20 classes): train_loss sums box, objectness and class terms and starts at
+    46; the run's obj / no-obj accuracies say it is a detector. The same start on a classifier is far too high."""
+    loss = np.geomspace(45.9, 3.9, 60)
+    detector = synthetic({"train_loss": loss, "val_Obj_Accuracy": np.linspace(0.2, 0.72, 60),
+                          "val_Class_Accuracy": np.linspace(0.34, 0.9, 60)}, n_classes=20)
+    assert not {"CD201", "CD304"} & codes(detector)
+    assert "CD201" in codes(synthetic({"train_loss": loss, "val_accuracy": np.linspace(0.34, 0.9, 60)}, n_classes=20))
