@@ -109,6 +109,14 @@ def test_a_loss_of_exactly_zero_with_gradients_flowing_is_not_masked_out():
     assert "CD902" in codes(run)
 
 
+def test_an_agents_loss_logged_as_zero_until_learning_starts_is_not_masked_out():
+    """SB3's DQN logs its loss as 0 until learning_starts: no update yet, then a TD loss that settles."""
+    steps = np.arange(1, 301)
+    loss = np.r_[np.zeros(20), np.geomspace(9.9, 0.8, 280)]
+    run = build({"Loss": (steps, loss), "Reward_Mean": (steps, np.linspace(0.25, 4.9, 300))})
+    assert "CD902" not in codes(run)
+
+
 def test_a_loss_that_is_nan_from_its_first_value_is_nan_inf_naming_unsupervised_batches():
     run = build({"loss": (STEPS, np.full(len(STEPS), np.nan)), "grad_norm": (STEPS, np.full(len(STEPS), np.nan))})
     found = {f.code: f for f in diagnose_run(run)}
