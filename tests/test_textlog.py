@@ -998,6 +998,19 @@ DETECTRON2_EVALUATION = (
 )
 
 
+def test_the_early_stopping_helpers_change_report_restates_the_validation_loss(tmp_path):
+    """The widely copied EarlyStopping helper prints "Validation loss decreased (inf --> 0.000003). Saving model":
+    the validation loss of the line before, no curve of its own (and its first inf is no blow-up)."""
+    lines = []
+    previous = "inf"
+    for epoch, val in enumerate([3.1e-6, 2.4e-6, 2.0e-6, 1.6e-6], start=1):
+        lines.append(f"Epoch: {epoch} \tTraining Loss: {val / 2:.10f} \tValidation Loss: {val:.10f}\n")
+        lines.append(f"Validation loss decreased ({previous} --> {val:.6f}).    Model Saved......\n")
+        previous = f"{val:.6f}"
+    run = read(write(tmp_path / "output.log", "".join(lines)))
+    assert sorted(run.tags) == ["Training_Loss", "Validation_Loss"]
+
+
 def test_detectron2_copypaste_summaries_are_the_evaluations_scores(tmp_path):
     """Detectron2's log.txt: iteration lines, and after each evaluation a summary for pasting, whose APs are the
     evaluation's at the iteration before it; an AP of a size the set has no example of (nan) is none."""

@@ -154,6 +154,7 @@ SAVE_WORDS = {"save", "saved", "saving", "saves"}
 # a line of a configuration printed as a tree ("  |-   |- iter\t250000", "├── lr: 0.001")
 CONFIG_TREE = re.compile(r"\s{0,40}(?:\|-|[├└]─)")
 RUNNING_BEST = "best"
+CHANGE_WORDS = frozenset({"decreased", "increased", "improved", "improving"})
 # a line that announces a save, a new best or an improvement before its values ("✓ New best checkpoint saved
 # (val_acc=0.6250)", OpenNMT's "Model is improving ppl: inf --> 5.45281") restates them too
 SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST, 'improving', 'improved'}))})\b",
@@ -1022,8 +1023,9 @@ def _name(key: str) -> Name | None:
         ordered = tokens(tag)
         words = set(ordered)
         # "saving model at epoch 3" still says where it is; a best value so far ("Best val_acc=1.0000",
-        # best_loss) restates a curve's extreme, it measures nothing new
-        if x_kind or not (saved or RUNNING_BEST in words):
+        # best_loss) restates a curve's extreme, and a change reported ("Validation loss decreased (inf -->
+        # 0.693147). Saving model ...", the early-stopping helper's line) a curve's step: they measure nothing new
+        if x_kind or not (saved or RUNNING_BEST in words or not CHANGE_WORDS.isdisjoint(words)):
             name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS,
                         next((w for w in ordered if w in SPLIT_WORDS), None), "loss" in words,
                         bool(words & ACCURACY_WORDS))
