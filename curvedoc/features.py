@@ -278,8 +278,9 @@ class RunCurves:
     def reinforcement_learning(self) -> bool:
         """Whether the run trains an agent: its tags name rewards, returns, episodes, a policy or a critic. Its
         losses are then objectives of a policy and a value function, signed by design and growing with the
-        returns, so they say nothing of progress; its reward does."""
-        return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in self.run.tags)
+        returns, so they say nothing of progress; its reward does. Ray Tune's bookkeeping of every trial
+        (timesteps_since_restore, episodes_total: counters it fills in whatever the trainable) says nothing."""
+        return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in self.run.tags if tag not in RAY_TUNE_COUNTERS)
 
     @cached_property
     def detection(self) -> bool:
@@ -316,6 +317,8 @@ NOT_CROSS_ENTROPY_WORDS = frozenset({
     "dice", "kl", "elbo", "box", "bbox", "giou", "iou", "dfl", "obj", "reg", "penalty", "aux",
 })
 BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
+# The counters Ray Tune adds to every trial's results (and so to its MLflow or CSV log), RL or not
+RAY_TUNE_COUNTERS = frozenset({"timesteps_total", "timesteps_since_restore", "episodes_total", "episodes_this_iter"})
 DETECTION_WORDS = frozenset({"obj", "noobj", "objectness", "box", "bbox"})
 CLASS_TERM_WORDS = frozenset({"cls", "class", "classification"})
 REINFORCEMENT_WORDS = frozenset({

@@ -99,6 +99,16 @@ def test_a_metric_near_its_ceiling_moves_by_what_it_misses_of_perfect():
     assert "CD301" in codes(synthetic({"train_metrics/srcc": [0.50, 0.51, 0.50, 0.49, 0.50, 0.51, 0.50]}))
 
 
+def test_ray_tunes_counters_do_not_make_a_supervised_trial_an_agent():
+    """Every Ray Tune trial logs timesteps_since_restore and timesteps_total, RL or not: an LSTM regressor whose
+    loss never moves (58.5 -> 57.7) is still judged flat."""
+    rng = np.random.default_rng(2)
+    flat = 57.7 + 0.8 * np.exp(-np.arange(150) / 3) + 0.05 * rng.standard_normal(150)
+    run = synthetic({"train_loss": flat, "val_loss": flat + 1.6, "timesteps_since_restore": np.zeros(150),
+                     "timesteps_total": np.zeros(150)})
+    assert "CD301" in codes(run)
+
+
 def test_a_sparse_reward_never_earned_is_flat():
     """An agent whose episode reward is 0 from the first episode to the last never earned one; its flat start is
     reported (the evidence says the change from 0, which has no share), and no rule fails on it."""
