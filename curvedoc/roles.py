@@ -16,6 +16,7 @@ Besides the roles, two readings of a tag that the rules need and a role cannot c
 
 from __future__ import annotations
 
+import itertools
 import re
 from enum import Enum
 
@@ -159,7 +160,7 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         # top5_acc, acc@5; and Top-5 Accuracy, whose "top" and "5" are words of their own
         if any(_TOPK.match(w) for w in words) or any(
                 word == "top" and following.isdigit() and int(following) >= 2
-                for word, following in zip(words, words[1:])):
+                for word, following in itertools.pairwise(words)):
             return Role.OTHER  # top-5 accuracy has no chance level of 1/n
         kind = "acc"
     elif _names_a_score(tag, words):
