@@ -359,3 +359,28 @@ def test_a_restart_long_enough_to_be_a_run_replaces_what_it_overlaps(tmp_path):
     (run,) = curvedoc.load(tmp_path)
     assert list(run.series("loss")["step"]) == list(range(65))
     assert any("steps went back to 60 without a restart marker" in warning for warning in run.warnings)
+
+
+def test_add_scalars_subfolders_are_curves_of_their_run(tmp_path):
+    """SummaryWriter.add_scalars("Loss", {"train": …, "val": …}) writes runs/Loss_train and runs/Loss_val, each
+    under the tag Loss, from the process that wrote the run's own file: one run, its curves named by folder. A
+    subfolder another process wrote is a run of its own."""
+    runs = tmp_path / "runs"
+    with EventWriter(runs) as writer:
+        for step in range(5):
+            writer.scalar("LR", 0.01, step)
+    for key, level in (("train", 1.0), ("val", 1.2)):
+        with EventWriter(runs / f"Loss_{key}") as writer:
+            for step in range(5):
+                writer.scalar("Loss", level / (step + 1), step)
+    (run,) = curvedoc.load(runs)
+    assert run.roles["Loss_train/Loss"] == Role.TRAIN_LOSS and run.roles["Loss_val/Loss"] == Role.VAL_LOSS
+    assert run.series("Loss_val/Loss")["value"].tolist() == pytest.approx([1.2 / (s + 1) for s in range(5)])
+    other = runs / "seed_2"
+    with EventWriter(other) as writer:
+        writer.scalar("Loss", 1.0, 0)
+    (event_file,) = other.glob("events.out.tfevents.*")
+    fields = event_file.name.split(".")
+    fields[-2] = str(int(fields[-2]) + 1)  # written by another process
+    event_file.rename(other / ".".join(fields))
+    assert sorted(Path(run.path).name for run in curvedoc.load(runs)) == ["runs", "seed_2"]

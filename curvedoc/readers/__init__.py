@@ -415,6 +415,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
                 found.sources.append(source)
 
     visit(root)
+    _add_scalars_children_to_their_run(event_files, root)
     for run_folder, files in event_files.items():
         ordered = sorted(files, key=lambda item: (item[0] or "", item[1].name))
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
@@ -423,6 +424,29 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
     found.sources = _split_files_as_runs(found.sources)
     found.sources = _without_logger_copies(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
+
+
+def _add_scalars_children_to_their_run(event_files: dict[Path, list[tuple[str | None, Path]]], root: Path) -> None:
+    """PyTorch's ``SummaryWriter.add_scalars("Loss", {"train": …, "val": …})`` writes each series to a subfolder
+    of the run named ``Loss_train``, ``Loss_val``, under the one tag ``Loss``: the subfolders are the run's, not runs
+    of their own. They are known by their event files' names: written by the process that wrote the run's own file
+    (PyTorch names a file by its host and process id), in a folder named ``<tag>_<key>``. Each is read as a split of
+    the run named after its folder, so its ``Loss`` is ``Loss_train/Loss``."""
+    for folder in [folder for folder in event_files if folder != root and "_" in folder.name]:
+        parent_writers = {_writer(path) for split, path in event_files.get(folder.parent, ()) if split is None}
+        files = event_files[folder]
+        if parent_writers - {None} and all(split is None and _writer(path) in parent_writers for split, path in files):
+            event_files[folder.parent] += [(folder.name, path) for _, path in files]
+            del event_files[folder]
+
+
+def _writer(event_file: Path) -> tuple[str, str] | None:
+    """The host and process id a PyTorch event file's name holds (``events.out.tfevents.<time>.<host>.<pid>.<n>``,
+    the host possibly dotted), or None for a name without them (tensorboardX's, TF's ``….v2``)."""
+    fields = event_file.name.split(".")
+    if len(fields) < 7 or not (fields[-1].isdigit() and fields[-2].isdigit()):
+        return None
+    return ".".join(fields[4:-2]), fields[-2]
 
 
 def split_folder_name(folder: Path, event_file: Path) -> str | None:
