@@ -436,6 +436,17 @@ def test_long_table_of_tag_step_value(tmp_path):
     assert math.isnan(run.series("loss")["value"][1])
 
 
+def test_a_long_table_of_split_named_rows_with_columns_beside(tmp_path):
+    """build-nanoGPT's log as a table: step,type,value with type train, val or hella (the split's loss, and a
+    HellaSwag accuracy), and the train rows' lr and norm beside."""
+    rows = "".join(f"{s},val,{10.9 - s / 10}\n{s},hella,0.25\n" if s % 5 == 0 else "" for s in range(20))
+    rows += "".join(f"{s},train,{10.95 - s / 9},{s * 1e-5},{1.5}\n" for s in range(20))
+    run = load_one(write(tmp_path / "training_metrics.csv", "step,type,value,lr,norm\n" + rows))
+    assert run.format == "long-csv"
+    assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.roles["val_loss"] == Role.VAL_LOSS
+    assert run.point_counts()["val_loss"] == 4 and run.point_counts()["lr"] == 20 and run.roles["lr"] == Role.LR
+
+
 def test_train_block_then_val_block_is_not_a_restart(tmp_path):
     text = "step,loss,val_loss\n" + "".join(f"{i},{1 / (i + 1)},\n" for i in range(10)) + "4,,0.5\n9,,0.4\n"
     run = load_one(write(tmp_path / "log.csv", text))

@@ -43,7 +43,7 @@ from curvedoc.roles import Role, infer_role, split_of, tokens
 
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
-LONG_FORMAT_TAG_COLUMNS = ("tag", "metric", "key")
+LONG_FORMAT_TAG_COLUMNS = ("tag", "metric", "key", "type")
 # Formats whose table is one run whatever its columns hold: one series (named by the file), or one point a row
 WHOLE_TABLE_FORMATS = {"tensorboard-csv", "long-csv"}
 NAN_WORDS = {"nan", "+nan", "-nan"}
@@ -503,9 +503,11 @@ def validation_metrics(rows_of: dict[str, np.ndarray]) -> set[str]:
 def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_column: str, value_column: str,
                     prefix: str = "") -> None:
     """A table with one row per point (``tag, step, value``: tbparse, curvedoc's own scalars); each tag named
-    ``prefix`` and its name."""
+    ``prefix`` and its name. A tag that is only a split's name is that split's loss, as build-nanoGPT logs it
+    (``step,type,value`` rows of ``train``, ``val`` and ``hella``); numeric columns beside the three (its ``lr``,
+    ``norm``) are curves of their own, on the rows that hold them."""
     steps, has_step, _ = step_values(builder, table, step_column)
-    walls, _ = wall_times(table)
+    walls, wall_column = wall_times(table)
     values, present, n_text = numeric_cells(table.frame[value_column], table.decimal)
     if n_text:
         builder.warn(f"{table.path}: {n_text} text cell(s) in {value_column} skipped")
@@ -514,7 +516,12 @@ def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_col
     for code, tag in enumerate(tags):
         rows = usable & (codes == code)
         if tag and rows.any():
-            builder.add(prefix + tag, steps[rows], values[rows], None if walls is None else walls[rows])
+            named = f"{tag}_loss" if len(words := tokens(tag)) == 1 and split_of(words) else tag
+            builder.add(prefix + named, steps[rows], values[rows], None if walls is None else walls[rows])
+    beside = [column for column in table.columns
+              if column not in {tag_column, step_column, value_column, wall_column} | SKIPPED_COLUMNS]
+    if beside:
+        add_columns(builder, table, step_column, columns={column: prefix + column for column in beside})
 
 
 def wandb_runs_table_columns(columns: list[str]) -> list[str]:
