@@ -998,6 +998,16 @@ DETECTRON2_EVALUATION = (
 )
 
 
+def test_a_name_and_its_value_joined_by_a_spaced_hyphen(tmp_path):
+    """"Epoch 1 - train: avg_loss - 3.65": a hyphen between spaces joins a name to its value, as a colon does; the
+    lines sit between thousands of blank ones (a W&B output.log)."""
+    text = "".join(f"Epoch {e} - train: avg_loss - {3.6 - e / 10:.2f}\n" + "\n" * 500
+                   + f"Epoch {e} - eval: avg_loss - {5.1 - e / 20:.2f}\n" for e in range(1, 7))
+    run = read(write(tmp_path / "output.log", text))
+    assert values(run, "avg_loss") == pytest.approx([3.5, 3.4, 3.3, 3.2, 3.1, 3.0])
+    assert run.roles["eval_avg_loss"] == Role.VAL_LOSS and steps(run, "eval_avg_loss") == [1, 2, 3, 4, 5, 6]
+
+
 def test_the_early_stopping_helpers_change_report_restates_the_validation_loss(tmp_path):
     """The widely copied EarlyStopping helper prints "Validation loss decreased (inf --> 0.000003). Saving model":
     the validation loss of the line before, no curve of its own (and its first inf is no blow-up)."""

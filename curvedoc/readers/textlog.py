@@ -193,7 +193,7 @@ COUNT_OF_THINGS = (
 # the text since the previous pair), so a line of words without numbers costs one short attempt per word.
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
-    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,40}})[\[(]?['\"]?"
+    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
