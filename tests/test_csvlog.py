@@ -447,6 +447,12 @@ def test_a_long_table_of_split_named_rows_with_columns_beside(tmp_path):
     assert run.point_counts()["val_loss"] == 4 and run.point_counts()["lr"] == 20 and run.roles["lr"] == Role.LR
 
 
+def test_an_atari_agents_frames_are_its_steps(tmp_path):
+    rows = "".join(f"{i / 10},{640 * (i + 1)},{0.2 - i / 100}\n" for i in range(6))
+    run = load_one(write(tmp_path / "progress.csv", "episode_reward,frame,value\n" + rows))
+    assert run.series("episode_reward")["step"].tolist() == [640 * (i + 1) for i in range(6)] and not run.warnings
+
+
 def test_train_block_then_val_block_is_not_a_restart(tmp_path):
     text = "step,loss,val_loss\n" + "".join(f"{i},{1 / (i + 1)},\n" for i in range(10)) + "4,,0.5\n9,,0.4\n"
     run = load_one(write(tmp_path / "log.csv", text))
