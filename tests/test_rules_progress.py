@@ -109,6 +109,13 @@ def test_ray_tunes_counters_do_not_make_a_supervised_trial_an_agent():
     assert "CD301" in codes(run)
 
 
+def test_a_sparse_reward_with_small_penalties_is_no_whitened_reward():
+    """A Breakout agent that never scores: 0 per episode two times in three, small penalties otherwise. It sits on
+    0, a level it never leaves; a whitened reward is continuous and never repeats a value."""
+    reward = np.tile([0.0, 0.0, -0.05, 0.0, -0.1, 0.0, -0.05, 0.0, 0.05, -0.05], 99)
+    assert "CD301" in codes(synthetic({"episode_reward": reward}))
+
+
 def test_a_sparse_reward_never_earned_is_flat():
     """An agent whose episode reward is 0 from the first episode to the last never earned one; its flat start is
     reported (the evidence says the change from 0, which has no share), and no rule fails on it."""

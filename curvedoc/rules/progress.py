@@ -282,9 +282,13 @@ def flat_at_chance(run: RunCurves, limits: Limits):
 
 def _centred(curve: Curve) -> bool:
     """A score whose values fall on both sides of 0 around a median within their noise of it: centred by
-    construction (a reward whitened per batch, an advantage), not a level the policy reached."""
+    construction (a reward whitened per batch, an advantage), not a level the policy reached. Not a sparse reward
+    that sits on one value most of the time (a Breakout agent's 0 per episode, with a few small penalties): a
+    whitened reward is continuous, and hardly ever repeats a value."""
     values = curve.finite_values
-    return float(values.min()) < 0 < float(values.max()) and abs(float(np.median(values))) <= curve.noise
+    median = float(np.median(values))
+    return (float(values.min()) < 0 < float(values.max()) and abs(median) <= curve.noise
+            and float(np.mean(values == median)) < 0.5)
 
 
 def _cross_entropy(run: RunCurves, role: Role) -> Curve | None:
