@@ -145,6 +145,10 @@ def test_git_lfs_pointer_is_named_not_read(tmp_path):
     assert "metrics.csv" in problem and "Git LFS pointer" in problem
     with pytest.raises(CurvedocError, match="Git LFS pointer"):
         discover(tmp_path / "metrics.csv")
+    # a model's weights kept in LFS beside the log are no log to fetch: not listed
+    touch(tmp_path / "pytorch_model.bin", pointer)
+    touch(tmp_path / "model.safetensors", pointer)
+    assert len(discover(tmp_path).problems) == 1
 
 
 def test_mlflow_run_folders_are_runs_and_their_metric_files_are_not_read_alone(tmp_path):

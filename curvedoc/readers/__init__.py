@@ -66,6 +66,7 @@ SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", 
 # What discovery reads of a file to tell its format: all of most small files, so a small .json is judged whole
 PEEK_BYTES = 4096
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+JSON_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 SQLITE_HEADER = b"SQLite format 3\x00"
 TABLE_SUFFIXES = {".csv", ".tsv"}
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
@@ -233,13 +234,15 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     except OSError as exc:
         return describe_os_error(exc)
     whole_file = len(head) < PEEK_BYTES
+    suffix = path.suffix.lower()
     if head.startswith(LFS_POINTER):
+        if not explicit and suffix not in JSON_SUFFIXES | TABLE_SUFFIXES | TEXT_LOG_SUFFIXES:
+            return None  # a model's weights or another binary kept in LFS (pytorch_model.bin): no log to fetch
         return "is a Git LFS pointer, not the log itself (run `git lfs pull` to fetch the real file)"
     head = head.removeprefix(codecs.BOM_UTF8)  # Windows editors and Excel start text files with one
-    suffix = path.suffix.lower()
     if head.startswith(SQLITE_HEADER):
         return Source("mlflow", path, ((None, path),), explicit)
-    if suffix in {".json", ".jsonl", ".ndjson"}:
+    if suffix in JSON_SUFFIXES:
         text = head.lstrip()
         if b'"log_history"' in head or name == "trainer_state.json":
             return Source("hf", path, ((None, path),), explicit)
