@@ -145,7 +145,8 @@ def test_git_lfs_pointer_is_named_not_read(tmp_path):
     assert "metrics.csv" in problem and "Git LFS pointer" in problem
     with pytest.raises(CurvedocError, match="Git LFS pointer"):
         discover(tmp_path / "metrics.csv")
-    # a model's weights kept in LFS beside the log are no log to fetch: not listed
+    # nor are a model's weights kept in LFS beside the log, or a table of the classes (read for the class count)
+    touch(tmp_path / "labels.csv", b"ClassId,Name\n0,Speed limit (20km/h)\n1,Speed limit (30km/h)\n")
     touch(tmp_path / "pytorch_model.bin", pointer)
     touch(tmp_path / "model.safetensors", pointer)
     assert len(discover(tmp_path).problems) == 1

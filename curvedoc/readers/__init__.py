@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
+from curvedoc.readers.companions import LABEL_TABLE_FILES
 from curvedoc.readers.generations import is_generations_file
 from curvedoc.readers.records import find_step_column
 from curvedoc.roles import Role, infer_role, tokens
@@ -228,6 +229,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return Source("wandb", path, ((None, path),), explicit)
     if not explicit and is_generations_file(path):
         return None  # a model's outputs, read beside the run's logs (curvedoc.readers.generations), not a log
+    if not explicit and name in LABEL_TABLE_FILES:
+        return None  # a table of the classes, read beside the run's logs for its class count, not a log
     try:
         with open(path, "rb") as handle:
             head = handle.read(PEEK_BYTES)

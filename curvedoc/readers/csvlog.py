@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from curvedoc.errors import CurvedocError
+from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import (
     SPLIT_COLUMNS, WANDB_EXPORT_COLUMN, WHITESPACE, Source, file_run_name, is_wandb_export, limits, sniff_delimiter,
@@ -95,7 +95,9 @@ def read(source: Source) -> list[Run]:
         add_table(builders[-1], part, fmt)
     runs = [builder.build() for builder in builders if builder.has_points]
     if not runs:
-        raise CurvedocError(path, f"no numeric column (columns: {', '.join(table.columns)})")
+        # a table of text only (a data set's train.csv of sentences and labels) is no log: passed over in a folder
+        # as notes are, refused when named
+        raise NotALog(path, f"no numeric column (columns: {', '.join(table.columns)})")
     return runs
 
 
