@@ -150,6 +150,7 @@ def test_git_lfs_pointer_is_named_not_read(tmp_path):
     touch(tmp_path / "pytorch_model.bin", pointer)
     touch(tmp_path / "model.safetensors", pointer)
     assert len(discover(tmp_path).problems) == 1
+    assert [problem.split(":")[0] for problem in curvedoc.load(tmp_path).problems] == [str(tmp_path / "metrics.csv")]
 
 
 def test_mlflow_run_folders_are_runs_and_their_metric_files_are_not_read_alone(tmp_path):
