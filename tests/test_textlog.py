@@ -998,6 +998,17 @@ DETECTRON2_EVALUATION = (
 )
 
 
+def test_bare_split_names_after_an_accuracy_are_accuracies_and_durations_are_no_values(tmp_path):
+    """"R Sign Acc: Train=0.50, Val=0.51" names the splits' accuracy, not their loss; "Total time elapsed for training
+    = 20120.7 seconds" is a duration, no curve."""
+    text = "".join(f"Epoch {e} Summary - Train Loss: {1 - e / 10:.4f}, Val Loss: {1.1 - e / 10:.4f}\n"
+                   f"  R Sign Acc: Train={0.5 + e / 100:.4f}, Val={0.5 + e / 200:.4f}\n" for e in range(1, 6))
+    text += "Total time elapsed for training = 20120.73760533333 seconds\n"
+    run = read(write(tmp_path / "training.log", text))
+    assert run.roles["Train_acc"] == Role.TRAIN_ACC and run.roles["Val_acc"] == Role.VAL_ACC
+    assert sorted(run.tags) == ["Train_Loss", "Train_acc", "Val_Loss", "Val_acc"]
+
+
 def test_a_name_and_its_value_joined_by_a_spaced_hyphen(tmp_path):
     """"Epoch 1 - train: avg_loss - 3.65": a hyphen between spaces joins a name to its value, as a colon does; the
     lines sit between thousands of blank ones (a W&B output.log)."""

@@ -182,9 +182,10 @@ NONFINITE = r"[-+]?(?:nan|NaN|Infinity|inf|Inf)"
 # A number followed by one of these words counts things (``Train=115 batches``, ``AKIEC: 303 images``): no value,
 # though still a pair, whose name says nothing about the line (``Val=25 batches`` makes no ``val_`` of the rest).
 # Only as a word of its own that names no number itself: ``samples/s``, ``steps_per_second`` and ``steps: 500`` do.
+# ... and durations: "Total time elapsed for training = 20120.7 seconds" measures no model
 COUNTED_THINGS = (
     "batches", "samples", "images", "examples", "steps", "files", "params", "parameters", "tokens", "sequences",
-    "sentences", "documents", "records",
+    "sentences", "documents", "records", "seconds", "secs", "minutes", "mins", "hours",
 )
 COUNT_OF_THINGS = (
     rf"\s{{1,3}}(?:{'|'.join(COUNTED_THINGS)})(?![\w.\-/]|\s{{0,10}}[:=]|\s{{1,10}}[-+]?\.?\d)"
@@ -1067,7 +1068,8 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
                  heading: str | None = None) -> None:
     """Names that do not say their split get it from the line (``[eval] … lr 0.1`` → ``eval_lr``), else from the
     evaluation heading the line sits under; a bare split name is that split's loss (nanoGPT's ``train 2.01 val
-    2.05``) when the line names no loss otherwise."""
+    2.05``) when the line names no loss otherwise, and its accuracy when the line's words name one instead (``R Sign
+    Acc: Train=0.50, Val=0.50``)."""
     context = None
     if not all(name.names_split for name in names):
         context = next(
@@ -1078,11 +1080,16 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
     names_a_loss = any(name.names_loss for name in names)
     if context is None and (names_a_loss or not any(name.split_word for name in names)):
         return
+    bare_kind = "loss"
+    if not names_a_loss and any(name.split_word for name in names):
+        words = set(tokens(text))
+        if "loss" not in words and not ACCURACY_WORDS.isdisjoint(words):
+            bare_kind = "acc"
     renamed = {}
     for name in names:
         tag = name.tag
         if name.split_word and not names_a_loss:
-            tag = f"{tag}_loss"
+            tag = f"{tag}_{bare_kind}"
         elif context and not name.names_split:
             tag = f"{context}_{tag}"
         renamed.setdefault(tag, line.values[name.tag])
