@@ -324,6 +324,19 @@ def test_windows_line_ends_are_read(tmp_path):
     assert run.warnings == []
 
 
+def test_metrics_logged_without_a_step_are_read_in_the_order_they_were_logged(tmp_path):
+    """mlflow.log_metric(key, value) without a step stores every epoch at step 0."""
+    run_dir = tmp_path / "mlruns" / "1" / "abc"
+    (run_dir / "metrics").mkdir(parents=True)
+    (run_dir / "meta.yaml").write_text("run_name: stepless\nlifecycle_stage: active\n")
+    (run_dir / "metrics" / "train_loss").write_text("1656146891988 0.18 0\n1656146894104 0.0078 0\n"
+                                                    "1656146896267 0.0052 0\n")
+    (run_dir / "metrics" / "test_acc").write_text("1656146896300 0.91 0\n")
+    [run] = curvedoc.load(run_dir)
+    assert run.series("train_loss")["step"].tolist() == [0, 1, 2] and run.series("test_acc")["step"].tolist() == [0]
+    assert any("train_loss logged without a step" in warning for warning in run.warnings)
+
+
 def test_an_old_schema_without_step_and_is_nan_columns_is_read(tmp_path):
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as connection:
@@ -344,7 +357,8 @@ def test_an_old_schema_without_step_and_is_nan_columns_is_read(tmp_path):
     assert run.name == "old-run" and run.meta.start_time is None
     assert run.meta.hparams == {"empty": None, "num_classes": 5} and run.meta.n_classes == 5
     assert run.series("acc\ufffd")["value"].tolist() == [0.5]  # a key that is not UTF-8 is still a curve
-    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 1.0]]  # no steps: the last value wins
+    # no steps: the order the points were logged in is their step
+    assert run.series("loss")[["step", "value"]].values.tolist() == [[0, 2.0], [1, 1.0]]
     assert any("metric 'note' holds values that are not numbers" in warning for warning in run.warnings)
 
 

@@ -12,7 +12,8 @@ experiment_id, start_time, lifecycle_stage), ``metrics`` (key, value, timestamp,
 ``SqlAlchemyStore.sanitize_metric_value`` writes NaN as value 0 with ``is_nan = 1`` and clips ±Inf to
 ±1.7976931348623157e308 (the largest float64). We map both back, so an Inf loss reads as Inf; a finite value of
 exactly ±float64-max is not something training logs. Older databases lack ``is_nan`` (before its migration) or
-``step``: then values are taken as stored and steps are 0.
+``step``: then values are taken as stored. A curve whose every point sits at one step (the old schema, or
+``log_metric`` called without a step, which stores 0) is read in the order it was logged, with a warning.
 
 The database is opened read-only and never changed, not even by SQLite's bookkeeping: a read-only connection to a
 WAL-mode database would leave ``-wal``/``-shm`` files next to it, so a WAL database without a live ``-wal`` file
@@ -62,11 +63,12 @@ def read_run_folder(run_dir: Path) -> Run:
     builder.meta.start_time = _seconds(meta.get("start_time"))
 
     metric_files = _files_under(run_dir / "metrics", builder)
-    problems = []
+    problems, stepless = [], []
     for tag, path in metric_files:
-        problem = _read_metric_file(builder, tag, path)
+        problem = _read_metric_file(builder, tag, path, stepless)
         if problem:
             problems.append(problem)
+    _warn_stepless(builder, run_dir / "metrics", stepless)
     if metric_files and not builder.has_points and problems:
         raise CurvedocError(run_dir / "metrics", f"no readable metric file ({problems[0]})")
     if not metric_files:
@@ -116,8 +118,9 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _read_metric_file(builder: RunBuilder, tag: str, path: Path) -> str | None:
-    """Adds one metric file's points; returns a problem when the file held none."""
+def _read_metric_file(builder: RunBuilder, tag: str, path: Path, stepless: list[str]) -> str | None:
+    """Adds one metric file's points; returns a problem when the file held none. A metric logged without a step
+    is noted in ``stepless``."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -133,8 +136,24 @@ def _read_metric_file(builder: RunBuilder, tag: str, path: Path) -> str | None:
         problem = "empty metric file" if not data.strip() else "no line of the form `timestamp value step`"
         builder.warn(f"{path}: {problem}")
         return f"{path}: {problem}"
-    builder.add(tag, steps, values, timestamps / 1000.0)
+    builder.add(tag, _in_logged_order(steps, tag, stepless), values, timestamps / 1000.0)
     return None
+
+
+def _in_logged_order(steps: np.ndarray, tag: str, stepless: list[str]) -> np.ndarray:
+    """``steps``, or, when every point of a curve sits at one step, the order the points were logged in (0, 1, 2
+    …): ``mlflow.log_metric`` without a step stores each point at step 0, and read by step a run's epochs would be
+    one point logged again and again, of which the last is kept."""
+    if len(steps) < 2 or not np.all(steps == steps[0]):
+        return steps
+    stepless.append(tag)
+    return np.arange(len(steps), dtype=np.int64)
+
+
+def _warn_stepless(builder: RunBuilder, where: Path, stepless: list[str]) -> None:
+    if stepless:
+        builder.warn(f"{where}: {', '.join(stepless[:5])}{' …' if len(stepless) > 5 else ''} logged without a "
+                     "step (every point at one step): the order they were logged in is read as their step")
 
 
 def _parse_metric_lines(data: bytes, builder: RunBuilder, path: Path):
@@ -325,6 +344,7 @@ def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, R
     curves = connection.execute(
         "SELECT DISTINCT CAST(run_uuid AS BLOB), CAST(key AS BLOB) FROM metrics ORDER BY run_uuid, key"
     ).fetchall()
+    stepless_of: dict[str, list[str]] = {}
     for raw_run_uuid, raw_key in curves:
         builder = builders.get(_text(raw_run_uuid))
         if builder is None:  # a deleted run, or rows whose run is gone
@@ -340,7 +360,10 @@ def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, R
         values[points[:, 3] != 0] = math.nan
         values[values == FLOAT64_MAX] = math.inf
         values[values == -FLOAT64_MAX] = -math.inf
-        builder.add(key, points[:, 0], values, points[:, 1] / 1000.0)
+        stepless = stepless_of.setdefault(_text(raw_run_uuid), [])
+        builder.add(key, _in_logged_order(points[:, 0], key, stepless), values, points[:, 1] / 1000.0)
+    for run_uuid, stepless in stepless_of.items():
+        _warn_stepless(builders[run_uuid], db, stepless)
 
 
 def _text(raw: bytes | None) -> str:
