@@ -9,7 +9,7 @@ import pytest
 
 import curvedoc
 from curvedoc.diagnose import diagnose_run
-from curvedoc.model import RunBuilder
+from curvedoc.model import VOCABULARY, RunBuilder
 from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, codes, healthy_corpus_runs,
                         labelled_corpus_runs, synthetic)
 
@@ -118,6 +118,15 @@ def test_majority_with_known_class_count_but_not_chance():
     assert [f.code for f in findings(run)] == ["CD602"]
     chance = build({"train/loss": (STEPS, np.full(1000, 2.3)), "val/acc": (EPOCHS, np.full(10, 0.1022))}, 10)
     assert not findings(chance)
+
+
+def test_a_language_models_flat_token_accuracy_is_no_class_prior():
+    """TRL's mean_token_accuracy of a fine-tune that learns nothing sits at 0.48 with the loss: the run's class
+    count is its vocabulary, and the commonest token's share is no prior a constant prediction sits at."""
+    run = build({"train/loss": (STEPS, np.r_[np.linspace(2.3, 1.55, 300), np.full(700, 1.55)]),
+                 "val/mean_token_accuracy": (EPOCHS, np.full(10, 0.4846))}, n_classes=32064)
+    run.meta.n_classes_kind = VOCABULARY
+    assert "CD602" not in [f.code for f in findings(run)]
 
 
 @pytest.mark.parametrize("level, fires", [(0.5, False), (0.25, False), (0.3333, False), (0.6081, True),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, fmt, robust_sigma
+from curvedoc.model import VOCABULARY
 from curvedoc.roles import OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
@@ -381,7 +382,11 @@ def accuracy_majority(run: RunCurves, limits: Limits):
     """Accuracy (validation preferred) stays at one value for the whole run, and that value is a class share
     other than 1/n (the majority rate of imbalanced data): the loss has settled (not still falling), is no lower
     than a constant prediction allows at that accuracy, and (n known) is clearly below chance: at chance the
-    prior is too close to uniform to matter, above it nothing was learned at all."""
+    prior is too close to uniform to matter, above it nothing was learned at all. Not a language model's token
+    accuracy (TRL's mean_token_accuracy): the share of its commonest token is no class prior."""
+    meta = run.run.meta
+    if meta.language_model or meta.n_classes_kind == VOCABULARY:
+        return None  # a language model's token accuracy: no class prior a constant prediction could sit at
     flat = _flat_accuracy(run, limits)
     if flat is None or not limits["flat_tolerance"] < flat.level < 1 - limits["flat_tolerance"]:
         return None
