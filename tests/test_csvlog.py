@@ -448,6 +448,18 @@ def test_a_long_table_of_split_named_rows_with_columns_beside(tmp_path):
     assert run.point_counts()["val_loss"] == 4 and run.point_counts()["lr"] == 20 and run.roles["lr"] == Role.LR
 
 
+def test_a_validation_loss_carried_forward_on_every_row_is_read_where_it_changes(tmp_path):
+    """A script that writes its last validation loss on every training row: 100 rows an evaluation."""
+    rows = "".join(f"{i},{3 - i / 400:.5f},{3.1 - (i // 100) / 4:.4f}\n" for i in range(600))
+    run = load_one(write(tmp_path / "training.csv", "step,training_loss,validation_loss\n" + rows))
+    assert run.series("validation_loss")["step"].tolist() == [0, 100, 200, 300, 400, 500]
+    assert run.point_counts()["training_loss"] == 600 and any("carried" in warning for warning in run.warnings)
+    # a frozen held-out loss, the same at every evaluation, is evidence and stays as logged
+    frozen = "".join(f"{e},{1 - e / 20:.3f},0.693\n" for e in range(10))
+    run = load_one(write(tmp_path / "frozen.csv", "epoch,loss,val_loss\n" + frozen))
+    assert run.point_counts()["val_loss"] == 10
+
+
 def test_an_atari_agents_frames_are_its_steps(tmp_path):
     rows = "".join(f"{i / 10},{640 * (i + 1)},{0.2 - i / 100}\n" for i in range(6))
     run = load_one(write(tmp_path / "progress.csv", "episode_reward,frame,value\n" + rows))

@@ -60,6 +60,9 @@ ROW_KIND_COLUMNS = SPLIT_COLUMNS | {"class", "class_name", "label", "category"}
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial"}
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
 MIN_ROWS_PER_EPOCH = 3
+# A held-out value repeated on at least this many rows in a row (at its median), with at least this many different
+# values, was carried forward between evaluations (see _carried_forward)
+CARRIED_ROWS = 3
 
 
 @dataclass
@@ -476,12 +479,44 @@ def add_columns(
         if rows.any():
             curves[tag] = values, rows
     validation = validation_metrics({tag: rows for tag, (_, rows) in curves.items()})
+    carried = _carried_forward(curves, validation)
+    if carried:
+        builder.warn(f"{table.path}: {', '.join(carried)} repeated on the rows between evaluations (carried "
+                     "forward); each is read where its value changes")
     for tag, (values, rows) in curves.items():
         builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows],
                     split_hint="val" if tag in validation else None)
     if stray_cells:
         builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
     warn_restarts(builder, table.path, int(superseded.sum()), "row(s)")
+
+
+def _carried_forward(curves: dict[str, tuple[np.ndarray, np.ndarray]], validation: set[str]) -> list[str]:
+    """The held-out columns a script wrote on every row, repeating the last evaluation's value until the next one
+    (33,500 rows of a validation_loss evaluated 338 times), narrowed in place to the rows where each changes; their
+    tags. Only where the train curves beside them change from row to row, so that the repeats are no frozen model:
+    each run of equal values is at least CARRIED_ROWS rows long at its median, and there are at least
+    CARRIED_ROWS different values."""
+    def changes(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        kept = values[rows]
+        return np.r_[True, kept[1:] != kept[:-1]]
+
+    held_out = {tag for tag in curves if tag in validation
+                or infer_role(tag) in (Role.VAL_LOSS, Role.TEST_LOSS, Role.VAL_ACC, Role.TEST_ACC)}
+    moving = [changes(*curves[tag]).mean() for tag in curves if tag not in held_out and curves[tag][1].sum() > 1]
+    if not moving or max(moving) < 0.5:
+        return []
+    carried = []
+    for tag in sorted(held_out):
+        values, rows = curves[tag]
+        first = changes(values, rows)
+        runs = np.diff(np.r_[np.flatnonzero(first), len(first)])
+        if first.sum() >= CARRIED_ROWS and np.median(runs) >= CARRIED_ROWS:
+            kept = np.flatnonzero(rows)[first]
+            rows[:] = False
+            rows[kept] = True
+            carried.append(tag)
+    return carried
 
 
 def validation_metrics(rows_of: dict[str, np.ndarray]) -> set[str]:
