@@ -101,6 +101,9 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     vocabulary: list[_Candidate] = []
     architectures: list[str] = []
     entries = list(_entries(params))
+    if any(parts[-1].lower() == "problem_type" and value == "regression" for parts, _, value, _ in entries):
+        return None  # an HF model with a regression head (num_labels 1): it predicts a number, no class
+    label_maps = any(parts[-1].lower() in LABEL_MAPS for parts, _, _, _ in entries)
     unused_heads = _unused_detectron2_heads(entries)
     for parts, name, value, siblings in entries:
         if unused_heads & {part.lower() for part in parts[:-1]}:
@@ -137,7 +140,7 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
         return _agreed(named, CLASSES)
     if placeholders and (not vocabulary or classifier):
         return _agreed(placeholders, CLASSES)
-    if classifier and not classes:
+    if classifier and not classes and not label_maps:
         # HF saves id2label only when it differs from the default: a classifier's config without it has 2 labels
         return ClassCount(HF_DEFAULT_NUM_LABELS, f"architectures ({classifier}, default num_labels)", CLASSES)
     if vocabulary and not placeholders:

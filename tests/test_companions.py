@@ -116,6 +116,10 @@ def test_a_config_states_its_class_count(config, expected):
     # ... nor when its meta-architecture is a project's own, naming none of the heads
     {"MODEL": {"META_ARCHITECTURE": "MyDetector", "ROI_HEADS": {"NUM_CLASSES": 3}, "RETINANET": {"NUM_CLASSES": 80}}},
     {"model": {"num_classes": 10}, "model_b": {"head": {"num_classes": 20}}},
+    # an HF classifier class with a regression head: one label, problem_type regression, no classes
+    {"architectures": ["DistilBertForSequenceClassification"], "id2label": {"0": "LABEL_0"},
+     "problem_type": "regression", "vocab_size": 30522},
+    {"architectures": ["DistilBertForSequenceClassification"], "id2label": {"0": "LABEL_0"}, "vocab_size": 30522},
 ])
 def test_configs_that_state_no_class_count_or_an_ambiguous_one(config):
     assert n_classes_from(config) is None

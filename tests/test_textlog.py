@@ -1009,6 +1009,14 @@ def test_bare_split_names_after_an_accuracy_are_accuracies_and_durations_are_no_
     assert sorted(run.tags) == ["Train_Loss", "Train_acc", "Val_Loss", "Val_acc"]
 
 
+def test_a_value_in_decibels_is_read(tmp_path):
+    """KAIR/USRNet: "<epoch: 10, Average PSNR : 18.33dB" after the training lines, every 10 epochs."""
+    text = "".join(f"<epoch: {e:2d}, lr:1.000e-04> loss: {0.3 - e / 100:.3e} \n" for e in range(1, 31))
+    text += "".join(f"<epoch: {e:2d}, Average PSNR : {15 + e / 4:.2f}dB\n\n" for e in (10, 20, 30))
+    run = read(write(tmp_path / "train_log.txt", text))
+    assert values(run, "Average_PSNR") == [17.5, 20.0, 22.5] and run.roles["Average_PSNR"] == Role.SCORE
+
+
 def test_a_name_and_its_value_joined_by_a_spaced_hyphen(tmp_path):
     """"Epoch 1 - train: avg_loss - 3.65": a hyphen between spaces joins a name to its value, as a colon does; the
     lines sit between thousands of blank ones (a W&B output.log)."""

@@ -196,7 +196,7 @@ PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
     rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
-    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?%?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
+    rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
 KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
 KEY_WORDS_REACH = 3 * 65
