@@ -54,6 +54,8 @@ ULTRALYTICS_ARGS = {"task", "mode", "data"}
 # of them mean num_labels was set
 PLACEHOLDER_LABEL = re.compile(r"^LABEL_\d+$")
 HF_DEFAULT_NUM_LABELS = 2
+# An LR group whose first value is this many times its peak after its first tenth warms down to the schedule
+WARM_DOWN_FACTOR = 2.0
 # Heads that generate tokens (the composite VisionEncoderDecoder/SpeechEncoderDecoderModel of TrOCR and friends too):
 # their output count is the (decoder's) vocabulary
 LM_ARCHITECTURE = re.compile(
@@ -384,7 +386,17 @@ class Run:
         tags = self.tags_with(role)
         if Role(role) is Role.GRAD_NORM:
             tags = [tag for tag in tags if is_total_norm(tag)]
+        if Role(role) is Role.LR and len(tags) > 1:
+            # Ultralytics' bias group warms down from warmup_bias_lr (0.1) to lr0 (0.01) while its other groups warm
+            # up: a group that starts far above where it later peaks is not the schedule the run follows
+            tags = [tag for tag in tags if not self._warms_down(tag)] or tags
         return primary_tag(tags, self.point_counts())
+
+    def _warms_down(self, tag: str) -> bool:
+        values = self.series(tag)["value"].to_numpy(dtype=float)
+        values = values[np.isfinite(values)]
+        later = values[max(1, len(values) // 10):]
+        return len(later) > 0 and values[0] > WARM_DOWN_FACTOR * later.max() > 0
 
     def point_counts(self) -> dict[str, int]:
         # numpy over the categorical codes: rules ask for this per role, and pandas' value_counts cost ~1 ms a call

@@ -258,3 +258,16 @@ def test_among_terms_the_loss_that_names_no_known_term_is_the_one_to_plot():
     assert primary_tag(tags, dict.fromkeys(tags, 400)) == "loss_vae"
     yolo = ["train/box_loss", "train/cls_loss", "train/dfl_loss"]
     assert primary_tag(yolo, dict.fromkeys(yolo, 50)) == "train/box_loss"  # all terms: the first, as before
+
+
+def test_the_primary_learning_rate_is_no_group_that_warms_down_to_the_schedule():
+    """Ultralytics' x/lr0 (biases) starts at warmup_bias_lr 0.1 and comes down to lr0 0.01 while x/lr1 and x/lr2 warm
+    up from 0 to it: the schedule is the latter's."""
+    epochs = np.arange(100)
+    schedule = 0.01 * (1 - epochs / 100)
+    warm_up = np.r_[[0.0033, 0.0066], schedule[2:]]
+    warm_down = np.r_[[0.0962, 0.05], schedule[2:]]
+    builder = RunBuilder("run", "test")
+    for tag, values in (("x/lr0", warm_down), ("x/lr1", warm_up), ("x/lr2", warm_up)):
+        builder.add(tag, epochs, values)
+    assert builder.build().primary(Role.LR) in ("x/lr1", "x/lr2")
