@@ -76,7 +76,8 @@ _KNOWN_TERM_WORDS = _LOSS_TERM_WORDS | {"mmd", "reg", "regularization", "l1", "l
 # BasicSR and the image-restoration code built on it (Real-ESRGAN, GFPGAN, pyiqa) name each loss term l_<name>:
 # l_pix, l_percep, l_g_gan, l_d_real, l_mos
 _BASICSR_LOSS = "l"
-_RUNNING_BEST = "best"
+# a curve's running best so far (best_loss, "Best val_acc=1.0000"): it restates the curve's extreme
+RUNNING_BEST = "best"
 # A cross-entropy named as such, without the word "loss" (Keras's categorical_crossentropy metric, torchmetrics'
 # val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
 _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
@@ -150,7 +151,7 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.LR
     if any(w in _NOT_A_METRIC for w in words) and not (_OVERLAP_METRICS & set(words)):
         return Role.OTHER
-    if _RUNNING_BEST in words:
+    if RUNNING_BEST in words:
         return Role.OTHER  # best_g_loss, val/best_acc: the curve's running extreme, which measures nothing new
     # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
     measured = [singular(w) for w in words]

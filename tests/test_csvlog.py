@@ -460,6 +460,12 @@ def test_a_validation_loss_carried_forward_on_every_row_is_read_where_it_changes
     assert run.point_counts()["val_loss"] == 10
 
 
+def test_a_long_table_with_columns_beside_reads_its_steps_once(tmp_path):
+    text = "step,type,value,lr\n0,val,10.9,\n0,train,10.95,1e-5\n,train,10.8,2e-5\n2,train,10.7,3e-5\n3,train,10.6,4e-5\n"
+    run = load_one(write(tmp_path / "training_metrics.csv", text))
+    assert run.warnings == [f"{tmp_path / 'training_metrics.csv'}: 1 row(s) without a step value skipped"]
+
+
 def test_an_atari_agents_frames_are_its_steps(tmp_path):
     rows = "".join(f"{i / 10},{640 * (i + 1)},{0.2 - i / 100}\n" for i in range(6))
     run = load_one(write(tmp_path / "progress.csv", "episode_reward,frame,value\n" + rows))

@@ -449,11 +449,16 @@ def rows_within_epochs(builder: RunBuilder, table: Table, epoch_column: str, ste
 def add_columns(
     builder: RunBuilder, table: Table, step_column: str | None, restart_on_repeat: bool = False,
     columns: dict[str, str] | None = None, prefix: str = "", skip: frozenset[str] | set[str] = frozenset(),
+    axis: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None,
 ) -> None:
     """Adds each mostly-numeric column as a curve (``columns`` maps table columns to tag names; default all but
-    ``skip``, each named ``prefix`` and its name)."""
-    steps, has_step, step_used = step_values(builder, table, step_column)
-    walls, wall_column = wall_times(table)
+    ``skip``, each named ``prefix`` and its name). ``axis``: each row's step, which rows have one, and their wall
+    times, when the caller has read them already (it then names the ``columns``)."""
+    if axis is None:
+        steps, has_step, step_used = step_values(builder, table, step_column)
+        walls, wall_column = wall_times(table)
+    else:
+        steps, has_step, walls = axis
     if columns is None:
         skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS | skip
         if step_used:
@@ -503,20 +508,21 @@ def _carried_forward(curves: dict[str, tuple[np.ndarray, np.ndarray]], validatio
 
     held_out = {tag for tag in curves if tag in validation
                 or infer_role(tag) in (Role.VAL_LOSS, Role.TEST_LOSS, Role.VAL_ACC, Role.TEST_ACC)}
-    moving = [changes(*curves[tag]).mean() for tag in curves if tag not in held_out and curves[tag][1].sum() > 1]
-    if not moving or max(moving) < 0.5:
-        return []
-    carried = []
+    candidates = {}
     for tag in sorted(held_out):
-        values, rows = curves[tag]
-        first = changes(values, rows)
+        first = changes(*curves[tag])
         runs = np.diff(np.r_[np.flatnonzero(first), len(first)])
         if first.sum() >= CARRIED_ROWS and np.median(runs) >= CARRIED_ROWS:
-            kept = np.flatnonzero(rows)[first]
-            rows[:] = False
-            rows[kept] = True
-            carried.append(tag)
-    return carried
+            candidates[tag] = first
+    if not candidates or not any(changes(*curves[tag]).mean() >= 0.5 for tag in curves
+                                 if tag not in held_out and curves[tag][1].sum() > 1):
+        return []
+    for tag, first in candidates.items():
+        rows = curves[tag][1]
+        kept = np.flatnonzero(rows)[first]
+        rows[:] = False
+        rows[kept] = True
+    return list(candidates)
 
 
 def validation_metrics(rows_of: dict[str, np.ndarray]) -> set[str]:
@@ -558,7 +564,8 @@ def add_long_format(builder: RunBuilder, table: Table, tag_column: str, step_col
     beside = [column for column in table.columns
               if column not in {tag_column, step_column, value_column, wall_column} | SKIPPED_COLUMNS]
     if beside:
-        add_columns(builder, table, step_column, columns={column: prefix + column for column in beside})
+        add_columns(builder, table, step_column, columns={column: prefix + column for column in beside},
+                    axis=(steps, has_step, walls))
 
 
 def wandb_runs_table_columns(columns: list[str]) -> list[str]:

@@ -114,7 +114,7 @@ from curvedoc.readers.records import (
     warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
-from curvedoc.roles import Role, infer_role, tokens
+from curvedoc.roles import RUNNING_BEST, Role, infer_role, tokens
 
 FORMAT = "text-log"
 MIN_POINTS = 3
@@ -153,11 +153,12 @@ COPULAS = {"is", "was", "are", "were"}
 SAVE_WORDS = {"save", "saved", "saving", "saves"}
 # a line of a configuration printed as a tree ("  |-   |- iter\t250000", "├── lr: 0.001")
 CONFIG_TREE = re.compile(r"\s{0,40}(?:\|-|[├└]─)")
-RUNNING_BEST = "best"
-CHANGE_WORDS = frozenset({"decreased", "increased", "improved", "improving"})
+IMPROVEMENT_WORDS = frozenset({"improved", "improving"})
+# a name that reports a change of a metric ("Validation loss decreased (inf --> 0.69)") restates its step
+CHANGE_WORDS = IMPROVEMENT_WORDS | {"decreased", "increased"}
 # a line that announces a save, a new best or an improvement before its values ("✓ New best checkpoint saved
 # (val_acc=0.6250)", OpenNMT's "Model is improving ppl: inf --> 5.45281") restates them too
-SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST, 'improving', 'improved'}))})\b",
+SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST} | IMPROVEMENT_WORDS))})\b",
                             re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge

@@ -15,7 +15,8 @@ from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, shortfall, spread
+from curvedoc.rules.stability import (SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, perfect_score, shortfall,
+                                      spread)
 from curvedoc.rules.start import chance_text
 
 # A curve needs this many points before "it only wanders around its start" can be told from a short climb.
@@ -137,9 +138,8 @@ def _as_shortfall(run: RunCurves, curve: Curve) -> Curve:
     """A metric out of 1 (or 100) as what it misses of perfect, which is where it can still move: a train SRCC
     going 0.89 -> 0.93 moved a third of the way to 1, however small a share of its level that is. Losses, and an
     agent's rewards (whose scale is the game's), stay as they are."""
-    values = curve.finite_values
-    bounded = len(values) and values.min() >= 0 and values.max() <= 100
-    if curve.role != Role.SCORE or run.reinforcement_learning or not bounded:
+    if (curve.role != Role.SCORE or run.reinforcement_learning or not len(curve.finite_values)
+            or perfect_score(curve.finite_values) is None):
         return curve
     return shortfall(curve)
 

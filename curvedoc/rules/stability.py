@@ -439,14 +439,19 @@ def shortfall(score: Curve) -> Curve:
     """A higher-is-better curve as a lower-is-better one: what a score out of 1 (or 100) misses of perfect, or the
     negated value of an unbounded one (a reward)."""
     values = score.values
-    finite = score.finite_values
-    if finite.min() >= 0 and finite.max() <= 1:
-        measured = 1 - values
-    elif finite.min() >= 0 and finite.max() <= 100:
-        measured = (100 - values) / 100
-    else:
-        measured = -values
+    out_of = perfect_score(score.finite_values)
+    measured = (out_of - values) / out_of if out_of is not None else -values
     return Curve(score.tag, score.role, score.steps, measured)
+
+
+def perfect_score(finite: np.ndarray) -> float | None:
+    """What a score whose values these are is out of: 1, or 100 (a percentage); None for an unbounded one (a
+    reward)."""
+    if finite.min() >= 0 and finite.max() <= 1:
+        return 1.0
+    if finite.min() >= 0 and finite.max() <= 100:
+        return 100.0
+    return None
 
 
 def _collapse_of(score: Curve, limits: Limits) -> Found | None:
