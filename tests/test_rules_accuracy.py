@@ -317,3 +317,23 @@ def test_an_epoch_accuracy_that_climbs_86_to_94_percent_has_predictions_that_cha
     accuracy = [86.4, 86.6, 89.8, 90.2, 93.6, 91.0, 93.6, 93.8, 92.0, 91.8]
     assert not {"CD602", "CD603"} & codes(synthetic({"Loss": loss, "Accuracy": accuracy}))
     assert "CD603" in codes(synthetic({"Loss": loss, "Accuracy": [91.4] * 10}))
+
+
+def test_an_accuracy_jittering_in_its_seventh_digit_has_not_changed():
+    # Keras averages the metric in float32: the same predictions read 0.9866069 … 0.9866073 from epoch to epoch
+    epochs = np.arange(35)
+    jitter = np.array([0.9866069, 0.9866073, 0.9866071, 0.9866070, 0.9866072] * 7)
+    val_loss = np.r_[0.785, 0.31, 0.12, 0.08, 0.065, np.full(30, 0.058) + 0.001 * RNG.standard_normal(30)]
+    run = build({"val_loss": (epochs, val_loss), "val_accuracy": (epochs, jitter)})
+    (finding,) = findings(run)
+    assert finding.code == "CD603" and "0.9866 at all 35 points" in finding.evidence[0]
+
+
+def test_a_loss_that_fell_within_the_first_quarter_of_a_frozen_span_fell():
+    # 31 evaluations, the loss down 0.518 -> 0.443 in the first 7 and settled after: the first quarter's median
+    # is already most of the way down, the fall is read from where the span starts
+    epochs = np.arange(31)
+    val_loss = np.r_[np.linspace(0.518, 0.443, 8), 0.449 + 0.003 * RNG.standard_normal(23)]
+    run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, np.full(31, 0.72414))}, n_classes=2)
+    (finding,) = findings(run)
+    assert finding.code == "CD603" and "starts the span at 0.518" in finding.evidence[1]
