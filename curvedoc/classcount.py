@@ -126,9 +126,20 @@ def class_count(run: RunCurves) -> ClassCount | None:
     ruled_out = any(item.unmoved_accuracy is not None and item.n == inferred.n
                     and max(item.unmoved_accuracy * meta.n_classes, 1 / (item.unmoved_accuracy * meta.n_classes))
                     >= ACCURACY_RULES_OUT for item in evidence)
-    if not (inferred.certain or ruled_out):
+    if not (inferred.certain or ruled_out) or _losses_side_with(run, recorded.n, inferred.n):
         return recorded
     return replace(inferred, source=f"{inferred.source}, although {recorded.source} records {recorded.n}")
+
+
+def _losses_side_with(run: RunCurves, recorded: int, inferred: int) -> bool:
+    """Whether the run's cross-entropy sits nearer ln(recorded) than ln(inferred): an accuracy that never moved
+    from 0.099 beside a loss of 3.11 is a model predicting the commonest of 25 classes (ln 25 = 3.22), not a
+    uniform guess over 10 (ln 10 = 2.30, which no such model's loss exceeds by a third)."""
+    losses = [curve for curve in main_losses(run) if is_cross_entropy_like(curve)]
+    if not losses:
+        return False
+    level = float(np.median(losses[0].finite_values))
+    return abs(level - math.log(recorded)) < abs(level - math.log(inferred))
 
 
 def _with_benchmark(inferred: ClassCount | None, benchmark: tuple[str, int] | None) -> ClassCount | None:
