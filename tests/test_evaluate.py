@@ -27,7 +27,7 @@ def test_the_corpus_is_the_tuning_part_and_meets_its_bar(corpus_scores):
     precision, recall = corpus_scores.macro()
     assert precision >= 0.95 and recall >= 0.9
     alarms, healthy = corpus_scores.false_alarm_rate()
-    assert healthy == 53 and alarms <= 1
+    assert healthy == 51 and alarms <= 1
 
 
 def test_class_counts_read_off_the_curves_are_rarely_wrong_on_the_corpus(corpus_scores):
@@ -40,7 +40,7 @@ def test_the_json_report_has_every_part(corpus_scores, capsys):
     assert main([str(CORPUS), "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert set(document) == {TUNING}
-    assert document[TUNING]["healthy_runs"] == 53 and "class_counts" in document[TUNING]
+    assert document[TUNING]["healthy_runs"] == 51 and "class_counts" in document[TUNING]
     assert 0.9 <= document[TUNING]["micro_recall"] <= 1 and "micro_precision" in document[TUNING]
 
 

@@ -285,3 +285,20 @@ def test_noise_free_curves_far_apart_are_val_below_train_without_failing():
     run = build({"train/loss": np.linspace(2.0, 1.0, 200), "val/loss": np.linspace(1.5, 0.6, 200)})
     (finding,) = findings(run, {"CD503"})
     assert "beyond any noise" in " ".join(finding.evidence) and not run.warnings
+
+
+def test_a_small_rise_that_climbs_steadily_for_hundreds_of_epochs_is_overfitting():
+    """A retrieval model's shape (a real public run): validation loss best 1.955 at epoch 37, then a steady climb to
+    2.000 over 260 epochs (+2.3%) with epoch-to-epoch noise of 0.005, while the train loss keeps falling: far
+    beyond the noise and climbing at every stretch, so certain though small. The same noise around the best level
+    with a 2.3% drift up and down again is quiet."""
+    rng = np.random.default_rng(11)
+    epochs = np.arange(300)
+    level = np.where(epochs < 37, 2.003 - 0.048 * epochs / 37, 1.955 + 0.045 * (epochs - 37) / 262)
+    train = falling_train(300, start=2.04, end=1.81, noise=0.01)
+    (finding,) = findings(build({"train/loss": train, "val/loss": level + 0.005 * rng.standard_normal(300)}, epochs),
+                          {"CD501"})
+    assert "rises 2%" in finding.title
+    bump = np.where(epochs < 37, level, 1.955 + 0.045 * np.sin(np.pi * (epochs - 37) / 262))
+    assert not findings(build({"train/loss": train, "val/loss": bump + 0.005 * rng.standard_normal(300)}, epochs),
+                        {"CD501"})

@@ -111,6 +111,10 @@ MEMORIZING_LIMITS = {
                                       "on an unsmoothed curve, the rank trend from its best on, in standard "
                                       "deviations"),
         "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
+        "steady_share": Threshold(0.02, "the same share for a rise that is beyond the noise and steady (the points "
+                                        "from the best on climb by a rank trend beyond rise_noise): certain, so it "
+                                        "is reported from a smaller size (a 2-5% climb over 260 epochs is the "
+                                        "checkpoint to keep)"),
         "fall_noise": Threshold(3.0, "the train loss must have fallen from its start by more than this many standard "
                                      "errors of its smoothed level: one that swings by more than it ever fell has "
                                      "made no fit the validation rise could be the price of"),
@@ -119,8 +123,9 @@ MEMORIZING_LIMITS = {
 )
 def overfitting(run: RunCurves, limits: Limits):
     """Train loss still falls while the validation loss, after its best point, has risen by more than its own
-    noise and by a meaningful share of its best level, and stays up to the last points. Reports the best
-    validation step (where to stop) and the rise. Runs where validation never improved are CD502's."""
+    noise and by a meaningful share of its best level (a tenth; a fiftieth when the points from the best on also
+    climb steadily, a rank trend beyond chance), and stays up to the last points. Reports the best validation step
+    (where to stop) and the rise. Runs where validation never improved are CD502's."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
         return None
@@ -155,16 +160,20 @@ def overfitting(run: RunCurves, limits: Limits):
             best_noise = MEDIAN_SE * noise / math.sqrt(val.window)
             tail_noise = MEDIAN_SE * noise / math.sqrt(len(tail))
             chance_depth = NormalDist().inv_cdf((draws - 0.375) / (draws + 0.25)) if draws > 1 else 0.0
+            # a certain rise (beyond the noise and climbing steadily from the best) is reported from a smaller size
+            steady = rank_trend_z(values[best:]) >= limits["rise_noise"]
             needed = max(chance_depth * best_noise + limits["rise_noise"] * math.hypot(best_noise, tail_noise),
-                         limits["rise_share"] * abs(best_level))
+                         (limits["steady_share"] if steady else limits["rise_share"]) * abs(best_level))
         else:
             chance_depth = NormalDist().inv_cdf((len(values) - 0.375) / (len(values) + 0.25))
             needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
             if rank_trend_z(values[best:]) >= limits["rise_noise"]:
                 # The points from the best on climb beyond what their order does by chance (a rank trend, which the
                 # choice of the lowest point does not bias): a steady rise, however its size compares with the
-                # depth one noisy minimum reaches, is then only asked to be meaningful.
-                needed = min(needed, limits["rise_share"] * abs(best_level))
+                # depth one noisy minimum reaches, is then only asked to be meaningful; one that clears that depth
+                # too is certain, and is reported from the smaller steady share.
+                needed = min(limits["rise_share"] * abs(best_level),
+                             max((limits["rise_noise"] + chance_depth) * noise, limits["steady_share"] * abs(best_level)))
         if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
             return None
     best_step, last_step = val.step_at(best), val.step_at(len(values) - 1)
