@@ -61,6 +61,16 @@ def test_negative_cross_entropy_fires_and_rounding_does_not():
     assert "CD102" not in codes(synthetic("train/loss", rounding))
 
 
+def test_a_loss_negative_from_its_start_at_the_scale_it_ends_at_is_signed_by_design():
+    """Speech enhancement trained on the negated SI-SNR: -6.1 dB at the first log, -17 at the end, whatever the
+    tag says. NLLLoss on raw logits starts near 0 (the untrained logits) and runs away to -200: that one fires."""
+    rng = np.random.default_rng(4)
+    si_snr = -6.1 - 11 * (1 - np.exp(-np.arange(300) / 60)) + 2.5 * rng.standard_normal(300)
+    assert "CD102" not in codes(synthetic("loss", si_snr))
+    nll_on_logits = -0.03 - 200 * (1 - np.exp(-np.arange(300) / 60))
+    assert "CD102" in codes(synthetic("loss", nll_on_logits))
+
+
 @pytest.mark.parametrize("tag", ["train/policy_loss", "loss/entropy", "critic_loss", "train/elbo_loss", "loss_mmd"])
 def test_losses_signed_by_design_are_left_alone(tag):
     assert "CD102" not in codes(synthetic(tag, np.linspace(1.0, -5.0, 30)))

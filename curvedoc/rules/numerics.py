@@ -107,13 +107,19 @@ def _hidden_by_the_logger(run: RunCurves) -> Found | None:
     thresholds={
         "tolerance": Threshold(1e-6, "negative values smaller than this share of the loss's starting size are "
                                      "rounding, not a sign error"),
+        "signed_start_share": Threshold(0.1, "a loss already below zero at its start by at least this share of its "
+                                             "lowest value is negative by design (a negated SI-SNR, a negated "
+                                             "distance): the broken losses start near 0, where an untrained "
+                                             "model's outputs are, and run away by orders of magnitude"),
     },
 )
 def negative_loss(run: RunCurves, limits: Limits):
     """A loss that should be ≥ 0 (cross-entropy, MSE, …) takes values below zero. Losses whose names say they
     are signed by design (policy, entropy, critic, ELBO, NLL of a density, …) are left alone, and so are the
     losses of an agent's run (rewards, episodes, a policy): a policy-gradient objective is signed whatever its
-    name."""
+    name. So is a loss already well below zero at its start (a tenth or more of its lowest value): a negated
+    SI-SNR or distance is negative by design, while the broken losses (NLLLoss on raw logits) start near 0 and
+    run away by orders of magnitude."""
     if run.reinforcement_learning:
         return
     for role in LOSS_ROLES:
@@ -127,6 +133,8 @@ def negative_loss(run: RunCurves, limits: Limits):
                 continue
             first = int(np.argmax(negative))
             lowest = int(np.argmin(values))
+            if curve.start_level <= limits["signed_start_share"] * values[lowest]:
+                continue  # below zero from the start, at the order of magnitude it ends at: signed by design
             yield Found(
                 f"{curve.tag} goes below zero from step {curve.step_at(first)}",
                 [curve.tag],
