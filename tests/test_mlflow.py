@@ -411,3 +411,46 @@ def test_a_database_whose_runs_are_all_deleted_is_named_not_dropped(tmp_path):
     (tmp_path / "metrics.csv").write_text("step,loss\n0,1.0\n")
     runs = curvedoc.load(tmp_path)
     assert len(runs) == 1 and runs.problems == [f"{db}: no runs in it (all 1 deleted in MLflow)"]
+
+
+def _keras_autolog_early_stopped(log):
+    """What MLflow's Keras autolog logs for 12 epochs stopped early with restore_best_weights=True (best epoch 1):
+    each epoch's metrics at its step, stopped_epoch and restored_epoch, then every metric again at step
+    stopped_epoch + 1 with the restored epoch's values (mlflow.tensorflow._log_early_stop_callback_metrics)."""
+    losses = [0.1258, 0.0334, 0.031, 0.026, 0.022, 0.02, 0.018, 0.016, 0.0145, 0.0134, 0.0128, 0.0123]
+    val = [0.09, 0.0201, 0.024, 0.027, 0.03, 0.029, 0.031, 0.033, 0.032, 0.034, 0.035, 0.036]
+    for epoch, (loss, val_loss) in enumerate(zip(losses, val, strict=True)):
+        log({"loss": loss, "val_loss": val_loss}, epoch)
+    log({"stopped_epoch": 11, "restored_epoch": 1}, 0)
+    log({"loss": losses[1], "val_loss": val[1]}, 12)
+
+
+def test_keras_autologs_copy_of_the_restored_epoch_is_no_epoch_that_ran(tmp_path):
+    lines: dict[str, str] = {}
+
+    def log(metrics, step):
+        for key, value in metrics.items():
+            lines[key] = lines.get(key, "") + f"{1000 + step} {value} {step}\n"
+
+    _keras_autolog_early_stopped(log)
+    [run] = curvedoc.load(write_run(tmp_path, lines))
+    assert run.series("loss")["step"].tolist() == list(range(12)) and run.series("loss")["value"].iloc[-1] == 0.0123
+    assert any("restored epoch 1" in warning and "dropped" in warning for warning in run.warnings)
+
+
+def test_the_restored_epochs_copy_is_dropped_from_the_database_too(tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    run_id = client.create_run(client.create_experiment("keras")).info.run_id
+    _keras_autolog_early_stopped(lambda metrics, step: [client.log_metric(run_id, key, value, step=step)
+                                                        for key, value in metrics.items()])
+    [run] = curvedoc.load(tmp_path / "mlflow.db")
+    assert run.series("val_loss")["step"].tolist() == list(range(12))
+
+
+def test_a_last_point_that_is_no_copy_of_the_restored_epoch_is_kept(tmp_path):
+    lines = {"loss": "".join(f"{1000 + step} {0.5 - 0.01 * step} {step}\n" for step in range(13)),
+             "stopped_epoch": "1500 11 0\n", "restored_epoch": "1500 1 0\n"}
+    [run] = curvedoc.load(write_run(tmp_path, lines))
+    assert run.series("loss")["step"].tolist() == list(range(13))

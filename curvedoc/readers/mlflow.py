@@ -15,6 +15,11 @@ exactly ±float64-max is not something training logs. Older databases lack ``is_
 ``step``: then values are taken as stored. A curve whose every point sits at one step (the old schema, or
 ``log_metric`` called without a step, which stores 0) is read in the order it was logged, with a warning.
 
+Keras autolog with ``EarlyStopping(restore_best_weights=True)`` logs ``stopped_epoch`` and ``restored_epoch``, then
+every metric once more at step ``stopped_epoch + 1`` with the restored epoch's values (MLflow's
+``_log_early_stop_callback_metrics``): that point is no epoch that ran, and read as one the loss would jump back
+up at the end. It is dropped where it repeats the restored epoch's value exactly, with a warning.
+
 The database is opened read-only and never changed, not even by SQLite's bookkeeping: a read-only connection to a
 WAL-mode database would leave ``-wal``/``-shm`` files next to it, so a WAL database without a live ``-wal`` file
 is opened as immutable instead.
@@ -63,12 +68,13 @@ def read_run_folder(run_dir: Path) -> Run:
     builder.meta.start_time = _seconds(meta.get("start_time"))
 
     metric_files = _files_under(run_dir / "metrics", builder)
-    problems, stepless = [], []
+    problems, stepless, curves = [], [], {}
     for tag, path in metric_files:
-        problem = _read_metric_file(builder, tag, path, stepless)
+        problem = _read_metric_file(builder, tag, path, stepless, curves)
         if problem:
             problems.append(problem)
     _warn_stepless(builder, run_dir / "metrics", stepless)
+    _add_curves(builder, run_dir / "metrics", curves)
     if metric_files and not builder.has_points and problems:
         raise CurvedocError(run_dir / "metrics", f"no readable metric file ({problems[0]})")
     if not metric_files:
@@ -118,9 +124,9 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _read_metric_file(builder: RunBuilder, tag: str, path: Path, stepless: list[str]) -> str | None:
-    """Adds one metric file's points; returns a problem when the file held none. A metric logged without a step
-    is noted in ``stepless``."""
+def _read_metric_file(builder: RunBuilder, tag: str, path: Path, stepless: list[str], curves: dict) -> str | None:
+    """Puts one metric file's points in ``curves``; returns a problem when the file held none. A metric logged
+    without a step is noted in ``stepless``."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -136,8 +142,42 @@ def _read_metric_file(builder: RunBuilder, tag: str, path: Path, stepless: list[
         problem = "empty metric file" if not data.strip() else "no line of the form `timestamp value step`"
         builder.warn(f"{path}: {problem}")
         return f"{path}: {problem}"
-    builder.add(tag, _in_logged_order(steps, tag, stepless), values, timestamps / 1000.0)
+    curves[tag] = (_in_logged_order(steps, tag, stepless), values, timestamps / 1000.0)
     return None
+
+
+def _add_curves(builder: RunBuilder, where: Path, curves: dict[str, tuple[np.ndarray, ...]]) -> None:
+    """Adds the run's curves, less the restored epoch's copy Keras autolog logs after early stopping (see the
+    module doc)."""
+    extra = _restored_copy_step(curves)
+    copied = []
+    for tag, (steps, values, walls) in curves.items():
+        if extra is not None and _is_restored_copy(steps, values, *extra):
+            keep = steps != extra[0]
+            steps, values, walls = steps[keep], values[keep], walls[keep]
+            copied.append(tag)
+        builder.add(tag, steps, values, walls)
+    if copied:
+        builder.warn(f"{where}: {', '.join(copied[:5])}{' …' if len(copied) > 5 else ''} logged again at step "
+                     f"{extra[0]}, after the last epoch, with the values of the restored epoch {extra[1]} (Keras "
+                     "autolog after early stopping): not an epoch that ran, dropped")
+
+
+def _restored_copy_step(curves: dict[str, tuple[np.ndarray, ...]]) -> tuple[int, int] | None:
+    """(stopped_epoch + 1, restored_epoch) when the run logged both once, as Keras autolog does."""
+    stopped, restored = curves.get("stopped_epoch"), curves.get("restored_epoch")
+    if stopped is None or restored is None or len(stopped[1]) != 1 or len(restored[1]) != 1:
+        return None
+    if not (np.isfinite(stopped[1][0]) and np.isfinite(restored[1][0])):
+        return None
+    return int(stopped[1][0]) + 1, int(restored[1][0])
+
+
+def _is_restored_copy(steps: np.ndarray, values: np.ndarray, extra: int, restored: int) -> bool:
+    """The curve's last point sits at ``extra`` and repeats, to the bit, its value at the restored epoch."""
+    at_extra, at_restored = np.flatnonzero(steps == extra), np.flatnonzero(steps == restored)
+    return (len(at_extra) == 1 and len(at_restored) == 1 and steps.max() == extra
+            and values[at_extra[0]] == values[at_restored[0]])
 
 
 def _in_logged_order(steps: np.ndarray, tag: str, stepless: list[str]) -> np.ndarray:
@@ -345,6 +385,7 @@ def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, R
         "SELECT DISTINCT CAST(run_uuid AS BLOB), CAST(key AS BLOB) FROM metrics ORDER BY run_uuid, key"
     ).fetchall()
     stepless_of: dict[str, list[str]] = {}
+    curves_of: dict[str, dict[str, tuple[np.ndarray, ...]]] = {}
     for raw_run_uuid, raw_key in curves:
         builder = builders.get(_text(raw_run_uuid))
         if builder is None:  # a deleted run, or rows whose run is gone
@@ -361,9 +402,11 @@ def _add_metrics(db: Path, connection: sqlite3.Connection, builders: dict[str, R
         values[values == FLOAT64_MAX] = math.inf
         values[values == -FLOAT64_MAX] = -math.inf
         stepless = stepless_of.setdefault(_text(raw_run_uuid), [])
-        builder.add(key, _in_logged_order(points[:, 0], key, stepless), values, points[:, 1] / 1000.0)
+        curves_of.setdefault(_text(raw_run_uuid), {})[key] = (
+            _in_logged_order(points[:, 0], key, stepless), values, points[:, 1] / 1000.0)
     for run_uuid, stepless in stepless_of.items():
         _warn_stepless(builders[run_uuid], db, stepless)
+        _add_curves(builders[run_uuid], db, curves_of[run_uuid])
 
 
 def _text(raw: bytes | None) -> str:
