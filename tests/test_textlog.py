@@ -1193,3 +1193,20 @@ def test_a_configuration_printed_as_a_tree_is_settings_even_its_iter(tmp_path):
     run = read(write(tmp_path / "train.log", tree + steps_text + "├── lr: 0.001\n"))
     assert "val_loss" not in run.tags and steps(run, "loss_vae") == [0, 500, 1000, 1500, 2000, 2500]
     assert not run.warnings and run.meta.hparams.get("lrC") == 0.0003
+
+
+def test_one_name_two_splits_two_values_is_each_split_its_value(tmp_path):
+    """`Loss (train/val): 0.9226/0.6834`: the splits named in brackets, their values in the same order."""
+    lines = [f"Epoch [{e}/50] | Loss (train/val): {0.9 - 0.05 * e:.4f}/{0.7 - 0.01 * e:.4f}  | "
+             f"Acc (train/val): {0.13 + 0.01 * e:.4f}/{0.15 + 0.005 * e:.4f}\n" for e in range(1, 6)]
+    run = load_one(write(tmp_path / "training.log", "\n".join(lines)))
+    assert run.roles == {"train_Loss": Role.TRAIN_LOSS, "val_Loss": Role.VAL_LOSS, "train_Acc": Role.TRAIN_ACC,
+                         "val_Acc": Role.VAL_ACC}
+    assert values(run, "val_Loss") == pytest.approx([0.69, 0.68, 0.67, 0.66, 0.65]) and steps(run, "val_Loss") == [
+        1, 2, 3, 4, 5]
+
+
+def test_a_ratio_under_a_name_in_brackets_is_no_pair_of_splits(tmp_path):
+    lines = [f"Epoch {e}: loss {1.0 - 0.1 * e:.2f} | correct (right/total): {20 + e}/100\n" for e in range(1, 6)]
+    run = load_one(write(tmp_path / "training.log", "".join(lines)))
+    assert "val_correct" not in run.tags and "right_correct" not in run.tags

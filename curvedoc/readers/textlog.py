@@ -199,6 +199,12 @@ PAIR = re.compile(
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
+# One name, two splits, two values: "Loss (train/val): 0.9226/0.6834" says train loss 0.9226 and val loss 0.6834
+SPLIT_PAIRED = re.compile(
+    rf"(?P<name>(?:{WORD} ){{0,2}}{WORD})\s{{0,4}}\(\s{{0,4}}(?P<first>[A-Za-z]{{1,12}})\s{{0,4}}/\s{{0,4}}"
+    rf"(?P<second>[A-Za-z]{{1,12}})\s{{0,4}}\)\s{{0,4}}[:=]\s{{0,10}}(?P<x>{NUMBER}|{NONFINITE})\s{{0,4}}/\s{{0,4}}"
+    rf"(?P<y>{NUMBER}|{NONFINITE})(?![\w./])"
+)
 KEY_WORDS = re.compile(rf"(?<![\w.\-/@])(?:{WORD} ){{1,3}}$")  # up to three words right before a name's last word
 KEY_WORDS_REACH = 3 * 65
 # A quoted string (a prompt, a completion, a message, ``device='mps:0'``) is text, whose numbers are no values; a quoted
@@ -828,6 +834,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             state.parsed.per_batch_lines += 1
             return None
         text = text[keras.end():]
+    if "/" in text and "(" in text:
+        text = SPLIT_PAIRED.sub(_each_split_its_value, text)
     line = Line()
     losses = LOSS_LOG_PREFIX.match(text) if text.startswith("(") else None
     if losses:
@@ -927,6 +935,14 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if losses:
         state.parsed.loss_tags.update(line.values)
     return line
+
+
+def _each_split_its_value(match: re.Match) -> str:
+    """``Loss (train/val): 0.92/0.68`` as the pairs it means, ``train Loss: 0.92 | val Loss: 0.68``, when both words
+    name splits; else the text as it was."""
+    if not {match["first"].lower(), match["second"].lower()} <= SPLIT_WORDS:
+        return match[0]
+    return f"{match['first']} {match['name']}: {match['x']} | {match['second']} {match['name']}: {match['y']}"
 
 
 def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
