@@ -340,3 +340,16 @@ def test_one_last_evaluation_far_up_is_no_climb_that_never_recovers():
     stays = [f for f in diagnose_run(synthetic({"train_loss": train, "val_loss": val[:-2] + [2.03, 2.2, 2.1]}))
              if f.code == "CD402"]
     assert any("never recovers" in f.title for f in stays)
+
+
+def test_one_hard_batch_among_a_few_logged_single_batch_losses_is_no_spike():
+    """Lightning's train_loss_step every 50 steps: 22 points, each one batch's MSE on a heavy-tailed target, one
+    at 3.5x its neighbours. Few points do not make them averages: a batch needs the per-step 10x. The same
+    values as an epoch average (train_loss_epoch) would be a spike."""
+    rng = np.random.default_rng(5)
+    losses = np.r_[np.linspace(4300, 2000, 10), 2000 + 300 * rng.standard_normal(12)]
+    losses[12] = 6974
+    steps = np.arange(22) * 50 + 49
+    for tag, fires in (("train_loss_step", False), ("train_loss_epoch", True)):
+        run = synthetic({tag: losses}, steps={tag: steps})
+        assert ("CD402" in alarms(run)) == fires, tag

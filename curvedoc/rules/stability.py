@@ -368,7 +368,8 @@ def spike(run: RunCurves, limits: Limits):
     falls, then suddenly jumps far above the running median of the points before it: by many noise σ, well
     beyond the rare excursions the curve's own minibatch noise makes elsewhere, undoing a good part of the
     progress made: one logged point must jump 10× the level before it
-    (2× on a short epoch-level curve, whose points are averages), a jump lasting two or more points 1.5×, and
+    (2× on a short epoch-level curve, whose points are averages; not on a few single-batch losses, such as
+    Lightning's ``*_step`` metrics), a jump lasting two or more points 1.5×, and
     either must stand out from the noise just before it. A loss that fell, then climbed to end several times
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
     start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
@@ -490,7 +491,8 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     noise = local_noise(values, window)
     # A median of three neighbours erases one-point outliers, so whatever jumps in it lasted two points or more.
     lasting = median_filter(values, size=3, mode="nearest")
-    single = limits["single_average_size" if len(values) < SHORT_CURVE else "single_point_size"]
+    single = limits["single_average_size" if len(values) < SHORT_CURVE and not one_batch_each(curve)
+                    else "single_point_size"]
     # a train loss is logged from its first step, so a blow-up before any progress is a jump from its start; a
     # held-out loss is first logged after training began, and one that only climbs from there is diverging. One
     # term of a multi-term loss may grow from its start by design (a detector's box regression, counted on the
@@ -539,6 +541,14 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
         f"{curve.tag} jumps {fmt(size)}× at step {step}" + (" and never recovers" if never else ""),
         [curve.tag], evidence, step=step, severity=ERROR if never else WARNING,
     )
+
+
+def one_batch_each(curve: Curve) -> bool:
+    """The curve's points are single batches however few they are: Lightning's ``*_step`` metrics (logged every
+    ``log_every_n_steps`` beside their ``*_epoch`` averages), or a curve its name calls a batch's. One hard batch
+    makes a point several times its neighbours, which an average over an epoch never is."""
+    words = tokens(curve.tag)
+    return words[-1] == "step" or "batch" in words
 
 
 def _spike_rate(curve: Curve, values: np.ndarray, jump: Jump) -> str:
