@@ -439,13 +439,17 @@ def test_keras_autologs_copy_of_the_restored_epoch_is_no_epoch_that_ran(tmp_path
 
 
 def test_the_restored_epochs_copy_is_dropped_from_the_database_too(tmp_path):
-    from mlflow.tracking import MlflowClient
-
-    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
-    run_id = client.create_run(client.create_experiment("keras")).info.run_id
-    _keras_autolog_early_stopped(lambda metrics, step: [client.log_metric(run_id, key, value, step=step)
-                                                        for key, value in metrics.items()])
-    [run] = curvedoc.load(tmp_path / "mlflow.db")
+    db = tmp_path / "mlflow.db"
+    shutil.copy(DB, db)  # MLflow's own schema, as the fixtures' writer left it
+    with sqlite3.connect(db) as connection:
+        run_uuid, experiment = connection.execute("SELECT run_uuid, experiment_id FROM runs LIMIT 1").fetchone()
+        connection.execute("DELETE FROM runs WHERE run_uuid != ?", (run_uuid,))
+        connection.execute("DELETE FROM metrics")
+        _keras_autolog_early_stopped(lambda metrics, step: connection.executemany(
+            "INSERT INTO metrics (key, value, timestamp, step, is_nan, run_uuid) VALUES (?, ?, ?, ?, 0, ?)",
+            [(key, value, 1000 + step, step, run_uuid) for key, value in metrics.items()]))
+    connection.close()
+    [run] = curvedoc.load(db)
     assert run.series("val_loss")["step"].tolist() == list(range(12))
 
 
