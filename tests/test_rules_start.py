@@ -10,7 +10,7 @@ import curvedoc
 from curvedoc.diagnose import diagnose_run
 from rule_cases import CORPUS, FIXTURES, HEALTHY_FIXTURES, codes, codes_at, findings, healthy_corpus_runs, synthetic
 
-MY_CODES = {"CD201", "CD202"}
+MY_CODES = {"CD201", "CD202", "CD203"}
 
 
 @pytest.mark.parametrize("name, ratio_at_least", [
@@ -167,3 +167,29 @@ def test_a_detectors_summed_loss_has_no_chance_level_over_its_classes():
                           "val_Class_Accuracy": np.linspace(0.34, 0.9, 60)}, n_classes=20)
     assert not {"CD201", "CD304"} & codes(detector)
     assert "CD201" in codes(synthetic({"train_loss": loss, "val_accuracy": np.linspace(0.34, 0.9, 60)}, n_classes=20))
+
+
+def test_a_held_out_loss_far_below_what_its_accuracy_allows_is_on_another_scale():
+    """Cross-entropy divided once more by the dataset size (a real public run): 3e-6 at 97.8% validation accuracy.
+    2.2% of the examples are wrong and each costs at least ln 2, so no per-example loss is below 0.015. No class
+    count needed."""
+    rng = np.random.default_rng(6)
+    epochs = np.arange(1, 31)
+    accuracy = np.clip(0.978 + 0.012 * (1 - np.exp(-epochs / 8)) + 0.002 * rng.standard_normal(30), 0, 0.999)
+    run = synthetic({"train_loss": np.linspace(1.1e-6, 1.5e-7, 30), "val_loss": np.linspace(3.1e-6, 1.1e-6, 30),
+                     "val_acc": accuracy}, steps={"val_loss": epochs, "val_acc": epochs, "train_loss": epochs})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD203"]
+    assert finding.symptom == "start_low" and "far below any loss that accuracy allows" in finding.title
+    assert "CD203" not in codes(synthetic({"val_loss": 0.3 - 0.008 * epochs, "val_acc": 0.8 + 0.005 * epochs},
+                                          steps={"val_loss": epochs, "val_acc": epochs}))
+
+
+@pytest.mark.parametrize("case", ["printed_zero", "regression_exact_match", "mse_named_plainly"])
+def test_a_loss_below_its_accuracy_bound_needs_a_classifier_and_real_values(case):
+    """A test loss printed as 0.000 is rounding; an exact-match 'accuracy' of a regression (near 0) says nothing of
+    its MSE; an MSE named as such is no cross-entropy."""
+    epochs = np.arange(1, 11)
+    curves = {"printed_zero": {"val_loss": np.zeros(10), "val_acc": np.full(10, 0.99)},
+              "regression_exact_match": {"val_loss": np.full(10, 1e-4), "val_acc": np.full(10, 0.12)},
+              "mse_named_plainly": {"val_mse_loss": np.full(10, 1e-5), "val_acc": np.full(10, 0.9)}}[case]
+    assert "CD203" not in codes(synthetic(curves, steps={tag: epochs for tag in curves}))

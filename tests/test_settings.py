@@ -101,9 +101,10 @@ def test_a_healthy_verdict_says_what_it_could_not_check_in_every_format(capsys):
     assert "healthy" in text and "not checked:" in text and "no validation or test loss logged" in text
     assert main([NO_VALIDATION, "--format", "json"]) == 0
     (run,) = json.loads(capsys.readouterr().out)["runs"]
-    assert any(line.startswith("CD501 overfitting") for line in run["not_checked"])
+    assert any("CD501 overfitting" in line for line in run["not_checked"])
     assert main([NO_VALIDATION, "--format", "markdown"]) == 0
-    assert "not checked: CD501 overfitting" in capsys.readouterr().out
+    markdown = capsys.readouterr().out
+    assert "not checked:" in markdown and "CD501 overfitting" in markdown
     assert main([NO_VALIDATION, "--format", "html"]) == 0
     assert "CD501 overfitting" in capsys.readouterr().out
 

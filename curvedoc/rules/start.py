@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 
-from curvedoc.classcount import READ_OFF_CURVES
-from curvedoc.features import RunCurves, chance_loss_of, first_logged, first_point_share, fmt
+import numpy as np
+
+from curvedoc.classcount import READ_OFF_CURVES, is_cross_entropy_like
+from curvedoc.features import RunCurves, as_fraction, chance_loss_of, first_logged, first_point_share, fmt
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role
 from curvedoc.rules import INFO, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -150,3 +152,66 @@ def _pretrained_generator(run: RunCurves) -> bool:
     below chance would be leakage, but a named checkpoint makes a fine-tune far likelier."""
     meta = run.run.meta
     return meta.n_classes_kind == VOCABULARY and bool(meta.base_model or meta.checkpoint)
+
+
+@rule(
+    "CD203", "loss-below-its-accuracy", symptom="start_low", severity=WARNING, live=WHOLE_RUN,
+    needs=(Role.VAL_LOSS, Role.TEST_LOSS),
+    causes=(
+        "the loss is divided once more than it should be (by the dataset size, the number of batches or tokens), "
+        "so it is on a scale no per-example loss has",
+        "the loss is averaged over padded positions (or masked targets) the accuracy does not count",
+        "the logged loss is a different quantity than the accuracy's predictions (another head, a detached copy)",
+    ),
+    check="compute the loss of one batch by hand (torch.nn.functional.cross_entropy on its logits and labels) and "
+          "compare it with the logged value; read the line that divides the summed loss",
+    thresholds={
+        "min_points": Threshold(3, "fewest evaluations logged with both the held-out loss and its accuracy"),
+        "ratio": Threshold(0.01, "the held-out loss below this share of the least loss its own error rate allows "
+                                 "(each wrong prediction gave its true class at most half the probability, so it "
+                                 "cost at least ln 2): a hundredfold, beyond any class weight or focal factor (a "
+                                 "focal loss's least cost of an error is a quarter of ln 2)"),
+        "min_accuracy": Threshold(0.5, "the accuracy must be at least this at those evaluations: a classifier "
+                                       "that is right on most examples (an exact-match accuracy of a regression, "
+                                       "near 0, says nothing of its loss)"),
+    },
+)
+def loss_below_its_accuracy(run: RunCurves, limits: Limits):
+    """The held-out cross-entropy is far below the least its own held-out accuracy allows: at error rate e, every
+    wrong prediction gave its true class at most half the probability and cost at least ln 2, so the mean loss is
+    at least e·ln 2. A loss a hundred times lower is on another scale (divided by the dataset size, averaged over
+    padding): its start is far below chance whatever the class count, which none of the runs need to record. Not
+    judged on an agent's run, a loss whose name says it is no cross-entropy, or values of exactly 0 (printed
+    rounding, or nothing supervised)."""
+    if run.reinforcement_learning:
+        return None
+    for loss_role, accuracy_role in ((Role.VAL_LOSS, Role.VAL_ACC), (Role.TEST_LOSS, Role.TEST_ACC)):
+        loss, accuracy = run.curve(loss_role), run.curve(accuracy_role)
+        if loss is None or accuracy is None or not is_cross_entropy_like(loss):
+            continue
+        fractions = as_fraction(accuracy)
+        if fractions is None:
+            continue
+        steps, at_loss, at_accuracy = np.intersect1d(loss.finite_steps, accuracy.finite_steps, return_indices=True)
+        losses, accuracies = loss.finite_values[at_loss], fractions[at_accuracy]
+        judged = (losses > 0) & (accuracies < 1) & (accuracies >= limits["min_accuracy"])
+        if judged.sum() < limits["min_points"]:
+            continue
+        least = (1 - accuracies[judged]) * math.log(2)
+        shares = losses[judged] / least
+        if float(np.median(shares)) >= limits["ratio"]:
+            continue
+        first = int(np.flatnonzero(judged)[0])
+        step = int(steps[first])
+        return Found(
+            f"{loss.tag} is {fmt(float(losses[first]))} at step {step} while {accuracy.tag} is "
+            f"{fmt(float(accuracies[first]))}: far below any loss that accuracy allows",
+            [loss.tag, accuracy.tag],
+            [f"at step {step}: {accuracy.tag} = {fmt(float(accuracies[first]))}, so at least "
+             f"{1 - float(accuracies[first]):.2%} of the examples are wrong, each costing ≥ ln 2: the mean loss is "
+             f"≥ {fmt(float(least[0]))}; {loss.tag} = {fmt(float(losses[first]))}",
+             f"over the {int(judged.sum())} evaluations logged with both, the loss is a median "
+             f"{float(np.median(shares)):.2g}× the least its accuracy allows"],
+            step=step,
+        )
+    return None
