@@ -1,5 +1,6 @@
-"""CD201 start_high and CD202 start_low: real runs that must fire, healthy real runs that must not, and
-synthetic edge cases (regression losses, averaged first values, MNIST-like fast learners)."""
+"""CD201 start_high, CD202 start_low and CD203 (a held-out loss below what its accuracy allows): real runs that
+must fire, healthy real runs that must not, and synthetic edge cases (regression losses, averaged first values,
+MNIST-like fast learners)."""
 
 import math
 

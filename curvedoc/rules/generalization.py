@@ -172,8 +172,8 @@ def overfitting(run: RunCurves, limits: Limits):
                 # choice of the lowest point does not bias): a steady rise, however its size compares with the
                 # depth one noisy minimum reaches, is then only asked to be meaningful; one that clears that depth
                 # too is certain, and is reported from the smaller steady share.
-                needed = min(limits["rise_share"] * abs(best_level),
-                             max((limits["rise_noise"] + chance_depth) * noise, limits["steady_share"] * abs(best_level)))
+                certain = max((limits["rise_noise"] + chance_depth) * noise, limits["steady_share"] * abs(best_level))
+                needed = min(limits["rise_share"] * abs(best_level), certain)
         if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
             return None
     best_step, last_step = val.step_at(best), val.step_at(len(values) - 1)

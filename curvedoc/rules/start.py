@@ -180,9 +180,9 @@ def loss_below_its_accuracy(run: RunCurves, limits: Limits):
     """The held-out cross-entropy is far below the least its own held-out accuracy allows: at error rate e, every
     wrong prediction gave its true class at most half the probability and cost at least ln 2, so the mean loss is
     at least e·ln 2. A loss a hundred times lower is on another scale (divided by the dataset size, averaged over
-    padding): its start is far below chance whatever the class count, which none of the runs need to record. Not
-    judged on an agent's run, a loss whose name says it is no cross-entropy, or values of exactly 0 (printed
-    rounding, or nothing supervised)."""
+    padding): its start is far below chance whatever the class count, which the run need not record. Not judged on
+    an agent's run, a loss whose name says it is no cross-entropy, or values of exactly 0 (printed rounding, or
+    nothing supervised)."""
     if run.reinforcement_learning:
         return None
     for loss_role, accuracy_role in ((Role.VAL_LOSS, Role.VAL_ACC), (Role.TEST_LOSS, Role.TEST_ACC)):
