@@ -302,3 +302,13 @@ def test_a_small_rise_that_climbs_steadily_for_hundreds_of_epochs_is_overfitting
     bump = np.where(epochs < 37, level, 1.955 + 0.045 * np.sin(np.pi * (epochs - 37) / 262))
     assert not findings(build({"train/loss": train, "val/loss": bump + 0.005 * rng.standard_normal(300)}, epochs),
                         {"CD501"})
+
+
+def test_a_held_out_loss_that_never_improves_beside_perfect_held_out_accuracy_is_not_memorizing():
+    """A YOLO classifier (a real public run's shape): top-1 accuracy 1.0 on every evaluation while the validation
+    loss sits at 0.313 and the train loss goes to 0. It generalises to every held-out example: no memorising."""
+    epochs = np.arange(20)
+    train = np.r_[0.0372, 3e-4, 1e-5 * np.ones(18)]  # an epoch average: its first is after an epoch of learning
+    val = np.r_[0.314, 0.3135, np.full(18, 0.31323)]
+    assert findings(build({"train/loss": train, "val/loss": val}, epochs), {"CD502"})
+    assert not findings(build({"train/loss": train, "val/loss": val, "val/acc": np.ones(20)}, epochs), {"CD502"})

@@ -12,11 +12,13 @@ from statistics import NormalDist
 
 import numpy as np
 
-from curvedoc.features import MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, rank_trend_z, terms_beside
+from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, as_fraction, chance_loss_of, fmt, rank_trend_z,
+                               terms_beside)
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
+NEAR_PERFECT_ACCURACY = 0.999  # one held-out example in a thousand wrong, as CD601 reads near-perfect
 
 
 
@@ -67,8 +69,20 @@ def _val_gain(run: RunCurves, train: Curve, val: Curve) -> float:
 def _memorizing(run: RunCurves, train: Curve, val: Curve, limits: Limits) -> bool:
     if chance_loss_of(run, train) is None and _starts_late(train) and _starts_late(val):
         return False  # no curve shows the untrained model, so none shows that validation never got below it
+    if _held_out_accuracy_near_perfect(run):
+        return False  # right on (nearly) every held-out example: what it fitted transferred, whatever the loss did
     return (len(train.finite_values) >= 3 and train.end <= limits["near_zero_share"] * abs(_untrained(run, train, val))
             and _val_gain(run, train, val) < limits["followed_share"])
+
+
+def _held_out_accuracy_near_perfect(run: RunCurves) -> bool:
+    """The held-out accuracy ends (median of its last tenth) missing at most one example in a thousand."""
+    for role in (Role.VAL_ACC, Role.TEST_ACC):
+        curve = run.curve(role)
+        fractions = as_fraction(curve) if curve is not None else None
+        if fractions is not None and len(fractions):
+            return float(np.median(fractions[-max(1, len(fractions) // 10):])) >= NEAR_PERFECT_ACCURACY
+    return False
 
 
 def _starts_late(curve: Curve) -> bool:
@@ -217,7 +231,8 @@ def overfitting(run: RunCurves, limits: Limits):
 )
 def memorizing(run: RunCurves, limits: Limits):
     """Train loss falls to about zero while the validation loss never gets meaningfully below where the untrained
-    model started: the generalisation gap is the whole of what training gained."""
+    model started: the generalisation gap is the whole of what training gained. Not when the held-out accuracy
+    ends near-perfect (at most one example in a thousand wrong): what the model fitted transferred."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(val.finite_values) < limits["min_points"]:
         return None
