@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import re
 from functools import cached_property
 
 import numpy as np
@@ -290,6 +291,18 @@ class RunCurves:
         return any(DETECTION_WORDS & set(tokens(tag)) for tag in self.run.tags)
 
     @cached_property
+    def configured_loss_words(self) -> frozenset[str]:
+        """What the run's hyperparameters call its loss function (``loss_fn: CSCELoss()``, ``criterion:
+        BCEWithLogitsLoss()``, ``loss: <function arcface_loss …>``), as lower-case words with a trailing "loss"
+        cut off each (MSELoss → mse): the main loss is that function, whatever its tag calls it."""
+        words = set()
+        for key, value in self.run.meta.hparams.items():
+            if isinstance(value, str) and set(tokens(str(key))) & LOSS_SETTING_WORDS:
+                words |= {word.removesuffix("loss") for word in re.findall(r"[a-z0-9]+", value.lower())
+                          if not word.startswith("0x")}  # a function's repr carries its address
+        return frozenset(words - {"", "torch", "nn", "function", "at", "functional", "f"})
+
+    @cached_property
     def class_count(self):
         """The run's class count (:class:`curvedoc.classcount.ClassCount`): recorded, else read off its curves;
         None when neither says."""
@@ -317,6 +330,15 @@ NOT_CROSS_ENTROPY_WORDS = frozenset({
     "dice", "kl", "elbo", "box", "bbox", "giou", "iou", "dfl", "obj", "reg", "penalty", "aux",
 })
 BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
+# Loss functions a run's settings may name whose start and level are not those of a cross-entropy over the classes:
+# margin softmaxes (a scale s and a margin m start them far above ln n), a focal factor (below it), a cost matrix,
+# quantiles, combinations of several.
+NAMED_NOT_CROSS_ENTROPY = NOT_CROSS_ENTROPY_WORDS | {
+    "arcface", "cosface", "sphereface", "amsoftmax", "margin", "focal", "csce", "quantile", "composite", "hinge",
+    "smoothl1",
+}
+# The words of a setting that names the loss function (loss_fn, loss_func, criterion, objective, loss_type …)
+LOSS_SETTING_WORDS = frozenset({"loss", "criterion", "objective"})
 # The counters Ray Tune adds to every trial's results (and so to its MLflow or CSV log), RL or not
 RAY_TUNE_COUNTERS = frozenset({"timesteps_total", "timesteps_since_restore", "episodes_total", "episodes_this_iter"})
 DETECTION_WORDS = frozenset({"obj", "noobj", "objectness", "box", "bbox"})
@@ -332,12 +354,14 @@ def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
     does not name another kind of loss (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose
     chance level is log 2, unless n = 2), nor a detector's loss other than its class term."""
     words = set(tokens(curve.tag))
+    if not names_a_term(curve.tag) and run.configured_loss_words & NAMED_NOT_CROSS_ENTROPY:
+        return None  # the settings name the main loss as another kind of loss than a cross-entropy over the classes
     if (run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or not run.class_count.yardstick_for(curve.tag)
             or is_sum_of_terms(run, curve) or (run.detection and not words & CLASS_TERM_WORDS)):
         return None
     if len(curve.finite_values) and curve.finite_values.min() < 0:
         return None  # a cross-entropy cannot go below 0 (that is CD102's finding)
-    if words & BINARY_LOSS_WORDS and run.n_classes != 2:
+    if (words | run.configured_loss_words) & (BINARY_LOSS_WORDS | {"bcewithlogits"}) and run.n_classes != 2:
         return None
     return run.chance_loss
 

@@ -194,3 +194,19 @@ def test_a_loss_below_its_accuracy_bound_needs_a_classifier_and_real_values(case
               "regression_exact_match": {"val_loss": np.full(10, 1e-4), "val_acc": np.full(10, 0.12)},
               "mse_named_plainly": {"val_mse_loss": np.full(10, 1e-5), "val_acc": np.full(10, 0.9)}}[case]
     assert "CD203" not in codes(synthetic(curves, steps={tag: epochs for tag in curves}))
+
+
+@pytest.mark.parametrize(("setting", "fires"), [("<function arcface_loss at 0x7fdfa60d5620>", False),
+                                                 ("CrossEntropyLoss()", True), ("FocalLoss(gamma=2)", False),
+                                                 ("BCEWithLogitsLoss()", False)])
+def test_a_loss_function_the_settings_name_decides_whether_chance_is_its_yardstick(setting, fires):
+    """ArcFace with scale 64 and margin 0.5 starts near 20 over 91,354 identities (ln n = 11.4) by design; a focal
+    factor starts below ln n, and a per-label binary cross-entropy's chance is ln 2, not ln n. What the settings
+    call the loss function is what the untagged loss is."""
+    from curvedoc.model import RunBuilder
+
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_loss", np.arange(200), decaying(20.2, 2.1))
+    builder.meta.n_classes = 91354
+    builder.meta.hparams = {"loss_fn": setting, "scale": 64, "margin": 0.5}
+    assert ("CD201" in codes(builder.build())) == fires
