@@ -1210,3 +1210,24 @@ def test_a_ratio_under_a_name_in_brackets_is_no_pair_of_splits(tmp_path):
     lines = [f"Epoch {e}: loss {1.0 - 0.1 * e:.2f} | correct (right/total): {20 + e}/100\n" for e in range(1, 6)]
     run = load_one(write(tmp_path / "training.log", "".join(lines)))
     assert "val_correct" not in run.tags and "right_correct" not in run.tags
+
+
+def test_a_tab_separated_logger_table_without_an_x_is_read_one_row_an_epoch(tmp_path):
+    """pytorch-classification's Logger: the arguments, then a tab-separated header naming measurements in words
+    (each name and value followed by a tab), one row appended per epoch, no epoch column."""
+    rows = [f"{0.1:.6f}\t{2.4 - 0.1 * e:.6f}\t{2.3 - 0.12 * e:.6f}\t{18 + 5 * e:.6f}\t{19 + 6 * e:.6f}\t"
+            for e in range(8)]
+    text = ("==>Arguments:\narch:resnet50\nepochs:8\nlr:0.1\n==>Training log:\n"
+            "Learning Rate\tTrain Loss\tValid Loss\tTrain Acc\tValid Acc\t\n" + "\n".join(rows) + "\n")
+    run = load_one(write(tmp_path / "log.txt", text))
+    assert run.roles == {"Learning_Rate": Role.LR, "Train_Loss": Role.TRAIN_LOSS, "Valid_Loss": Role.VAL_LOSS,
+                         "Train_Acc": Role.TRAIN_ACC, "Valid_Acc": Role.VAL_ACC}
+    assert steps(run, "Valid_Loss") == list(range(1, 9)) and values(run, "Train_Loss")[0] == pytest.approx(2.4)
+    assert run.meta.hparams["lr"] == 0.1
+
+
+def test_tab_separated_words_that_name_no_measurement_are_no_table(tmp_path):
+    lines = ["Name\tCity\tCountry\n", "alice\tparis\tfrance\n"] + [f"epoch {e}: loss {1 - 0.1 * e:.2f}\n"
+                                                                   for e in range(1, 6)]
+    run = load_one(write(tmp_path / "train.log", "".join(lines)))
+    assert set(run.tags) == {"loss"}

@@ -259,6 +259,9 @@ TABLE_X_KEYS = {
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
 # A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
 HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
+# A tab-separated header may name a column in words ("Learning Rate\tTrain Loss\t…", the Logger of
+# pytorch-classification and the many repositories that copied it)
+SPACED_HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()% ]{0,63}")
 # what a header's first three cells and a row's first cell look like: a line that starts otherwise is neither, which
 # settles nearly every line of a log at the cost of one anchored match
 HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(][\w@.:\-/()%]{0,63}\s+[A-Za-z_(]")
@@ -569,7 +572,9 @@ class _ColumnTable:
     fastai do (``epoch train_loss valid_loss accuracy time``).
 
     A header names its x (epoch, step …) first; a table without one (YOLO's evaluation) is read only after one with
-    it, each of its rows at the x of that table's last row. A row has as many cells as its header and a number in
+    it, each of its rows at the x of that table's last row. A tab-separated table whose header names measurements in
+    words and no x (``Learning Rate<TAB>Train Loss<TAB>Valid Loss<TAB>…``, pytorch-classification's Logger,
+    one row appended per epoch) is read with its rows counted as the epochs 1, 2, …. A row has as many cells as its header and a number in
     the x's cell; cells that count or time things, or hold a unit (``2.62G``), are not read. A table whose first
     column names things (classes) gives only its row for all of them (``all``): the rest is a per-class breakdown.
     Under a header with a memory column (YOLO's), the unnamed terms (``box``, ``obj``, ``cls``, ``total``) are its
@@ -583,11 +588,18 @@ class _ColumnTable:
         self.x_kind: str | None = None
         self.last_x: tuple[float | None, float | None] | None = None
         self.losses_unnamed = False
+        self.counted_rows: int | None = None  # rows read under a header that names no x (None: it names one)
 
     def take(self, text: str) -> Line | str | None:
         """A row's :class:`Line`, ``"header"`` for a header or the row of an unfinished epoch (nothing to read), or
         None when ``text``, a line as last drawn that starts as a header or a row does (``HEADER_START``,
         ``ROW_START``), is neither."""
+        if "\t" in text:
+            cells = [cell.strip() for cell in text.strip().split("\t")]
+            if all(SPACED_HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_counted_header(cells):
+                return "header"
+            if self.counted_rows is not None:
+                return self._counted_row(cells)
         bar = COLUMN_BAR.search(text)
         cells = (text[:bar.start()] if bar else text).split()
         if len(cells) >= 3 and all(HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_header(cells):
@@ -611,9 +623,27 @@ class _ColumnTable:
             tags = [f"val_{SHORT_SCORE_NAMES.get(name, name)}" for name in names[1:]]
         else:
             return False
-        self.header, self.x_kind = names, x_kind
+        self.header, self.x_kind, self.counted_rows = names, x_kind, None
         self.tags = [None if name.lower() in COUNT_COLUMNS else tag for name, tag in zip(names[1:], tags, strict=True)]
         return True
+
+    def _is_counted_header(self, names: list[str]) -> bool:
+        """A tab-separated header of two or more measurements and no x: its rows are counted as epochs."""
+        if len(names) < 2 or _x_kind(names[0]) is not None or not any(map(self.names_a_metric, names)):
+            return False
+        self.header, self.x_kind, self.counted_rows = names, "epoch", 0
+        # named as the reader names a phrase elsewhere ("Train Loss: 0.5" → Train_Loss)
+        self.tags = [None if name.lower() in COUNT_COLUMNS else "_".join(name.split()) for name in names]
+        return True
+
+    def _counted_row(self, cells: list[str]) -> Line | None:
+        if len(cells) != len(self.header) or not all(VALUE_CELL.fullmatch(cell) for cell in cells):
+            return None
+        self.counted_rows += 1
+        line = Line(epoch=float(self.counted_rows))
+        line.values = {tag: _number(cell) for tag, cell in zip(self.tags, cells, strict=True) if tag is not None}
+        self.last_x = (line.epoch, None)
+        return line if line.values else None
 
     def _row(self, cells: list[str]) -> Line | None:
         line = Line()
