@@ -1231,3 +1231,23 @@ def test_tab_separated_words_that_name_no_measurement_are_no_table(tmp_path):
                                                                    for e in range(1, 6)]
     run = load_one(write(tmp_path / "train.log", "".join(lines)))
     assert set(run.tags) == {"loss"}
+
+
+def test_metric_names_written_in_chinese_are_read(tmp_path):
+    """Python logging lines of a run logged in Chinese: 训练损失 (train loss), 训练准确率 (train accuracy),
+    验证损失 (val loss), 验证准确率 (val accuracy) after an 'Epoch k/100' line; 第 k 轮 (round k) is an epoch, and
+    训练集大小 (the training set's size) before training a setting."""
+    lines = ["2026-01-28 18:20:30,366 - train_face - INFO - 训练集大小: 32204\n"]
+    for epoch in range(1, 7):
+        lines += [f"2026-01-28 18:20:30,589 - train_face - INFO - \nEpoch {epoch}/100\n",
+                  f"2026-01-28 18:28:20,294 - train_face - INFO - 训练损失: {1.5 - 0.1 * epoch:.4f}, "
+                  f"训练准确率: {36 + 4 * epoch:.2f}%\n",
+                  f"2026-01-28 18:28:24,560 - train_face - INFO - 验证损失: {1.4 - 0.05 * epoch:.4f}，"
+                  f"验证准确率: {43 + 2 * epoch:.2f}%\n"]
+    run = load_one(write(tmp_path / "train_face.log", "".join(lines)))
+    assert {run.roles[tag] for tag in run.tags} == {Role.TRAIN_LOSS, Role.TRAIN_ACC, Role.VAL_LOSS, Role.VAL_ACC}
+    val_loss = next(tag for tag in run.tags if run.roles[tag] == Role.VAL_LOSS)
+    assert steps(run, val_loss) == list(range(1, 7)) and values(run, val_loss)[0] == pytest.approx(1.35)
+    rounds = "".join(f"第 {epoch} 轮 训练损失：{1.0 / epoch:.3f}\n" for epoch in range(1, 6))
+    run = load_one(write(tmp_path / "rounds.log", rounds))
+    assert steps(run, run.primary("train_loss")) == [1, 2, 3, 4, 5]

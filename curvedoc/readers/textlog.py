@@ -199,6 +199,17 @@ PAIR = re.compile(
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
+# Metric words of logs written in Chinese, as the words this reader knows; longest first, so that 训练集 (the training
+# set) is not read as 训练 (train) followed by something else
+CJK_WORDS = {
+    "训练集": "train set", "验证集": "val set", "测试集": "test set", "训练": "train", "验证": "val", "测试": "test",
+    "损失": "loss", "准确率": "acc", "准确度": "acc", "正确率": "acc", "学习率": "lr", "轮次": "epoch",
+}
+CJK_TERMS = re.compile("|".join(sorted(CJK_WORDS, key=len, reverse=True)))
+# "第 3 轮" (round, i.e. epoch 3), "第 100 步" (step 100)
+CJK_COUNTERS = {"轮": "epoch", "步": "step", "次迭代": "iteration"}
+CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次迭代)")
+FULL_WIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "％": "%", "｜": "|"})
 # One name, two splits, two values: "Loss (train/val): 0.9226/0.6834" says train loss 0.9226 and val loss 0.6834
 SPLIT_PAIRED = re.compile(
     rf"(?P<name>(?:{WORD} ){{0,2}}{WORD})\s{{0,4}}\(\s{{0,4}}(?P<first>[A-Za-z]{{1,12}})\s{{0,4}}/\s{{0,4}}"
@@ -837,6 +848,8 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
 
 def read_line(text: str, state: _Reading) -> Line | None:
     """What one line of the log says, or None when it names no number."""
+    if not text.isascii():
+        text = _in_english(text)
     if "\x1b" in text:
         text = ANSI.sub("", text)
     if "\r" in text or "\b" in text:
@@ -973,6 +986,14 @@ def _each_split_its_value(match: re.Match) -> str:
     if not {match["first"].lower(), match["second"].lower()} <= SPLIT_WORDS:
         return match[0]
     return f"{match['first']} {match['name']}: {match['x']} | {match['second']} {match['name']}: {match['y']}"
+
+
+def _in_english(text: str) -> str:
+    """A line whose metric names are written in Chinese (``训练损失: 1.5476, 训练准确率: 36.46%``, ``第 3 轮``) in the
+    words the rest of the reader knows (``train loss: 1.5476, train acc: 36.46%``, ``epoch 3``); full-width
+    punctuation as its ASCII. Other text is left as it is."""
+    text = CJK_COUNTER.sub(lambda match: f" {CJK_COUNTERS[match['unit']]} {match['n']} ", text)
+    return CJK_TERMS.sub(lambda match: f" {CJK_WORDS[match[0]]} ", text).translate(FULL_WIDTH)
 
 
 def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
