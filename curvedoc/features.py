@@ -38,6 +38,12 @@ def fmt(value: float) -> str:
     return f"{value:.4g}"
 
 
+def first_points(values: np.ndarray) -> np.ndarray:
+    """The first few of ``values`` (one on a short curve, three on a long one): where a curve starts. Not a share of
+    the curve: a language model falls from 10.8 to 4 nats in its first 2% of steps."""
+    return values[:max(1, min(START_POINTS, len(values) // 20))]
+
+
 def listed(names: list[str], shown: int = 5) -> str:
     """The first ``shown`` names, and how many more there are: tags as a finding or a verdict quotes them."""
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
@@ -115,10 +121,8 @@ class Curve:
 
     @cached_property
     def start_points(self) -> np.ndarray:
-        """The first few finite values (one on a short curve, three on a long one): where the curve starts. Not a
-        share of the curve: a language model falls from 10.8 to 4 nats in its first 2% of steps."""
-        values = self.finite_values
-        return values[:max(1, min(START_POINTS, len(values) // 20))]
+        """The first few finite values: where the curve starts (see :func:`first_points`)."""
+        return first_points(self.finite_values)
 
     @cached_property
     def start_level(self) -> float:
@@ -295,12 +299,9 @@ class RunCurves:
         """What the run's hyperparameters call its loss function (``loss_fn: CSCELoss()``, ``criterion:
         BCEWithLogitsLoss()``, ``loss: <function arcface_loss …>``), as lower-case words with a trailing "loss"
         cut off each (MSELoss → mse): the main loss is that function, whatever its tag calls it."""
-        words = set()
-        for key, value in self.run.meta.hparams.items():
-            if isinstance(value, str) and set(tokens(str(key))) & LOSS_SETTING_WORDS:
-                words |= {word.removesuffix("loss") for word in re.findall(r"[a-z0-9]+", value.lower())
-                          if not word.startswith("0x")}  # a function's repr carries its address
-        return frozenset(words - {"", "torch", "nn", "function", "at", "functional", "f"})
+        return frozenset(word.removesuffix("loss") for key, value in self.run.meta.hparams.items()
+                         if isinstance(value, str) and set(tokens(str(key))) & LOSS_SETTING_WORDS
+                         for word in re.findall(r"[a-z0-9]+", value.lower()))
 
     @cached_property
     def class_count(self):
@@ -329,7 +330,7 @@ NOT_CROSS_ENTROPY_WORDS = frozenset({
     "mse", "rmse", "mae", "l1", "l2", "huber", "regression", "recon", "reconstruction", "contrastive", "triplet",
     "dice", "kl", "elbo", "box", "bbox", "giou", "iou", "dfl", "obj", "reg", "penalty", "aux",
 })
-BINARY_LOSS_WORDS = frozenset({"bce", "binary", "sigmoid", "multilabel"})
+BINARY_LOSS_WORDS = frozenset({"bce", "bcewithlogits", "binary", "sigmoid", "multilabel"})
 # Loss functions a run's settings may name whose start and level are not those of a cross-entropy over the classes:
 # margin softmaxes (a scale s and a margin m start them far above ln n), a focal factor (below it), a cost matrix,
 # quantiles, combinations of several.
@@ -354,14 +355,15 @@ def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:
     does not name another kind of loss (MSE, contrastive, a box loss; a per-label binary cross-entropy, whose
     chance level is log 2, unless n = 2), nor a detector's loss other than its class term."""
     words = set(tokens(curve.tag))
-    if not names_a_term(curve.tag) and run.configured_loss_words & NAMED_NOT_CROSS_ENTROPY:
-        return None  # the settings name the main loss as another kind of loss than a cross-entropy over the classes
-    if (run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or not run.class_count.yardstick_for(curve.tag)
-            or is_sum_of_terms(run, curve) or (run.detection and not words & CLASS_TERM_WORDS)):
+    # the settings may name the main loss (not a term of it) as another kind of loss than a cross-entropy
+    named = set() if names_a_term(curve.tag) else run.configured_loss_words
+    if (run.chance_loss is None or words & NOT_CROSS_ENTROPY_WORDS or named & NAMED_NOT_CROSS_ENTROPY
+            or not run.class_count.yardstick_for(curve.tag) or is_sum_of_terms(run, curve)
+            or (run.detection and not words & CLASS_TERM_WORDS)):
         return None
     if len(curve.finite_values) and curve.finite_values.min() < 0:
         return None  # a cross-entropy cannot go below 0 (that is CD102's finding)
-    if (words | run.configured_loss_words) & (BINARY_LOSS_WORDS | {"bcewithlogits"}) and run.n_classes != 2:
+    if (words | run.configured_loss_words) & BINARY_LOSS_WORDS and run.n_classes != 2:
         return None
     return run.chance_loss
 

@@ -38,6 +38,7 @@ import pandas as pd
 import yaml
 
 from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.features import listed
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
 from curvedoc.readers.records import STEP_LIMIT, whole_steps
@@ -158,7 +159,7 @@ def _add_curves(builder: RunBuilder, where: Path, curves: dict[str, tuple[np.nda
             copied.append(tag)
         builder.add(tag, steps, values, walls)
     if copied:
-        builder.warn(f"{where}: {', '.join(copied[:5])}{' …' if len(copied) > 5 else ''} logged again at step "
+        builder.warn(f"{where}: {listed(copied)} logged again at step "
                      f"{extra[0]}, after the last epoch, with the values of the restored epoch {extra[1]} (Keras "
                      "autolog after early stopping): not an epoch that ran, dropped")
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import START_POINTS, Curve, RunCurves, as_fraction, chance_loss_of, fmt, robust_sigma
+from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt, robust_sigma
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -32,7 +32,8 @@ def _one_example(values: np.ndarray) -> float | None:
     return float(steps.min()) if len(steps) else None
 
 
-def _held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
+def held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
+    """The validation accuracy, else the test accuracy, with its values as fractions (at COUNT_DECIMALS)."""
     for role in HELD_OUT_ACC:
         curve = run.curve(role)
         if curve is not None and (values := as_fraction(curve)) is not None:
@@ -91,7 +92,7 @@ def accuracy_suspicious(run: RunCurves, limits: Limits):
 
 
 def _near_perfect(run: RunCurves, limits: Limits):
-    found = _held_out_accuracy(run)
+    found = held_out_accuracy(run)
     if found is None:
         return _implied_by_loss(run, limits)
     if segmentation(run):
@@ -156,7 +157,7 @@ def _better_when_reevaluated(run: RunCurves, limits: Limits):
 
 
 def _accuracy_between(run: RunCurves, before_step: int, after_step: int) -> list[str]:
-    found = _held_out_accuracy(run)
+    found = held_out_accuracy(run)
     if found is None:
         return []
     curve, values = found
@@ -246,7 +247,7 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     value throughout, so the train accuracy (when logged) must be level over the same span too: its trend there
     changes it by no more than the tolerance plus its noise. Without a held-out accuracy, the train
     accuracy alone must hold its level so."""
-    held_out = _held_out_accuracy(run)
+    held_out = held_out_accuracy(run)
     train = run.curve(Role.TRAIN_ACC)
     train_values = as_fraction(train) if train is not None else None
     if held_out is not None:
@@ -354,7 +355,7 @@ def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
     flat.quarters = [float(np.median(part)) for part in np.array_split(values, 4)]
     # from where the span starts: on an epoch log the fall is often over within its first quarter (0.518 → 0.443
     # in 7 of 31 evaluations), whose median is then already most of the way down
-    flat.loss_start = max(float(np.median(values[:max(1, min(START_POINTS, len(values) // 20))])), flat.quarters[0])
+    flat.loss_start = max(float(np.median(first_points(values))), flat.quarters[0])
     fall, last_fall = flat.quarters[0] - flat.quarters[3], flat.quarters[2] - flat.quarters[3]
     quarter_noise = loss.noise / math.sqrt(max(1, len(values) // 4))
     whole_fall = flat.loss_start - flat.quarters[3]

@@ -12,10 +12,10 @@ from statistics import NormalDist
 
 import numpy as np
 
-from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, as_fraction, chance_loss_of, fmt, rank_trend_z,
-                               terms_beside)
+from curvedoc.features import MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, rank_trend_z, terms_beside
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
+from curvedoc.rules.accuracy import held_out_accuracy
 
 NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
 NEAR_PERFECT_ACCURACY = 0.999  # one held-out example in a thousand wrong, as CD601 reads near-perfect
@@ -77,12 +77,10 @@ def _memorizing(run: RunCurves, train: Curve, val: Curve, limits: Limits) -> boo
 
 def _held_out_accuracy_near_perfect(run: RunCurves) -> bool:
     """The held-out accuracy ends (median of its last tenth) missing at most one example in a thousand."""
-    for role in (Role.VAL_ACC, Role.TEST_ACC):
-        curve = run.curve(role)
-        fractions = as_fraction(curve) if curve is not None else None
-        if fractions is not None and len(fractions):
-            return float(np.median(fractions[-max(1, len(fractions) // 10):])) >= NEAR_PERFECT_ACCURACY
-    return False
+    found = held_out_accuracy(run)
+    if found is None or not len(fractions := found[1]):
+        return False
+    return float(np.median(fractions[-max(1, len(fractions) // 10):])) >= NEAR_PERFECT_ACCURACY
 
 
 def _starts_late(curve: Curve) -> bool:

@@ -548,7 +548,7 @@ def one_batch_each(curve: Curve) -> bool:
     ``log_every_n_steps`` beside their ``*_epoch`` averages), or a curve its name calls a batch's. One hard batch
     makes a point several times its neighbours, which an average over an epoch never is."""
     words = tokens(curve.tag)
-    return words[-1] == "step" or "batch" in words
+    return words[-1:] == ["step"] or "batch" in words
 
 
 def _spike_rate(curve: Curve, values: np.ndarray, jump: Jump) -> str:
