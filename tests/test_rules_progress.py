@@ -337,3 +337,19 @@ def test_a_score_stuck_beside_a_loss_that_is_nan_throughout_is_no_flat_start_of_
     run = synthetic({"train_loss": np.full(10, np.nan), "train_f1_score": np.zeros(10)})
     found = codes(run)
     assert "CD101" in found and "CD301" not in found
+
+
+def test_a_flat_loss_at_the_entropy_of_an_imbalanced_prior_is_at_chance():
+    """A 43-class traffic-sign CNN that learns nothing (a real public run's shape): both losses settle on 3.479,
+    the entropy of GTSRB's class frequencies, 7.5% under ln 43 = 3.761, and never move from there; the accuracy
+    sits at the commonest sign's share. A model that ignores its input scores the prior's entropy, so that is
+    chance for this run. A loss that fell to the same level learned its way there and is no such finding."""
+    rng = np.random.default_rng(12)
+    prior = 3.479 + 0.002 * rng.standard_normal(15)
+    stuck = synthetic({"train_loss": prior + 0.01, "val_loss": prior, "val_acc": np.full(15, 0.0577)},
+                      n_classes=43)
+    (finding,) = [f for f in diagnose_run(stuck) if f.code == "CD302"]
+    assert "CD304" not in codes(stuck)
+    assert any("imbalanced class prior" in line for line in finding.evidence)
+    fell = np.linspace(np.log(43), 3.48, 15) + 0.002 * rng.standard_normal(15)
+    assert "CD302" not in codes(synthetic({"train_loss": fell + 0.01, "val_loss": fell}, n_classes=43))

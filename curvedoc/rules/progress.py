@@ -230,12 +230,27 @@ AT_CHANCE_THRESHOLDS = {
                                  "above); with no loss logged, accuracy never more than this share of the way "
                                  "from 1/n to 1"),
     "noise_z": FLAT_THRESHOLDS["noise_z"],
+    "max_change": FLAT_THRESHOLDS["max_change"],
+    "prior_share": Threshold(0.1, "a loss flat from its start counts as at chance down to this share below "
+                                  "−log(1/n): the entropy of an imbalanced class prior"),
 }
 
 
 def at_chance(run: RunCurves, curve: Curve, limits: Limits) -> bool:
     chance = chance_loss_of(run, curve)
     return chance is not None and near_chance_loss(curve, chance, limits["tolerance"], limits["noise_z"])
+
+
+def flat_at_prior(run: RunCurves, curve: Curve, limits: Limits) -> bool:
+    """A loss that never moved from its start, at a level a little under −log(1/n): the entropy of an imbalanced
+    class prior (GTSRB's 43 sign classes: 3.48 nats, 92.5% of ln 43), the least a model that ignores its input
+    scores. Below chance by more than the mild imbalance the chance band allows, but only on a curve that shows
+    no learning at all; a loss that fell to that level may have learned something."""
+    chance = chance_loss_of(run, curve)
+    if chance is None or not is_flat(curve, limits):
+        return False
+    return ((1 - limits["prior_share"]) * chance <= float(curve.smooth.min())
+            and curve.end <= chance * (1 + limits["tolerance"]))
 
 
 @rule(
@@ -252,7 +267,8 @@ def at_chance(run: RunCurves, curve: Curve, limits: Limits) -> bool:
 )
 def flat_at_chance(run: RunCurves, limits: Limits):
     """The loss stays at −log(1/n_classes) for the whole run: the validation loss when logged (it shows whether
-    the input carries signal; a train loss may still fall by memorising), else the train loss. With no loss
+    the input carries signal; a train loss may still fall by memorising), else the train loss. A loss that never
+    moves from its start counts down to a tenth below chance: the entropy of an imbalanced class prior. With no loss
     logged, the accuracy staying near 1/n decides. A run that never moves at all gets this finding and
     flat-from-start: the loss is both flat and at chance."""
     loss = _cross_entropy(run, Role.VAL_LOSS) or _cross_entropy(run, Role.TRAIN_LOSS) or first_logged(
@@ -262,11 +278,17 @@ def flat_at_chance(run: RunCurves, limits: Limits):
     accuracy = first_logged(run, Role.VAL_ACC, Role.TRAIN_ACC)
     evidence, tags = [], []
     if loss is not None:
-        if not at_chance(run, loss, limits):
+        prior = not at_chance(run, loss, limits)
+        if prior and not flat_at_prior(run, loss, limits):
             return None
         tags.append(loss.tag)
+        chance = chance_loss_of(run, loss)
         evidence.append(f"{loss.tag}: lowest smoothed {fmt(float(loss.smooth.min()))}, end level "
-                        f"{fmt(loss.end)}; {chance_text(run, chance_loss_of(run, loss))}")
+                        f"{fmt(loss.end)}; {chance_text(run, chance)}")
+        if prior:
+            evidence.append(f"{loss.tag} never moved from its start and sits {1 - loss.end / chance:.1%} below "
+                            "chance: the entropy of an imbalanced class prior, what a model that ignores its input "
+                            "scores")
     if accuracy is not None:
         if loss is None and not near_chance_accuracy(accuracy, run.chance_accuracy, limits["tolerance"]):
             return None
@@ -578,7 +600,8 @@ def underfitting(run: RunCurves, limits: Limits):
     train = curves[0]
     if any(chance_as_yardstick_of_height(run, curve) is None for curve in curves):
         return None  # without a chance level, "high" has no yardstick (MSE, hard tasks)
-    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) for c in curves)
+    if (is_flat_from_start(run, limits) or any(at_chance(run, c, limits) or flat_at_prior(run, c, limits)
+                                               for c in curves)
             or rising(curves[0], limits) or predictions_never_change(run) or plateau(run, limits)):
         return None
     if len(curves) == 1 and _still_coming_down(train):
