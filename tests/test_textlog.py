@@ -384,6 +384,23 @@ def test_runs_printed_one_after_another_are_runs_of_their_own(tmp_path):
     assert len({run.path for run in runs}) == 3
 
 
+def test_each_run_printed_one_after_another_has_the_settings_its_session_printed(tmp_path):
+    """A log of sessions appended one after another, each echoing its own configuration as a JSON dump before it
+    trains (Cheralia/PC-Transformers: a 50,259-token first session, then sessions of a 1,024-token vocabulary):
+    each run is judged with its own vocabulary, not the first session's; a setting a session does not print again
+    stays as printed first."""
+    def session(vocabulary, scale):
+        config = f'Saving the configuration:\n{{\n  "vocab_size": {vocabulary},\n  "batch_size": 8\n}}\n'
+        return config + "".join(f"Epoch {e}/8 | Train Loss: {scale / e:.4f} | Val Loss: {scale / e + 0.1:.4f}\n"
+                                for e in range(1, 9))
+
+    path = write(tmp_path / "training.log", session(50259, 1.0) + session(1024, 2.0) + session(1024, 3.0))
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert [run.meta.hparams.get("vocab_size") for run in runs] == [50259, 1024, 1024]
+    assert all(run.meta.hparams.get("batch_size") == 8 for run in runs)
+    assert [values(run, "Train_Loss")[0] for run in runs] == [1.0, 2.0, 3.0]
+
+
 def test_batches_under_an_epoch_heading_count_on_across_epochs(tmp_path):
     epoch = "Epoch {e}/3\n" + "".join(f"  Batch {b}/30 | Batch Loss: {{loss:.3f}}\n" for b in (10, 20, 30))
     text = "".join(epoch.format(e=e, loss=1.0 / e) for e in range(1, 4))
@@ -607,7 +624,8 @@ def test_a_configuration_printed_at_each_start_is_settings_not_curves(tmp_path):
     text = mnist_session(4, 2, scale=2) + mnist_session(20, 3)
     run = read(write(tmp_path / "training.log", text))
     assert set(run.tags) == {"Training_Loss", "Test_Average_loss", "test_Accuracy"}  # no gamma, lr, "This"
-    assert run.meta.hparams == {"gamma": 0.7, "gpu": 0, "lr": 0.01, "momentum": 0.9, "train_bsize": 4,
+    # the settings are those the restarted session printed, whose values replace the first session's
+    assert run.meta.hparams == {"gamma": 0.7, "gpu": 0, "lr": 0.01, "momentum": 0.9, "train_bsize": 20,
                                 "val_bsize": 1, "model_parameters": 61610}
     # the second session starts epoch 1 again: a restart, whose values are kept
     assert steps(run, "Training_Loss") == list(range(12)) and values(run, "Training_Loss")[0] == 1

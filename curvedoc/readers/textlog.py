@@ -60,7 +60,8 @@ Values printed before the first step or epoch are the run's settings (``lr: 0.00
 settings printed anywhere (``Hyperparameters: {'batch': 512, 'pp': {'test':
 'test'}, …}``), whatever its names say; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric)
 is the number of epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted
-session is settings again (up to the next line with a step or epoch), not points. A value named after a checkpoint's
+session is settings again (up to the next line with a step or epoch), not points: that session's own, which replace
+the earlier ones for the run it starts (each of several runs printed one after another has its own). A value named after a checkpoint's
 save (``New best model saved with BLEU-2: 65.76``, ``✓ New best checkpoint saved (val_acc=0.6250)``) or a best so far
 (``Best val_acc=1.0000``, ``best_acc``) restates a metric and is no curve. A line without a step or epoch of
 its own, printed during training (an evaluation block, another program's output), sits at the x of the line before
@@ -330,6 +331,15 @@ class Parsed:
     own_lines: int = 0
     tags: dict[str, tuple[array, array]] = field(default_factory=dict)  # tag → (record indexes, values)
     settings: dict[str, float] = field(default_factory=dict)
+    # (index of the record printed next, tag, value): values printed after training began that are no points, a
+    # later session's configuration among them; kept only where the step or epoch went back after them (see
+    # ``add``), since only a run started over is preceded by a configuration of its own
+    late_settings: list[tuple[int, str, float]] = field(default_factory=list)
+    # the settings of each run the log holds (see ``_settings_of_each_run``)
+    run_settings: list[dict[str, float]] = field(default_factory=list)
+    # the last record with a step or epoch of its own: its (epoch, step) and index
+    last_own_position: tuple[float | None, float | None] | None = None
+    last_own_index: int = -1
     warnings: list[str] = field(default_factory=list)
     evidence: bool = False  # a step, an epoch or a metric's name seen: worth reading on
     # per run the log holds: values a restarted run logged again, dropped for the later ones
@@ -345,6 +355,9 @@ class Parsed:
 
     def add(self, line: Line, placed: int, kind: int | None = None) -> None:
         index = len(self.placed)
+        if placed == OWN:
+            self._forget_settings_unless_started_over(line)
+            self.last_own_index = index
         self.epoch.append(math.nan if line.epoch is None else line.epoch)
         self.step.append(math.nan if line.step is None else line.step)
         self.step_total.append(math.nan if line.step_total is None else line.step_total)
@@ -364,6 +377,23 @@ class Parsed:
                 column = self.tags[tag] = (array("q"), array("d"))
             column[0].append(index)
             column[1].append(value)
+
+    def note_late_settings(self, values: dict[str, float]) -> None:
+        self.late_settings.extend((len(self.placed), tag, value) for tag, value in values.items())
+
+    def _forget_settings_unless_started_over(self, line: Line) -> None:
+        """Drops the late settings printed since the last line with a step or epoch of its own when this line goes
+        on from it: they precede no run started over, and a long log would otherwise keep them all."""
+        previous = self.last_own_position
+        position = self.last_own_position = (line.epoch, line.step)
+        if not self.late_settings or previous is None:
+            return
+        compared = [(now, before) for now, before in zip(position, previous, strict=True)
+                    if now is not None or before is not None]
+        if compared and all(None not in pair for pair in compared) and tuple(
+                now for now, _ in compared) > tuple(before for _, before in compared):
+            while self.late_settings and self.late_settings[-1][0] > self.last_own_index:
+                self.late_settings.pop()
 
     def kind_index(self, line: Line) -> int:
         names = tuple(line.values)
@@ -389,8 +419,9 @@ def read(source: Source) -> list[Run]:
     else:
         builders = [RunBuilder(f"{path}#{number}", FORMAT, name=f"{file_run_name(path)}#{number}")
                     for number in range(1, len(runs) + 1)]
-    for builder, curves, superseded in zip(builders, runs, parsed.superseded, strict=True):
-        _add_curves(builder, path, parsed, curves, superseded)
+    for builder, curves, superseded, settings in zip(builders, runs, parsed.superseded, parsed.run_settings,
+                                                     strict=True):
+        _add_curves(builder, path, parsed, curves, superseded, settings)
     return [builder.build() for builder in builders]
 
 
@@ -402,7 +433,7 @@ def add_text_log(builder: RunBuilder, path: Path) -> None:
     already has some (a W&B run's config).
     """
     parsed, (curves,) = _read_log(path, split_runs=False)
-    _add_curves(builder, path, parsed, curves, *parsed.superseded)
+    _add_curves(builder, path, parsed, curves, *parsed.superseded, *parsed.run_settings)
 
 
 def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tuple[np.ndarray, np.ndarray]]]]:
@@ -417,14 +448,14 @@ def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tupl
     return parsed, runs
 
 
-def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed,
-                curves: dict[str, tuple[np.ndarray, np.ndarray]], superseded: int) -> None:
+def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[str, tuple[np.ndarray, np.ndarray]],
+                superseded: int, settings: dict[str, float]) -> None:
     builder.add_file(path)
     for message in parsed.warnings:
         builder.warn(message)
     warn_restarts(builder, path, superseded, "value(s)")
     if not builder.meta.hparams:
-        builder.meta.hparams = dict(parsed.settings)
+        builder.meta.hparams = settings
     for tag, (steps, values) in curves.items():
         builder.add(tag, steps, values, loss_hint=tag in parsed.loss_tags)
 
@@ -716,6 +747,8 @@ class _Reading:
             for tag, value in line.values.items():
                 if len(self.parsed.settings) < MAX_SETTINGS:
                     self.parsed.settings.setdefault(tag, value)
+            if self.started:
+                self.parsed.note_late_settings(line.values)
             return
         if line.epoch is not None or line.step is not None:
             self.parsed.evidence = True
@@ -756,8 +789,10 @@ class _Reading:
             # with the whole log read; a kind first printed after the first line with a step is none.
             kind = self.parsed.kind_index(line)
             if kind < 0:
-                line.values = {tag: value for tag, value in line.values.items()
-                               if _reads_as_evaluation(tag, self.names_a_metric)}
+                taken = {tag: value for tag, value in line.values.items()
+                         if _reads_as_evaluation(tag, self.names_a_metric)}
+                self.parsed.note_late_settings({tag: value for tag, value in line.values.items() if tag not in taken})
+                line.values = taken
             if line.values:
                 self.parsed.add(line, LOOSE, kind)
         else:
@@ -1241,6 +1276,8 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     for curves in runs:
         _drop_restated(curves)
     parsed.superseded = [int(count) for curves, count in zip(runs, superseded, strict=True) if curves]
+    settings = _settings_of_each_run(parsed, placed, x, own, None if line_order else each_step, run_of, len(runs))
+    parsed.run_settings = [dict(each) for curves, each in zip(runs, settings, strict=True) if curves]
     runs = [curves for curves in runs if curves]
     enough = (
         any(names_a_metric(tag) for curves in runs for tag in curves) if line_order
@@ -1275,6 +1312,39 @@ def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.nd
         parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run "
                     "stopped as it began, not read")
     return run_of
+
+
+def _settings_of_each_run(parsed: Parsed, placed: np.ndarray, x: np.ndarray, own: np.ndarray | None,
+                          each_step: np.ndarray | None, run_of: np.ndarray, count: int) -> list[dict[str, float]]:
+    """The settings each run was started with: those printed before the log's first step (``parsed.settings``),
+    and, where a run began by starting over (a new session of the log, a sweep's next configuration, a restart
+    whose earlier values it replaces), the configuration printed again right before that, which each session
+    echoes as its own (a 1,024-token vocabulary after a first session's 50,259): the values in the gap before the
+    run's last start that were taken as no points."""
+    settings = [dict(parsed.settings) for _ in range(count)]
+    if own is None or each_step is None:
+        return settings
+    owned = np.flatnonzero(own)
+    gaps = {}  # run -> (record index of the line with a step before its last start, that of the start)
+    for where in (np.flatnonzero(x[owned][1:] < x[owned][:-1]) + 1).tolist():
+        if (run := int(run_of[owned[where]])) >= 0:
+            gaps[run] = int(owned[where - 1]), int(owned[where])
+    if not gaps:
+        return settings
+    unplaced = ((placed == PREAMBLE) | (placed == LOOSE)) & ~each_step
+    for run, (after, before) in gaps.items():
+        for tag, (indexes, values) in parsed.tags.items():
+            if _reads_as_evaluation(tag):
+                continue
+            indexes = np.frombuffer(indexes, dtype=np.int64)  # in the order the records were read
+            inside = np.arange(np.searchsorted(indexes, after, side="right"), np.searchsorted(indexes, before))
+            inside = inside[unplaced[indexes[inside]]]
+            if len(inside):
+                settings[run][tag] = float(np.frombuffer(values, dtype=np.float64)[inside[-1]])
+        for position, tag, value in parsed.late_settings:
+            if after < position <= before:
+                settings[run][tag] = value
+    return settings
 
 
 def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
