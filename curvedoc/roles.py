@@ -17,6 +17,7 @@ Besides the roles, two readings of a tag that the rules need and a role cannot c
 from __future__ import annotations
 
 import itertools
+import unicodedata
 import re
 from enum import Enum
 
@@ -103,10 +104,47 @@ _TOTAL_NORM_WORDS = _GRAD_WORDS | {
 } | set(_SPLIT_WORDS)
 
 
+# What a log written in another language calls its measurements, as the English words the roles know (accents
+# stripped: ``Pérdida``, ``Época``): Spanish, Portuguese, Catalan, Italian, French, German and Dutch, then Russian.
+# Only words that name nothing else in English; "precisión" is left out, for it names accuracy in some logs and
+# precision in others.
+FOREIGN_WORDS = {
+    **dict.fromkeys(("perdida", "perdidas", "perda", "perdas", "perdua", "perdita", "perte", "verlust", "verlies"),
+                    "loss"),
+    **dict.fromkeys(("exactitud", "acuracia", "accuratezza", "exactitude", "genauigkeit", "nauwkeurigheid"),
+                    "accuracy"),
+    **dict.fromkeys(("epoca", "epocas", "epoche", "epochen", "epoque", "epoques"), "epoch"),
+    **dict.fromkeys(("entrenamiento", "treino", "treinamento", "entrenament", "addestramento", "entrainement"),
+                    "train"),
+    **dict.fromkeys(("validacion", "validacao", "validacio", "validazione", "validierung", "validatie"), "val"),
+    **dict.fromkeys(("prueba", "teste"), "test"),
+}
+_CYRILLIC_WORDS = {"потери": "loss", "потеря": "loss", "эпоха": "epoch", "точность": "accuracy", "обучение": "train",
+                   "валидация": "val", "тест": "test"}
+_FOREIGN_WORD = re.compile(r"(?<![A-Za-z])(?:" + "|".join(FOREIGN_WORDS) + r")(?![A-Za-z])", re.IGNORECASE)
+_CYRILLIC = re.compile("|".join(sorted(_CYRILLIC_WORDS, key=len, reverse=True)), re.IGNORECASE)
+
+
 def tokens(tag: str) -> list[str]:
-    """Lower-case words of a tag: separators split, and so does camelCase (``valLoss`` → val, loss)."""
+    """Lower-case words of a tag: separators split, and so does camelCase (``valLoss`` → val, loss); a word of
+    another language that names a measurement as its English word (``Pérdida`` → loss, see FOREIGN_WORDS)."""
+    if not tag.isascii():
+        tag = _in_ascii_letters(tag)
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tag)
-    return [t for t in re.split(r"[^A-Za-z0-9@]+", spaced.lower()) if t]
+    return [FOREIGN_WORDS.get(t, t) for t in re.split(r"[^A-Za-z0-9@]+", spaced.lower()) if t]
+
+
+def _in_ascii_letters(tag: str) -> str:
+    """The Russian words of FOREIGN_WORDS in English, and accented Latin letters without their accents."""
+    if _CYRILLIC.search(tag):
+        tag = _CYRILLIC.sub(lambda match: f" {_CYRILLIC_WORDS[match[0].lower()]} ", tag)
+    return "".join(c for c in unicodedata.normalize("NFKD", tag) if not unicodedata.combining(c))
+
+
+def in_english(text: str) -> str:
+    """A line of text that is not ASCII with the measurement words of other languages in English (``Época 3/10 -
+    pérdida: 0.52`` → ``epoch 3/10 - loss: 0.52``), as :func:`tokens` reads them in a tag."""
+    return _FOREIGN_WORD.sub(lambda match: FOREIGN_WORDS[match[0].lower()], _in_ascii_letters(text))
 
 
 # Ultralytics files its validation metrics under "metrics/" (metrics/accuracy_top1, metrics/mAP50(B)); a split

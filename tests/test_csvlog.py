@@ -285,6 +285,16 @@ def test_step_named_in_capitals(tmp_path):
     assert run.series("Loss")["step"].tolist() == [5, 10]
 
 
+def test_a_log_written_in_another_language_has_its_epoch_and_loss(tmp_path):
+    """A Catalan audio CNN's log (Gardenou/TFG_IA_Model: Epoca, Perdua, Accuracy, Items) and a Spanish one: the
+    epoch column is the x axis and the loss is the train loss, as their English names would be."""
+    run = load_one(write(tmp_path / "log.csv", "Epoca,Perdua,Accuracy,Items\n1,2.19,0.22,6986\n2,2.01,0.30,6986\n"))
+    assert run.series("Perdua")["step"].tolist() == [1, 2] and run.roles["Perdua"] is Role.TRAIN_LOSS
+    assert not any("row number" in warning for warning in run.warnings)
+    run = load_one(write(tmp_path / "es.csv", "Época,Pérdida,Pérdida_validación\n1,0.9,1.0\n2,0.8,0.95\n"))
+    assert run.series("Pérdida")["step"].tolist() == [1, 2] and run.roles["Pérdida_validación"] is Role.VAL_LOSS
+
+
 def test_malformed_middle_line_is_skipped(tmp_path):
     run = load_one(write(tmp_path / "log.csv", "step,loss\n0,1.0\n1,0.9,extra,cells\n2,0.8\n"))
     assert run.series("loss")["step"].tolist() == [0, 2]

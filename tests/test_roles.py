@@ -101,6 +101,21 @@ def test_losses_accuracies_and_bookkeeping_of_real_logs(tag, role):
     assert infer_role(tag) == role
 
 
+IN_OTHER_LANGUAGES = {
+    "Pérdida": Role.TRAIN_LOSS, "val_pérdida": Role.VAL_LOSS, "Perdua": Role.TRAIN_LOSS, "perda_treino": Role.TRAIN_LOSS,
+    "perte_val": Role.VAL_LOSS, "Verlust": Role.TRAIN_LOSS, "Exactitud_validación": Role.VAL_ACC,
+    "acurácia_teste": Role.TEST_ACC, "Genauigkeit": Role.TRAIN_ACC, "Точность валидация": Role.VAL_ACC,
+    "Потери": Role.TRAIN_LOSS, "Época": Role.OTHER,
+    # a word of another language that names nothing measured stays unknown; "precisión" is no accuracy here
+    "precisión": Role.SCORE,
+}
+
+
+@pytest.mark.parametrize("tag,role", IN_OTHER_LANGUAGES.items())
+def test_measurements_named_in_other_languages(tag, role):
+    assert infer_role(tag) == role
+
+
 @pytest.mark.parametrize("tag,role", PERPLEXITIES.items())
 def test_a_perplexity_is_a_loss_of_its_split_on_a_log_scale(tag, role):
     assert infer_role(tag) == role and is_perplexity(tag)

@@ -1251,6 +1251,19 @@ def test_tab_separated_words_that_name_no_measurement_are_no_table(tmp_path):
     assert set(run.tags) == {"loss"}
 
 
+def test_metric_names_written_in_spanish_or_russian_are_read(tmp_path):
+    """A script that prints its epochs in Spanish (Época 3/10 - pérdida … - val_pérdida …) or in Russian (Эпоха 3,
+    потеря …): the epoch is the x axis and the losses are the train and validation loss."""
+    spanish = "".join(f"Época {epoch}/6 - pérdida: {1.0 / epoch:.3f} - exactitud: {0.5 + 0.05 * epoch:.3f} - "
+                      f"val_pérdida: {1.1 / epoch:.3f}\n" for epoch in range(1, 7))
+    run = load_one(write(tmp_path / "entrenamiento.log", spanish))
+    assert {run.roles[tag] for tag in run.tags} == {Role.TRAIN_LOSS, Role.TRAIN_ACC, Role.VAL_LOSS}
+    assert steps(run, run.primary("val_loss")) == list(range(1, 7)) and not run.warnings
+    russian = "".join(f"Эпоха {epoch}: потеря = {1.0 / epoch:.3f}\n" for epoch in range(1, 7))
+    run = load_one(write(tmp_path / "obuchenie.log", russian))
+    assert steps(run, run.primary("train_loss")) == list(range(1, 7))
+
+
 def test_metric_names_written_in_chinese_are_read(tmp_path):
     """Python logging lines of a run logged in Chinese: 训练损失 (train loss), 训练准确率 (train accuracy),
     验证损失 (val loss), 验证准确率 (val accuracy) after an 'Epoch k/100' line; 第 k 轮 (round k) is an epoch, and

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from curvedoc.model import RunBuilder
+from curvedoc.roles import tokens
 
 NONFINITE_WORDS = {
     "nan": math.nan, "+nan": math.nan, "-nan": math.nan,
@@ -176,7 +177,8 @@ def find_step_column(columns: list[str]) -> str | None:
     for name in STEP_COLUMNS:
         if name in by_lower:
             return by_lower[name]
-    return None
+    # an epoch column named in another language (Época, Epoche, Эпоха): its one word says epoch
+    return next((column for column in columns if tokens(column) == ["epoch"]), None)
 
 
 def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> bool:

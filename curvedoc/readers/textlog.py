@@ -115,7 +115,7 @@ from curvedoc.readers.records import (
     warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
-from curvedoc.roles import RUNNING_BEST, Role, infer_role, tokens
+from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, tokens
 
 FORMAT = "text-log"
 MIN_POINTS = 3
@@ -1026,9 +1026,10 @@ def _each_split_its_value(match: re.Match) -> str:
 def _in_english(text: str) -> str:
     """A line whose metric names are written in Chinese (``训练损失: 1.5476, 训练准确率: 36.46%``, ``第 3 轮``) in the
     words the rest of the reader knows (``train loss: 1.5476, train acc: 36.46%``, ``epoch 3``); full-width
-    punctuation as its ASCII. Other text is left as it is."""
+    punctuation as its ASCII; accented letters without their accents, and the words of other languages that name
+    a measurement (``Época``, ``pérdida``) in English (see ``roles.in_english``). Other text is left as it is."""
     text = CJK_COUNTER.sub(lambda match: f" {CJK_COUNTERS[match['unit']]} {match['n']} ", text)
-    return CJK_TERMS.sub(lambda match: f" {CJK_WORDS[match[0]]} ", text).translate(FULL_WIDTH)
+    return in_english(CJK_TERMS.sub(lambda match: f" {CJK_WORDS[match[0]]} ", text).translate(FULL_WIDTH))
 
 
 def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
