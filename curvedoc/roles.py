@@ -105,7 +105,8 @@ _TOTAL_NORM_WORDS = _GRAD_WORDS | {
 
 
 # What a log written in another language calls its measurements, as the English words the roles know (accents
-# stripped: ``Pérdida``, ``Época``): Spanish, Portuguese, Catalan, Italian, French, German and Dutch, then Russian.
+# stripped: ``Pérdida``, ``Época``): Spanish, Portuguese, Catalan, Italian, French, German and Dutch; Chinese and
+# Russian below.
 # Only words that name nothing else in English; "precisión" is left out, for it names accuracy in some logs and
 # precision in others.
 FOREIGN_WORDS = {
@@ -119,6 +120,12 @@ FOREIGN_WORDS = {
     **dict.fromkeys(("validacion", "validacao", "validacio", "validazione", "validierung", "validatie"), "val"),
     **dict.fromkeys(("prueba", "teste"), "test"),
 }
+# Chinese, longest first, so that 训练集 (the training set) is not read as 训练 (train) followed by something else
+_CJK_WORDS = {
+    "训练集": "train set", "验证集": "val set", "测试集": "test set", "训练": "train", "验证": "val", "测试": "test",
+    "损失": "loss", "准确率": "acc", "准确度": "acc", "正确率": "acc", "学习率": "lr", "轮次": "epoch",
+}
+_CJK = re.compile("|".join(sorted(_CJK_WORDS, key=len, reverse=True)))
 _CYRILLIC_WORDS = {"потери": "loss", "потеря": "loss", "эпоха": "epoch", "точность": "accuracy", "обучение": "train",
                    "валидация": "val", "тест": "test"}
 _FOREIGN_WORD = re.compile(r"(?<![A-Za-z])(?:" + "|".join(FOREIGN_WORDS) + r")(?![A-Za-z])", re.IGNORECASE)
@@ -135,7 +142,10 @@ def tokens(tag: str) -> list[str]:
 
 
 def _in_ascii_letters(tag: str) -> str:
-    """The Russian words of FOREIGN_WORDS in English, and accented Latin letters without their accents."""
+    """The Chinese and Russian words of a measurement in English, and accented Latin letters without their
+    accents."""
+    if _CJK.search(tag):
+        tag = _CJK.sub(lambda match: f" {_CJK_WORDS[match[0]]} ", tag)
     if _CYRILLIC.search(tag):
         tag = _CYRILLIC.sub(lambda match: f" {_CYRILLIC_WORDS[match[0].lower()]} ", tag)
     return "".join(c for c in unicodedata.normalize("NFKD", tag) if not unicodedata.combining(c))

@@ -105,7 +105,7 @@ IN_OTHER_LANGUAGES = {
     "Pérdida": Role.TRAIN_LOSS, "val_pérdida": Role.VAL_LOSS, "Perdua": Role.TRAIN_LOSS, "perda_treino": Role.TRAIN_LOSS,
     "perte_val": Role.VAL_LOSS, "Verlust": Role.TRAIN_LOSS, "Exactitud_validación": Role.VAL_ACC,
     "acurácia_teste": Role.TEST_ACC, "Genauigkeit": Role.TRAIN_ACC, "Точность валидация": Role.VAL_ACC,
-    "Потери": Role.TRAIN_LOSS, "Época": Role.OTHER,
+    "Потери": Role.TRAIN_LOSS, "Época": Role.OTHER, "验证损失": Role.VAL_LOSS, "accuracy/验证": Role.VAL_ACC,
     # a word of another language that names nothing measured stays unknown; "precisión" is no accuracy here
     "precisión": Role.SCORE,
 }

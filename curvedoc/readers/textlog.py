@@ -200,13 +200,6 @@ PAIR = re.compile(
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
-# Metric words of logs written in Chinese, as the words this reader knows; longest first, so that 训练集 (the training
-# set) is not read as 训练 (train) followed by something else
-CJK_WORDS = {
-    "训练集": "train set", "验证集": "val set", "测试集": "test set", "训练": "train", "验证": "val", "测试": "test",
-    "损失": "loss", "准确率": "acc", "准确度": "acc", "正确率": "acc", "学习率": "lr", "轮次": "epoch",
-}
-CJK_TERMS = re.compile("|".join(sorted(CJK_WORDS, key=len, reverse=True)))
 # "第 3 轮" (round, i.e. epoch 3), "第 100 步" (step 100)
 CJK_COUNTERS = {"轮": "epoch", "步": "step", "次迭代": "iteration"}
 CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次迭代)")
@@ -1029,7 +1022,7 @@ def _in_english(text: str) -> str:
     punctuation as its ASCII; accented letters without their accents, and the words of other languages that name
     a measurement (``Época``, ``pérdida``) in English (see ``roles.in_english``). Other text is left as it is."""
     text = CJK_COUNTER.sub(lambda match: f" {CJK_COUNTERS[match['unit']]} {match['n']} ", text)
-    return in_english(CJK_TERMS.sub(lambda match: f" {CJK_WORDS[match[0]]} ", text).translate(FULL_WIDTH))
+    return in_english(text.translate(FULL_WIDTH))
 
 
 def _key_phrase(text: str, match: re.Match, previous_end: int) -> str:
