@@ -16,8 +16,11 @@ Each is evidence of k only as far as its precision tells k from its neighbours: 
 the small counts, a flat loss (a median of many points) any count its level pins, an accuracy the small and the
 conventional counts. One piece of evidence makes an *uncertain* count (a finding built on it says so and drops
 one severity level); a loss and an accuracy that agree make it certain (two losses, or a loss's start and its
-level, are one measurement of one unlearned model). A count read off a curve's start alone is never that curve's
-yardstick: its start cannot be "far from chance" by the measure it defined, nor its level "near chance".
+level, are one measurement of one unlearned model). And an accuracy and a loss of one split that disagree veto
+each other: an accuracy at 1/k is no evidence beside a cross-entropy an unlearned model over k classes does not
+score (2.1× ln 4 beside 0.25: a learned level that happens to sit at a quarter), nor a loss at ln k beside an
+accuracy of twice 1/k or more. A count read off a curve's start alone is never that curve's yardstick: its start
+cannot be "far from chance" by the measure it defined, nor its level "near chance".
 """
 
 from __future__ import annotations
@@ -74,6 +77,13 @@ ROUNDING = 5e-5
 # n balanced classes: the record names something else (the model's head), not the data's classes.
 ACCURACY_RULES_OUT = 2.0
 HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
+# An unlearned model's cross-entropy lies within this share of ln k: a class prior a little off uniform below it, an
+# init's excess and a little overconfidence above
+UNLEARNED_LOSS_SHARE = 0.25
+BLOWN_UP = 10.0
+# the loss and the accuracy measured on one split
+_PARTNERS = {Role.TRAIN_ACC: Role.TRAIN_LOSS, Role.VAL_ACC: Role.VAL_LOSS, Role.TEST_ACC: Role.TEST_LOSS}
+_PARTNERS |= {loss: accuracy for accuracy, loss in _PARTNERS.items()}
 
 
 @dataclass(frozen=True)
@@ -243,13 +253,49 @@ def _accuracy_levels(run: RunCurves) -> list[Evidence]:
                 continue
             k = min(TELLABLE_COUNTS, key=lambda count: abs(1 / count - values[0]))
             leading = _sitting(values, 1 / k, ACCURACY_BAND / k)
-            if leading:
+            if leading and not _loss_contradicts(run, curve, k, leading):
                 level = float(np.median(values[:leading]))
                 found.append(Evidence(k, curve.tag, "accuracy",
                                       f"{curve.tag} sits at {fmt(level)} ≈ 1/{k} at "
                                       f"{_span(leading, len(values))} evaluations",
                                       level if leading == len(values) else None))
     return found
+
+
+def _loss_contradicts(run: RunCurves, accuracy: Curve, k: int, leading: int) -> bool:
+    """Whether the cross-entropy of the accuracy's split, over the evaluations where the accuracy sat at 1/k, is one
+    no unlearned model over k classes scores: further from ln k than UNLEARNED_LOSS_SHARE of it (a model at 2.1×
+    ln 4 beside an accuracy of 0.25 learned something, and its 0.25 is a coincidence of another count), yet not
+    blown up (beyond BLOWN_UP × ln k, the true class at a probability below k⁻¹⁰: a broken model, whose accuracy is
+    what its one constant answer scores, 1/k on balanced data)."""
+    during = _partner_during(run, accuracy, leading)
+    if during is None:
+        return False
+    level, chance = float(np.median(during[1])), math.log(k)
+    return (is_cross_entropy_like(during[0]) and abs(level - chance) > UNLEARNED_LOSS_SHARE * chance
+            and level < BLOWN_UP * chance)
+
+
+def _accuracy_contradicts(run: RunCurves, loss: Curve, k: int, leading: int) -> bool:
+    """Whether the accuracy of the loss's split, over the points where the loss sat at ln k, is one no unlearned
+    model over k classes scores: ACCURACY_RULES_OUT times 1/k or more (an accuracy of 0.34 beside a loss at ln 6 is
+    no model guessing among 6). Not less: a random init's answers can miss more often than chance (0.044 on ten
+    balanced digits, with the learning rate at 0)."""
+    during = _partner_during(run, loss, leading)
+    if during is None or (values := as_fraction(during[0])) is None:
+        return False
+    return float(np.median(values[np.isin(during[0].finite_steps, during[2])])) * k >= ACCURACY_RULES_OUT
+
+
+def _partner_during(run: RunCurves, curve: Curve, leading: int) -> tuple[Curve, np.ndarray, np.ndarray] | None:
+    """The loss of an accuracy's split (the accuracy of a loss's), and its values and steps over the span of the
+    curve's first ``leading`` points, when it logged any there."""
+    partner = run.curve(_PARTNERS[curve.role]) if curve.role in _PARTNERS else None
+    if partner is None:
+        return None
+    steps = curve.finite_steps[:leading]
+    inside = (partner.finite_steps >= steps[0]) & (partner.finite_steps <= steps[-1])
+    return (partner, partner.finite_values[inside], partner.finite_steps[inside]) if inside.any() else None
 
 
 def _one_class_predicted(run: RunCurves) -> list[Evidence]:
@@ -304,7 +350,7 @@ def _loss_levels(run: RunCurves) -> list[Evidence]:
             continue
         k = _pinned_count(values, whole_run=True) or _pinned_count(values[:MIN_LEADING_EVALUATIONS], whole_run=False)
         leading = _sitting(values, math.log(k), LEVEL_SHARE * math.log(k)) if k is not None else 0
-        if leading:
+        if leading and not _accuracy_contradicts(run, curve, k, leading):
             found.append(Evidence(k, curve.tag, "level",
                                   f"{curve.tag} sits at {fmt(float(np.median(values[:leading])))} ≈ ln {k} at "
                                   f"{_span(leading, len(values))} points"))

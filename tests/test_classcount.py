@@ -89,6 +89,28 @@ def test_an_accuracy_that_sat_at_chance_before_it_learned_is_evidence():
     assert inferred({"val/acc": np.r_[0.2044, 0.22, 0.2267, np.linspace(0.25, 0.3, 9)]}) is None
 
 
+def test_an_accuracy_at_one_over_k_beside_a_loss_no_unlearned_model_scores_is_no_evidence():
+    """Four public runs read a count off an accuracy at 1/k that was a learned level: a 120-breed classifier at
+    0.25 beside a validation loss of 2.9 (2.1× ln 4), a language model's token accuracy at 0.26, an EEG model at
+    0.48 among 6 classes. An unlearned model over k classes scores about ln k beside 1/k; one whose loss blew up
+    (50× ln 10) is broken, and its constant answer scores 1/k on balanced data."""
+    steps = {"val/loss": np.arange(10) * 20 + 19, "val/acc": np.arange(10) * 20 + 19}
+    learned = np.r_[np.full(5, 0.2485), np.linspace(0.25, 0.28, 5)]
+    assert inferred({"val/acc": learned, "val/loss": np.full(10, 2.9)}, steps=steps) is None
+    assert inferred({"val/acc": learned, "val/loss": np.full(10, 1.40)}, steps=steps).n == 4
+    assert inferred({"val/acc": np.full(10, 0.1), "val/loss": np.full(10, 118.9)}, steps=steps).n == 10
+
+
+def test_a_loss_at_ln_k_beside_an_accuracy_twice_one_over_k_is_no_evidence():
+    """A temperature-only fine-tune of an 8-class model: its validation loss sits at 1.778, near ln 6, beside an
+    accuracy of 0.3375, twice 1/6: no model guessing among 6 classes scores that (nor among 3, with a loss 1.6×
+    ln 3). An accuracy of 0.40, no 1/k of its own, rules out the 6 alone."""
+    steps = {"val/loss": np.arange(10) * 20 + 19, "val/acc": np.arange(10) * 20 + 19}
+    assert inferred({"val/loss": np.full(10, 1.778), "val/acc": np.full(10, 0.3375)}, steps=steps) is None
+    assert inferred({"val/loss": np.full(10, 1.778), "val/acc": np.full(10, 0.40)}, steps=steps) is None
+    assert inferred({"val/loss": np.full(10, 1.778), "val/acc": np.full(10, 0.17)}, steps=steps).n == 6
+
+
 def test_curves_that_disagree_give_no_count():
     assert inferred({"train/loss": falling(0.69), "val/acc": np.full(10, 0.1)}) is None
 
