@@ -61,8 +61,9 @@ settings printed anywhere (``Hyperparameters: {'batch': 512, 'pp': {'test':
 'test'}, …}``), whatever its names say; an ``epoch: 20`` among them (followed by ``gamma: 0.7``, naming no metric)
 is the number of epochs to run, no epoch the lines after it report, and a configuration printed again by a restarted
 session is settings again (up to the next line with a step or epoch), not points: that session's own, which replace
-the earlier ones for the run it starts (each of several runs printed one after another has its own). A value named after a checkpoint's
-save (``New best model saved with BLEU-2: 65.76``, ``✓ New best checkpoint saved (val_acc=0.6250)``) or a best so far
+the earlier ones for the run it starts (each of several runs printed one after another has its own). A value named
+after a checkpoint's save (``New best model saved with BLEU-2: 65.76``, ``✓ New best checkpoint saved
+(val_acc=0.6250)``) or a best so far
 (``Best val_acc=1.0000``, ``best_acc``) restates a metric and is no curve. A line without a step or epoch of
 its own, printed during training (an evaluation block, another program's output), sits at the x of the line before
 it and gives only metrics that name their split (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is
@@ -609,8 +610,9 @@ class _ColumnTable:
     A header names its x (epoch, step …) first; a table without one (YOLO's evaluation) is read only after one with
     it, each of its rows at the x of that table's last row. A tab-separated table whose header names measurements in
     words and no x (``Learning Rate<TAB>Train Loss<TAB>Valid Loss<TAB>…``, pytorch-classification's Logger,
-    one row appended per epoch) is read with its rows counted as the epochs 1, 2, …. A row has as many cells as its header and a number in
-    the x's cell; cells that count or time things, or hold a unit (``2.62G``), are not read. A table whose first
+    one row appended per epoch) is read with its rows counted as the epochs 1, 2, …. A row has as many cells as its
+    header and a number in the x's cell; cells that count or time things, or hold a unit (``2.62G``), are not
+    read. A table whose first
     column names things (classes) gives only its row for all of them (``all``): the rest is a per-class breakdown.
     Under a header with a memory column (YOLO's), the unnamed terms (``box``, ``obj``, ``cls``, ``total``) are its
     losses; its other header's measurements are the evaluation's (``val_P``).
@@ -1271,7 +1273,7 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         _drop_restated(curves)
     parsed.superseded = [int(count) for curves, count in zip(runs, superseded, strict=True) if curves]
     settings = _settings_of_each_run(parsed, placed, x, own, None if line_order else each_step, run_of, len(runs))
-    parsed.run_settings = [dict(each) for curves, each in zip(runs, settings, strict=True) if curves]
+    parsed.run_settings = [each for curves, each in zip(runs, settings, strict=True) if curves]
     runs = [curves for curves in runs if curves]
     enough = (
         any(names_a_metric(tag) for curves in runs for tag in curves) if line_order
