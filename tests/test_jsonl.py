@@ -102,6 +102,18 @@ def test_restarted_run_keeps_what_was_logged_last(tmp_path):
     assert any("restarted" in warning for warning in run.warnings)
 
 
+def test_a_last_session_that_stopped_as_it_began_does_not_replace_the_run(tmp_path):
+    """A Detectron2 metrics.json of appended sessions whose last job wrote its iteration-0 record and died
+    (Get-My-Money/Blood-cells-task): that one record would replace the whole run before it. It is not read, the
+    run is kept, and the warning says so; a real restart (a stretch that can stand for a run) still replaces."""
+    rows = [{"iteration": i, "total_loss": 4.0 - i / 50} for i in range(19, 150, 10)] + [
+        {"iteration": 0, "total_loss": 4.03}]
+    run = load_one(write_lines(tmp_path / "metrics.json", rows))
+    assert run.series("total_loss")["step"].tolist() == list(range(19, 150, 10))
+    assert any("stopped as it began" in warning for warning in run.warnings)
+    assert not any("restarted run" in warning for warning in run.warnings)
+
+
 def test_nested_dicts_become_slash_tags(tmp_path):
     rows = [{"step": 1, "train": {"loss": 0.5}}, {"step": 2, "train": {"loss": 0.4}}]
     run = load_one(write_lines(tmp_path / "log.jsonl", rows))

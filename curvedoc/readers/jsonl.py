@@ -17,7 +17,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, find_step_column, restart_drops,
-    warn_restarts, whole_steps,
+    stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
 
@@ -69,8 +69,13 @@ def add_history_rows(
             return add_rows(builder, rows, None, wall_key, skip_keys=SKIPPED_COLUMNS | {step_key})
         if not usable.all():
             builder.warn(f"{path}: {int((~usable).sum())} line(s) without a {step_key} value skipped")
-        dropped = restart_drops(steps, usable, restart_on_repeat=False)
-        warn_restarts(builder, path, int(dropped.sum()), "line(s)")
+        stopped = stopped_as_it_began(steps, usable)
+        if stopped.any():
+            builder.warn(f"{path}: the step went back to {int(steps[stopped][0])} for a last {int(stopped.sum())} "
+                         "line(s) only (a session that stopped as it began); kept the run they would have replaced, "
+                         "not read those")
+        dropped = restart_drops(steps, usable & ~stopped, restart_on_repeat=False) | stopped
+        warn_restarts(builder, path, int((dropped & ~stopped).sum()), "line(s)")
         rows = [row for row, superseded in zip(rows, dropped) if not superseded]
     skipped = SKIPPED_COLUMNS - {step_key}
     return add_rows(builder, rows, step_key, wall_key, skip_keys=skipped)

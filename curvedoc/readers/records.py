@@ -247,6 +247,9 @@ def whole_at_line_end(last: str, before: str) -> bool:
 # A run a log holds has at least this many records with a step of their own; fewer, last in the log, are a session
 # that stopped as it began
 MIN_RUN_RECORDS = 3
+# A last stretch after the step went back replaces what it overlaps only when it could stand for a run: at least
+# MIN_RUN_RECORDS records, and this share of the records it would replace
+SHORT_LAST_SHARE = 0.01
 
 
 def runs_one_after_another(steps: np.ndarray, ended: np.ndarray, closed: np.ndarray) -> np.ndarray:
@@ -293,6 +296,22 @@ def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: boo
     drops = np.zeros(len(steps), dtype=bool)
     drops[where] = logged >= restart_after
     return drops
+
+
+def stopped_as_it_began(steps: np.ndarray, present: np.ndarray) -> np.ndarray:
+    """The records of a last stretch, after the step last went back, too short to stand for a run (see
+    SHORT_LAST_SHARE): a session that stopped as it began (a Detectron2 job that wrote its iteration-0 record and
+    died), whose one record would otherwise replace the whole run before it. Not read, and the run kept."""
+    where = np.flatnonzero(present)
+    logged = steps[where]
+    backs = np.flatnonzero(logged[1:] < logged[:-1]) + 1
+    stopped = np.zeros(len(steps), dtype=bool)
+    if len(backs):
+        last = int(backs[-1])
+        stretch, replaced = len(logged) - last, int(np.count_nonzero(logged[:last] >= logged[last]))
+        if stretch < MIN_RUN_RECORDS or stretch < SHORT_LAST_SHARE * replaced:
+            stopped[where[last:]] = True
+    return stopped
 
 
 def warn_restarts(builder: RunBuilder, path: Path, n_dropped: int, unit: str) -> None:

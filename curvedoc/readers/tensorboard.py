@@ -32,7 +32,7 @@ from curvedoc.model import Generation, Run, RunBuilder, blocked_bincount
 from curvedoc.readers import Source, limits
 from curvedoc.readers.companions import MAX_BYTES, parse_config_text
 from curvedoc.readers.generations import MAX_SAMPLES, is_generations_tag
-from curvedoc.readers.records import MIN_RUN_RECORDS
+from curvedoc.readers.records import MIN_RUN_RECORDS, SHORT_LAST_SHARE
 from curvedoc.readers.tfrecord import Chunk, FrameWalk
 
 FORMAT = "tensorboard"
@@ -43,9 +43,6 @@ HPARAMS_PLUGIN = "hparams"
 TEXT_PLUGIN = "text"
 MOST_TEXT_TAGS = 64
 SESSION_START_INFO_TAG = "_hparams_/session_start_info"
-# A tag's last stretch after its step went back replaces what it overlaps only when it could stand for a run: at
-# least records.MIN_RUN_RECORDS points, and this share of the points it would replace
-SHORT_LAST_SHARE = 0.01
 
 VARINT, FIXED64, LENGTH_DELIMITED, FIXED32 = 0, 1, 2, 5
 # Event fields
