@@ -93,6 +93,23 @@ def test_a_loss_that_climbs_away_without_nan_or_grad_norm_is_a_spike_that_never_
     assert 200 <= finding.step <= 240 and finding.step_range[1] == 349
 
 
+def test_a_train_loss_that_settles_then_climbs_steadily_far_above_its_lowest_has_come_apart():
+    """Two public runs' shape (a peptide VAE over 200k iterations, a T5 fine-tune over 10 epochs): the loss falls
+    to its lowest, then climbs for the rest of the run to 6-15× that level, still below where it started: a run
+    coming apart slowly. A loss at ~0 that wanders up from its floor undoes none of its progress, and a term of the
+    loss (a KL growing while the total falls) may grow by design: neither is."""
+    rng = np.random.default_rng(12)
+    fall = 0.04 + 3.4 * np.exp(-np.arange(60) / 6)
+    values = np.r_[fall, 0.04 * np.exp(np.linspace(0, np.log(11), 340))] * rng.lognormal(0, 0.1, 400)
+    (finding,) = [f for f in diagnose_run(loss_run(values)) if f.code == "CD402"]
+    assert "climbs steadily" in finding.title and finding.severity == "error" and 40 <= finding.step <= 120
+    floor = np.r_[fall[:50], 1e-4 * np.exp(np.linspace(0, np.log(20), 350))] * rng.lognormal(0, 0.1, 400)
+    assert "CD402" not in {f.code for f in diagnose_run(loss_run(floor))}
+    total = np.r_[fall, np.linspace(0.04, 0.03, 340)] * rng.lognormal(0, 0.05, 400)
+    run = synthetic({"train/loss": total, "train/kl_loss": np.r_[fall, 0.04 * np.exp(np.linspace(0, 2.5, 340))]})
+    assert "CD402" not in {f.code for f in diagnose_run(run)}
+
+
 @pytest.mark.parametrize("path", ["tensorboard/pytorch/lr_too_high", "wandb/lr_too_high",
                                   "csv/generic/lr_too_high.csv", "jsonl/generic/lr_too_high.jsonl"])
 def test_the_climb_into_nan_is_left_to_cd101(path):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter,
-                               noise_reach, robust_sigma, terms_beside, trailing_median)
+                               noise_reach, rank_trend_z, robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
@@ -357,6 +357,9 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
                                            "this many noise σ of the pre-spike level"),
         "diverged_factor": Threshold(3.0, "a loss that fell and ends this many times above its first value has "
                                           "jumped away for good (divergence without NaN)"),
+        "drift_undone": Threshold(0.1, "a train loss that climbs steadily from its lowest level to end "
+                                       "diverged_factor times above it has come apart when the climb undoes at "
+                                       "least this share of the progress from its start to that lowest level"),
         "break_share": Threshold(0.5, "a held-out loss diverges when at least this share of its climb (on a log "
                                       "scale) happened within a tenth of its evaluations"),
         "below_start": Threshold(0.5, "an agent's reward ending this share of its start's magnitude below its start "
@@ -373,7 +376,9 @@ def spike(run: RunCurves, limits: Limits):
     either must stand out from the noise just before it. A loss that fell, then climbed to end several times
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
     start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
-    evaluations (a steady climb there is overfitting's shape); reported beside CD701's gradient explosion when a
+    evaluations (a steady climb there is overfitting's shape); so is the run's train loss that settled, then
+    climbed steadily (a rank trend) to end several times above its lowest level, undoing a tenth of its progress
+    or more; reported beside CD701's gradient explosion when a
     norm grew with it (the explosion is the cause, the climb what it did to the run). Reports the step, the size
     (×), whether and when the loss came back to its pre-spike level, and further spikes. A higher-is-better score
     (a reward, mAP; not a training-split minibatch score beside a train loss) is read the other way up: a sudden
@@ -483,7 +488,7 @@ def _collapse_of(score: Curve, limits: Limits) -> Found | None:
 
 
 def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
-    diverged = _divergence(curve, limits)
+    diverged = _divergence(curve, limits, main=curve is run.curve(Role.TRAIN_LOSS))
     if diverged is not None:
         return diverged
     values = finite_prefix(curve)
@@ -561,7 +566,7 @@ def _spike_rate(curve: Curve, values: np.ndarray, jump: Jump) -> str:
             f"steps; {recovered} back at the level before {'them' if count > 1 else 'it'}, {count - recovered} not")
 
 
-def _divergence(curve: Curve, limits: Limits) -> Found | None:
+def _divergence(curve: Curve, limits: Limits, main: bool = False) -> Found | None:
     """A loss that fell, then climbed far above its start and stayed there (the NaN-free form of divergence).
     A held-out loss climbs steadily when the model overfits; only a break (most of the climb within a few
     evaluations) is divergence there."""
@@ -573,8 +578,10 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
     # jumps is a spike at the end, whose recovery the log does not show)
     tail = max(2, len(values) // 10)
     end = float(np.median(values[-tail:]))
-    if start <= 0 or end < limits["diverged_factor"] * start:
+    if start <= 0:
         return None
+    if end < limits["diverged_factor"] * start:
+        return _drifted_away(curve, values, start, end, tail, limits) if main else None
     # the last tenth is judged by its median (``end``): a stray value there (an overflow logged as 0) moves no onset
     smooth = curve.smooth[:len(values) - tail] if len(values) > tail else curve.smooth[:len(values)]
     if smooth.min() >= NO_PROGRESS * start:
@@ -600,6 +607,33 @@ def _divergence(curve: Curve, limits: Limits) -> Found | None:
     how = (f"{curve.tag} fell from {fmt(start)} to {fmt(float(smooth[lowest]))} (running median, step "
            f"{int(curve.steps[lowest])}), then rose above its start at step {int(curve.steps[onset])}")
     return _climbed_away(curve, values, onset, end / start, f"from step {int(curve.steps[onset])}", how, end)
+
+
+def _drifted_away(curve: Curve, values: np.ndarray, start: float, end: float, tail: int,
+                  limits: Limits) -> Found | None:
+    """The run's train loss (not one of its terms, which may grow by design) fell, settled, then climbed steadily
+    to end several times above its lowest level, though still below its start: a run coming apart slowly (a growing gradient, an LR too high for the sharper minimum
+    it reached), not a spike. The climb is a rank trend from the lowest point beyond ``min_sigmas`` and undoes at
+    least ``drift_undone`` of the progress made; a loss already at ~0 that wanders up from its floor undoes
+    none of it."""
+    if len(values) < LOCAL_NOISE_POINTS:
+        return None
+    smooth = curve.smooth[:len(values)]
+    lowest = int(np.argmin(smooth[:len(values) - tail]))
+    low = float(smooth[lowest])
+    if (low <= 0 or end < limits["diverged_factor"] * low or lowest < MIN_BASELINE
+            or end - low < limits["drift_undone"] * (start - low)
+            or rank_trend_z(values[lowest:]) < limits["min_sigmas"]):
+        return None
+    step, end_step = int(curve.steps[lowest]), int(curve.steps[len(values) - 1])
+    return Found(
+        f"{curve.tag} climbs steadily from step {step} and never recovers", [curve.tag],
+        [f"{curve.tag} fell from {fmt(start)} to {fmt(low)} (running median, step {step}), then climbed to "
+         f"{fmt(end)} (median of the last tenth) = {fmt(end / low)}× its lowest, by step {end_step}",
+         f"the climb from the lowest point is a rank trend of {rank_trend_z(values[lowest:]):.3g} standard "
+         f"deviations, and undoes {(end - low) / (start - low):.0%} of the progress made"],
+        step=step, step_range=(step, end_step), severity=ERROR,
+    )
 
 
 def _climbed_away(curve: Curve, values: np.ndarray, onset: int, factor: float, since: str, how: str,
