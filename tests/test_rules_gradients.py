@@ -71,6 +71,22 @@ def test_one_exploding_step_is_reported_with_the_loss_there():
     assert finding.step == 1500 and "becomes nan at step 1500" in " ".join(finding.evidence)
 
 
+def test_a_norm_that_grows_while_the_loss_drifts_away_from_its_lowest_is_an_explosion():
+    """A peptide VAE's shape (a public run): the loss settles at 0.03, then climbs for the rest of the run to 0.43
+    while the gradient norm's level grows 11-24× from where it stood then. The growth counts from the loss's lowest
+    point, not from the first norms, which were as large (early training); the same norm beside a loss that keeps
+    falling is no explosion."""
+    rng = np.random.default_rng(13)
+    fall = 0.03 + 3.4 * np.exp(-np.arange(100) / 10)
+    drifting = np.r_[fall, 0.03 * np.exp(np.linspace(0, np.log(14), 300))] * rng.lognormal(0, 0.1, 400)
+    growing = 0.5 * np.exp(np.linspace(0, np.log(24), 300))
+    grad = np.r_[np.linspace(6, 0.5, 100), growing] * rng.lognormal(0, 0.2, 400)
+    (finding,) = [f for f in diagnose_run(grad_run(drifting, grad)) if f.code == "CD701"]
+    assert "where train/loss stood lowest" in finding.evidence[0] and finding.step > 100
+    falling = np.r_[fall, np.linspace(0.03, 0.02, 300)] * rng.lognormal(0, 0.1, 400)
+    assert "CD701" not in {f.code for f in diagnose_run(grad_run(falling, grad))}
+
+
 def test_isolated_inf_norms_of_mixed_precision_are_skipped_steps():
     loss, grad = healthy_curves()
     grad[[100, 700, 1300]] = np.inf

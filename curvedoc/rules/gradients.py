@@ -17,7 +17,7 @@ from curvedoc.features import (START_POINTS, Curve, RunCurves, fmt, listed, medi
                                trailing_median)
 from curvedoc.roles import Role, is_total_norm
 from curvedoc.rules import ERROR, INFO, JUMP, WARNING, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import event_window, loss_curve, once_per_event
+from curvedoc.rules.stability import came_apart_from, event_window, loss_curve, once_per_event
 
 
 
@@ -90,7 +90,8 @@ def _nonfinite_norms(grad: Curve) -> list[str]:
 def exploding_gradient(run: RunCurves, limits: Limits):
     """A gradient norm (the total, or one layer's) jumps by orders of magnitude above the running median of the
     steps before it (and far beyond the swings its own minibatch noise makes), or its running level grows by
-    orders of magnitude over its start while the loss diverges with it. Reports the step, the factor, and what
+    orders of magnitude over its start while the loss diverges with it (over its level when the loss stood lowest,
+    for a loss that settled and then drifted away for good). Reports the step, the factor, and what
     the loss did there. A spike the loss shows nothing of (its value there no larger a jump than its own rare ones,
     its points after it at their level before) left no trace on training and is not reported. Inf/NaN norms on
     isolated steps (a mixed-precision GradScaler skipping a step) are left out and counted; a norm that turns
@@ -163,28 +164,37 @@ def _left_no_trace(loss: Curve | None, step: int, lasting: float) -> bool:
 
 def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | None, limits: Limits) -> Found | None:
     """The norm's running level climbs by orders of magnitude while the loss diverges: an explosion spread over
-    many steps rather than one."""
-    diverging = loss is not None and (loss.first_nonfinite is not None or loss.end > loss.start)
-    # the first few norms, not a share of the log: a norm can grow 30x within its first 5% of steps
-    start = float(np.median(norms[:START_POINTS]))
-    if not diverging or start <= 0:
+    many steps rather than one. For a loss that settled, then drifted away for good (CD402), the growth counts
+    from where the norm stood when the loss was lowest."""
+    if loss is None:
         return None
-    level = trailing_median(norms, grad.window)
+    # the first few norms, not a share of the log: a norm can grow 30x within its first 5% of steps
+    since, start, where = 0, float(np.median(norms[:START_POINTS])), "over the first points"
+    if loss.first_nonfinite is None and loss.end <= loss.start:
+        lowest_step = came_apart_from(loss)
+        if lowest_step is None:
+            return None
+        since = int(np.searchsorted(steps, lowest_step))
+        start = float(np.median(norms[max(0, since - START_POINTS):since + START_POINTS]))
+        where = f"around step {lowest_step}, where {loss.tag} stood lowest"
+    if start <= 0:
+        return None
+    level = trailing_median(norms, grad.window)[since:]
     highest = int(np.argmax(level))
     growth = float(level[highest]) / start
     if growth < limits["growth_factor"]:
         return None
     halfway = math.sqrt(limits["growth_factor"])
     onset = int(np.argmax(level >= halfway * start))
-    step, peak_step = int(steps[onset]), int(steps[highest])
+    step, peak_step = int(steps[since + onset]), int(steps[since + highest])
     nan_note = (f"; non-finite from step {int(loss.steps[loss.first_nonfinite])}"
                 if loss.first_nonfinite is not None else "")
     return Found(
-        f"{grad.tag} grows {growth:.3g}× over the run while the loss diverges",
+        f"{grad.tag} grows {growth:.3g}× while the loss diverges",
         [grad.tag, loss.tag],
-        [f"{grad.tag}: median {fmt(start)} over the first points → running median {fmt(float(level[highest]))} "
+        [f"{grad.tag}: median {fmt(start)} {where} → running median {fmt(float(level[highest]))} "
          f"at step {peak_step} ({growth:.3g}×)",
-         f"it passed {halfway:.3g}× its start at step {step}",
+         f"it passed {halfway:.3g}× that level at step {step}",
          f"{loss.tag}: {fmt(loss.start)} at the start → {fmt(loss.end)} at the end{nan_note}",
          *_nonfinite_norms(grad)],
         step=step, step_range=(step, peak_step),

@@ -573,11 +573,7 @@ def _divergence(curve: Curve, limits: Limits, main: bool = False) -> Found | Non
     if curve.first_nonfinite is not None:
         return None  # it ends in NaN: CD101 reports it
     values = finite_prefix(curve)
-    start = float(np.median(values[:min(3, max(1, len(values) // 10))]))
-    # one last point shows no staying: a short curve's end is read off its last two (a final evaluation that
-    # jumps is a spike at the end, whose recovery the log does not show)
-    tail = max(2, len(values) // 10)
-    end = float(np.median(values[-tail:]))
+    start, end, tail = _start_and_end(values)
     if start <= 0:
         return None
     if end < limits["diverged_factor"] * start:
@@ -612,10 +608,27 @@ def _divergence(curve: Curve, limits: Limits, main: bool = False) -> Found | Non
 def _drifted_away(curve: Curve, values: np.ndarray, start: float, end: float, tail: int,
                   limits: Limits) -> Found | None:
     """The run's train loss (not one of its terms, which may grow by design) fell, settled, then climbed steadily
-    to end several times above its lowest level, though still below its start: a run coming apart slowly (a growing gradient, an LR too high for the sharper minimum
-    it reached), not a spike. The climb is a rank trend from the lowest point beyond ``min_sigmas`` and undoes at
-    least ``drift_undone`` of the progress made; a loss already at ~0 that wanders up from its floor undoes
-    none of it."""
+    to end several times above its lowest level, though still below its start: a run coming apart slowly (a
+    growing gradient, an LR too high for the sharper minimum it reached), not a spike."""
+    lowest = _lowest_before_drift(curve, values, start, end, tail, limits)
+    if lowest is None:
+        return None
+    low, step, end_step = float(curve.smooth[lowest]), int(curve.steps[lowest]), int(curve.steps[len(values) - 1])
+    return Found(
+        f"{curve.tag} climbs steadily from step {step} and never recovers", [curve.tag],
+        [f"{curve.tag} fell from {fmt(start)} to {fmt(low)} (running median, step {step}), then climbed to "
+         f"{fmt(end)} (median of the last tenth) = {fmt(end / low)}× its lowest, by step {end_step}",
+         f"the climb from the lowest point is a rank trend of {rank_trend_z(values[lowest:]):.3g} standard "
+         f"deviations, and undoes {(end - low) / (start - low):.0%} of the progress made"],
+        step=step, step_range=(step, end_step), severity=ERROR,
+    )
+
+
+def _lowest_before_drift(curve: Curve, values: np.ndarray, start: float, end: float, tail: int,
+                         limits: Limits) -> int | None:
+    """Where a loss that drifted away (see ``_drifted_away``) stood lowest, or None: the climb from there is a rank
+    trend beyond ``min_sigmas``, ends ``diverged_factor`` times above that level and undoes at least
+    ``drift_undone`` of the progress made; a loss already at ~0 that wanders up from its floor undoes none of it."""
     if len(values) < LOCAL_NOISE_POINTS:
         return None
     smooth = curve.smooth[:len(values)]
@@ -625,15 +638,29 @@ def _drifted_away(curve: Curve, values: np.ndarray, start: float, end: float, ta
             or end - low < limits["drift_undone"] * (start - low)
             or rank_trend_z(values[lowest:]) < limits["min_sigmas"]):
         return None
-    step, end_step = int(curve.steps[lowest]), int(curve.steps[len(values) - 1])
-    return Found(
-        f"{curve.tag} climbs steadily from step {step} and never recovers", [curve.tag],
-        [f"{curve.tag} fell from {fmt(start)} to {fmt(low)} (running median, step {step}), then climbed to "
-         f"{fmt(end)} (median of the last tenth) = {fmt(end / low)}× its lowest, by step {end_step}",
-         f"the climb from the lowest point is a rank trend of {rank_trend_z(values[lowest:]):.3g} standard "
-         f"deviations, and undoes {(end - low) / (start - low):.0%} of the progress made"],
-        step=step, step_range=(step, end_step), severity=ERROR,
-    )
+    return lowest
+
+
+def came_apart_from(curve: Curve) -> int | None:
+    """The step a train loss stood lowest before it drifted away for good (CD402 at its default thresholds), or
+    None."""
+    from curvedoc.rules import REGISTRY
+
+    values = finite_prefix(curve)
+    if curve.first_nonfinite is not None or not len(values):
+        return None
+    start, end, tail = _start_and_end(values)
+    limits = Limits(REGISTRY["CD402"].thresholds, {})
+    lowest = _lowest_before_drift(curve, values, start, end, tail, limits) if start > 0 else None
+    return None if lowest is None else int(curve.steps[lowest])
+
+
+def _start_and_end(values: np.ndarray) -> tuple[float, float, int]:
+    """A loss's start (median of its first few points), its end (median of its last tenth) and how many points
+    that end is: one last point shows no staying, so a short curve's end is read off its last two (a final
+    evaluation that jumps is a spike at the end, whose recovery the log does not show)."""
+    tail = max(2, len(values) // 10)
+    return float(np.median(values[:min(3, max(1, len(values) // 10))])), float(np.median(values[-tail:])), tail
 
 
 def _climbed_away(curve: Curve, values: np.ndarray, onset: int, factor: float, since: str, how: str,
