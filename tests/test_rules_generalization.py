@@ -263,6 +263,20 @@ def test_an_eight_epoch_u_with_noise_is_overfitting_its_bend_is_not_noise():
     assert finding.step == 399
 
 
+def test_the_turn_at_the_best_is_no_noise_on_a_few_evaluations():
+    """A contrastive encoder's six validation points (a public run): best at its first evaluation, 5.95, then
+    7.77 and 7.3-7.6 to the end while the train loss falls. The jump off the best is the shape under test: counted
+    as noise it would make σ 0.42, and the 23% rise would not clear its own turn. The same curve without the rise
+    (back to 6.0 after the jump) is no overfitting."""
+    epochs = np.arange(1, 7) * 200 + 5
+    train = falling_train(1200, start=5.5, end=4.4, noise=0.02)
+    stays_up = [5.949, 7.767, 7.630, 7.265, 7.429, 7.215]
+    (finding,) = findings(build({"train/loss": train, "val/loss": stays_up}, epochs), {"CD501"})
+    assert finding.step == 205
+    comes_back = [5.949, 7.767, 6.05, 5.98, 6.02, 5.99]
+    assert not findings(build({"train/loss": train, "val/loss": comes_back}, epochs), {"CD501"})
+
+
 def test_thirty_epochs_that_climb_steadily_from_an_early_best_are_overfitting():
     """A 2019 Lightning run (a real public log's shape): validation loss best 0.043 at epoch 1, then climbing with
     epoch-to-epoch zigzags of 0.01 to about 0.08, twice the best, while the train loss falls to 0.004: from the
