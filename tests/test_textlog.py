@@ -874,6 +874,17 @@ def test_the_names_of_one_line_and_of_one_log_are_bounded(tmp_path):
     assert len(run.tags) == textlog.MAX_PAIRS_PER_LINE - 1  # the step is the first pair of each line
 
 
+def test_the_values_kept_for_a_session_that_may_start_over_are_bounded(tmp_path):
+    """Values printed between lines with a step that are taken as no points wait for a restart that may follow
+    them; a log whose steps go on drops them as it reads, and one whose positions cannot be compared (epoch-only
+    lines between step-only ones) keeps only the latest MAX_LATE_SETTINGS."""
+    lines = "".join(f"epoch {i} loss 0.5\nseed: {i}\nstep {i} loss 0.4\nseed: {i}\n" for i in range(1, 12_001))
+    parsed = textlog.parse(write(tmp_path / "train.log", lines))
+    assert 0 < len(parsed.late_settings) <= textlog.MAX_LATE_SETTINGS
+    going_on = "".join(f"step {i} loss 0.5\nseed: {i}\n" for i in range(1, 12_001))
+    assert len(textlog.parse(write(tmp_path / "on.log", going_on)).late_settings) <= 1
+
+
 # ---------------------------------------------------------------------------------------------- discovery
 
 def test_notes_in_a_folder_are_passed_over_and_named_ones_are_an_error(tmp_path):

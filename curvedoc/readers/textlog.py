@@ -283,6 +283,8 @@ SHORT_SCORE_NAMES = {"P": "precision", "R": "recall"}  # YOLO's evaluation colum
 # training), or neither and before training started (a setting, unless the log never names a step or epoch).
 OWN, HEADER, LOOSE, PREAMBLE = 0, 1, 2, 3
 MAX_SETTINGS = 1000
+# Values printed after training began and taken as no points, kept for a session that may start over after them
+MAX_LATE_SETTINGS = 10 * MAX_SETTINGS
 MAX_CACHED = 10_000  # names remembered per process; a log of ever-new names must not grow memory
 # Lines kept to compare a file's unterminated last line with: an epoch's summary line has up to a few thousand batch
 # lines between it and the summary of the epoch before
@@ -374,6 +376,9 @@ class Parsed:
 
     def note_late_settings(self, values: dict[str, float]) -> None:
         self.late_settings.extend((len(self.placed), tag, value) for tag, value in values.items())
+        if len(self.late_settings) > MAX_LATE_SETTINGS:
+            # lines whose steps cannot be compared keep what they print: only the latest can precede a restart
+            del self.late_settings[:len(self.late_settings) - MAX_LATE_SETTINGS]
 
     def _forget_settings_unless_started_over(self, line: Line) -> None:
         """Drops the late settings printed since the last line with a step or epoch of its own when this line goes
