@@ -337,3 +337,17 @@ def test_a_loss_that_fell_within_the_first_quarter_of_a_frozen_span_fell():
     run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, np.full(31, 0.72414))}, n_classes=2)
     (finding,) = findings(run)
     assert finding.code == "CD603" and "starts the span at 0.518" in finding.evidence[1]
+
+
+def test_an_accuracy_that_answers_one_example_differently_holds_its_predictions():
+    """A CapsNet on a 60-image validation set (a public run): 36/60 at six evaluations and 35/60 at two, while the
+    validation loss falls 16%: one example answered differently, the predictions otherwise frozen. Two values
+    that are no counts one apart of one set (0.5 and 0.9 of ten) are a model that changed its answers."""
+    epochs = np.arange(8)
+    val_loss = np.array([0.339, 0.308, 0.290, 0.317, 0.294, 0.285, 0.272, 0.260])
+    one_apart = np.array([0.6, 0.6, 0.583333, 0.6, 0.6, 0.583333, 0.6, 0.6])
+    run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, one_apart)}, n_classes=7)
+    assert "CD603" in [finding.code for finding in findings(run)]
+    far_apart = np.array([0.5, 0.5, 0.9, 0.5, 0.9, 0.9, 0.5, 0.9])
+    run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, far_apart)}, n_classes=7)
+    assert "CD603" not in [finding.code for finding in findings(run)]

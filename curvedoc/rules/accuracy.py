@@ -22,6 +22,9 @@ HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 # batches were summed in (0.9866069 … 0.9866073 for the same predictions); one example of an evaluation set under
 # a million examples moves it by more than this many decimals show, so values are compared at this precision.
 COUNT_DECIMALS = 6
+# An evaluation set this large or larger: one example answered differently moves its accuracy by 5% at most, and
+# an accuracy that moves by no more than that, back and forth, holds its predictions
+MIN_SET_FOR_ONE_EXAMPLE = 20
 
 
 
@@ -30,6 +33,18 @@ def _one_example(values: np.ndarray) -> float | None:
     distinct = np.unique(np.round(values, 9))
     steps = np.diff(distinct)
     return float(steps.min()) if len(steps) else None
+
+
+def _one_example_apart(values: np.ndarray) -> bool:
+    """The values are two counts k/N and (k ± 1)/N of one evaluation set of N ≥ MIN_SET_FOR_ONE_EXAMPLE examples
+    (N read off their difference, both values a whole count of it to their printed digits)."""
+    distinct = np.unique(values)
+    if len(distinct) != 2:
+        return False
+    size = round(1 / float(distinct[1] - distinct[0]))
+    counts = distinct * size
+    whole = np.abs(counts - np.round(counts)) <= size * 10.0 ** -COUNT_DECIMALS
+    return size >= MIN_SET_FOR_ONE_EXAMPLE and bool(whole.all())
 
 
 def held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
@@ -242,18 +257,20 @@ def _least_entropy(accuracy: float) -> float:
 def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     """The accuracy (held-out preferred) whose value never changed, when the train accuracy did not rise either.
 
-    A held-out accuracy must keep one value, or move by one example at most (two adjacent values), and that
-    step must be within the flat tolerance. A model that learns within its first epoch also shows one held-out
-    value throughout, so the train accuracy (when logged) must be level over the same span too: its trend there
-    changes it by no more than the tolerance plus its noise. Without a held-out accuracy, the train
-    accuracy alone must hold its level so."""
+    A held-out accuracy must keep one value, or move by one example at most: two adjacent values within the flat
+    tolerance, or two counts one apart of one evaluation set of at least MIN_SET_FOR_ONE_EXAMPLE examples (36/60
+    and 35/60: one example answered differently, the rest the same). A model that learns within its first epoch
+    also shows one held-out value throughout, so the train accuracy (when logged) must be level over the same span
+    too: its trend there changes it by no more than the tolerance plus its noise. Without a held-out accuracy, the
+    train accuracy alone must hold its level so."""
     held_out = held_out_accuracy(run)
     train = run.curve(Role.TRAIN_ACC)
     train_values = as_fraction(train) if train is not None else None
     if held_out is not None:
         curve, values = held_out
-        if len(values) < limits["min_points"] or np.ptp(values) > min(limits["flat_tolerance"],
-                                                                      _one_example(values) or 0.0):
+        if len(values) < limits["min_points"] or (np.ptp(values) > min(limits["flat_tolerance"],
+                                                                       _one_example(values) or 0.0)
+                                                  and not _one_example_apart(values)):
             return None
     elif (train_values is not None and len(train_values) >= limits["min_points"]
           and _level_holds(train_values, limits["flat_tolerance"]) and _averages_hold(train, train_values, limits)):
