@@ -17,8 +17,8 @@ Besides the roles, two readings of a tag that the rules need and a role cannot c
 from __future__ import annotations
 
 import itertools
-import unicodedata
 import re
+import unicodedata
 from enum import Enum
 
 
