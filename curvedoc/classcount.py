@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from curvedoc.features import LOSS_ROLES, NOT_CROSS_ENTROPY_WORDS, Curve, RunCurves, as_fraction, fmt
-from curvedoc.roles import Role, tokens
+from curvedoc.roles import HELD_OUT_ACC, LOSS_OF_ACCURACY, Role, tokens
 
 # How a chance level computed from an inferred count says so, wherever it is shown
 READ_OFF_CURVES = "read off the curves: the run records none"
@@ -76,14 +76,12 @@ ROUNDING = 5e-5
 # An accuracy that never moved, this many times above (or below) 1/n of a recorded n, is no constant prediction on
 # n balanced classes: the record names something else (the model's head), not the data's classes.
 ACCURACY_RULES_OUT = 2.0
-HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 # An unlearned model's cross-entropy lies within this share of ln k: a class prior a little off uniform below it, an
 # init's excess and a little overconfidence above
 UNLEARNED_LOSS_SHARE = 0.25
 BLOWN_UP = 10.0
-# the loss and the accuracy measured on one split
-_PARTNERS = {Role.TRAIN_ACC: Role.TRAIN_LOSS, Role.VAL_ACC: Role.VAL_LOSS, Role.TEST_ACC: Role.TEST_LOSS}
-_PARTNERS |= {loss: accuracy for accuracy, loss in _PARTNERS.items()}
+# the loss and the accuracy measured on one split, either way round
+_PARTNERS = LOSS_OF_ACCURACY | {loss: accuracy for accuracy, loss in LOSS_OF_ACCURACY.items()}
 
 
 @dataclass(frozen=True)

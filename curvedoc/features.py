@@ -44,6 +44,15 @@ def first_points(values: np.ndarray) -> np.ndarray:
     return values[:max(1, min(START_POINTS, len(values) // 20))]
 
 
+def second_difference_sigma(second: np.ndarray) -> float:
+    """The noise σ of an unsmoothed curve from its second differences (Var(x[i-1] − 2 x[i] + x[i+1]) = 6 σ²), which
+    a steady trend or a gentle bend leaves near 0: robust from 6 of them on; below that their median is too
+    unsure, and the larger of it and their root mean square is kept (it errs high, never counting the slope)."""
+    scaled = second / math.sqrt(6)
+    robust = robust_sigma(scaled)
+    return robust if len(scaled) >= 6 else max(robust, float(np.sqrt(np.mean(scaled ** 2))))
+
+
 def listed(names: list[str], shown: int = 5) -> str:
     """The first ``shown`` names, and how many more there are: tags as a finding or a verdict quotes them."""
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
@@ -115,9 +124,7 @@ class Curve:
             return robust_sigma(values - self.smooth)
         if len(values) < 5:
             return robust_sigma(np.diff(values) / math.sqrt(2))  # two draws per difference
-        second = np.diff(values, 2) / math.sqrt(6)  # Var(x[i-1] - 2 x[i] + x[i+1]) = 6 σ²
-        detrended = robust_sigma(second)
-        return detrended if len(values) >= 8 else max(detrended, float(np.sqrt(np.mean(second ** 2))))
+        return second_difference_sigma(np.diff(values, 2))
 
     @cached_property
     def start_points(self) -> np.ndarray:

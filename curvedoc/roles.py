@@ -51,6 +51,9 @@ _SPLIT_WORDS = {
     "validate": "val", "validating": "val", "evaluate": "val", "evaluating": "val",
     "test": "test", "testing": "test", "holdout": "test", "tst": "test",
 }
+# The accuracy of each split and the loss measured on the same split
+LOSS_OF_ACCURACY = {Role.TRAIN_ACC: Role.TRAIN_LOSS, Role.VAL_ACC: Role.VAL_LOSS, Role.TEST_ACC: Role.TEST_LOSS}
+HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 # Throughput, timing and bookkeeping tags mention a split ("eval_runtime") but are not curves of the model.
 _NOT_A_METRIC = {
     "runtime", "time", "samples", "per", "second", "seconds", "steps", "flos", "memory", "mem", "epoch_time",
@@ -129,6 +132,9 @@ _CJK = re.compile("|".join(sorted(_CJK_WORDS, key=len, reverse=True)))
 _CYRILLIC_WORDS = {"потери": "loss", "потеря": "loss", "эпоха": "epoch", "точность": "accuracy", "обучение": "train",
                    "валидация": "val", "тест": "test"}
 _FOREIGN_WORD = re.compile(r"(?<![A-Za-z])(?:" + "|".join(FOREIGN_WORDS) + r")(?![A-Za-z])", re.IGNORECASE)
+_ACCENTED = re.compile("[\u00c0-\u024f]")  # Latin-1 Supplement and Latin Extended-A/B letters
+_COMBINING_MARK = re.compile("[\u0300-\u036f]")
+_CYRILLIC_LETTER = re.compile("[\u0400-\u04ff]")
 _CYRILLIC = re.compile("|".join(sorted(_CYRILLIC_WORDS, key=len, reverse=True)), re.IGNORECASE)
 
 
@@ -146,14 +152,20 @@ def _in_ascii_letters(tag: str) -> str:
     accents."""
     if _CJK.search(tag):
         tag = _CJK.sub(lambda match: f" {_CJK_WORDS[match[0]]} ", tag)
-    if _CYRILLIC.search(tag):
+    # a text log's progress bars are not ASCII either (█, ━): the word searches, slow without a literal to look for
+    # first, run only where a letter of their alphabet is
+    if _CYRILLIC_LETTER.search(tag):
         tag = _CYRILLIC.sub(lambda match: f" {_CYRILLIC_WORDS[match[0].lower()]} ", tag)
-    return "".join(c for c in unicodedata.normalize("NFKD", tag) if not unicodedata.combining(c))
+    if _ACCENTED.search(tag):
+        tag = _COMBINING_MARK.sub("", unicodedata.normalize("NFD", tag))
+    return tag
 
 
 def in_english(text: str) -> str:
     """A line of text that is not ASCII with the measurement words of other languages in English (``Época 3/10 -
     pérdida: 0.52`` → ``epoch 3/10 - loss: 0.52``), as :func:`tokens` reads them in a tag."""
+    if not _ACCENTED.search(text):
+        return _in_ascii_letters(text)  # no Latin alphabet but English's: its words are English's too
     return _FOREIGN_WORD.sub(lambda match: FOREIGN_WORDS[match[0].lower()], _in_ascii_letters(text))
 
 

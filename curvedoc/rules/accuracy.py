@@ -14,10 +14,9 @@ import numpy as np
 
 from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt, robust_sigma
 from curvedoc.model import VOCABULARY
-from curvedoc.roles import OVERLAP_WORDS, Role, tokens
+from curvedoc.roles import HELD_OUT_ACC, LOSS_OF_ACCURACY, OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
-HELD_OUT_ACC = (Role.VAL_ACC, Role.TEST_ACC)
 # An accuracy averaged in float32 (Keras' metrics) jitters in its 7th significant digit with the order its
 # batches were summed in (0.9866069 … 0.9866073 for the same predictions); one example of an evaluation set under
 # a million examples moves it by more than this many decimals show, so values are compared at this precision.
@@ -354,8 +353,7 @@ def _loss_for(run: RunCurves, accuracy: Curve) -> Curve | None:
     """The loss of the accuracy's split (validation loss for validation accuracy), else the train loss. A loss that
     goes below zero is no cross-entropy (CD102's finding): how far it falls, or how low a constant prediction
     could score, says nothing of the predictions."""
-    matching = {Role.VAL_ACC: Role.VAL_LOSS, Role.TEST_ACC: Role.TEST_LOSS, Role.TRAIN_ACC: Role.TRAIN_LOSS}
-    for role in (matching[accuracy.role], Role.TRAIN_LOSS):
+    for role in (LOSS_OF_ACCURACY[accuracy.role], Role.TRAIN_LOSS):
         curve = run.curve(role)
         if curve is not None and len(curve.finite_values) >= 4 and curve.finite_values.min() >= 0:
             return curve

@@ -12,8 +12,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, rank_trend_z, robust_sigma,
-                               terms_beside)
+from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, rank_trend_z,
+                               second_difference_sigma, terms_beside)
 from curvedoc.roles import Role
 from curvedoc.rules import WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 from curvedoc.rules.accuracy import held_out_accuracy
@@ -110,12 +110,9 @@ def _noise_beside_the_turn(values: np.ndarray, best: int, noise: float) -> float
     it would make most of the noise (5.95 → 7.77, then 7.6, 7.3, 7.4, 7.2: σ 0.42 with it, 0.16 without). Read as
     the curve's own noise is (a robust σ from 6 second differences on, their root mean square too below that),
     and never above it."""
-    second = np.diff(values, 2) / math.sqrt(6)
+    second = np.diff(values, 2)
     beside = np.r_[second[:max(0, best - 2)], second[best + 1:]]
-    if len(beside) < 2:
-        return noise
-    robust = robust_sigma(beside)
-    return min(noise, robust if len(beside) >= 6 else max(robust, float(np.sqrt(np.mean(beside ** 2)))))
+    return noise if len(beside) < 2 else min(noise, second_difference_sigma(beside))
 
 
 @rule(

@@ -96,7 +96,12 @@ def exploding_gradient(run: RunCurves, limits: Limits):
     its points after it at their level before) left no trace on training and is not reported. Inf/NaN norms on
     isolated steps (a mixed-precision GradScaler skipping a step) are left out and counted; a norm that turns
     non-finite for good is CD101's NaN story unless its finite part already exploded."""
-    found = [(grad, item) for grad in norm_curves(run) if (item := _explosion(run, grad, limits)) is not None]
+    loss = loss_curve(run)
+    # where a loss that settled, then drifted away for good (CD402), stood lowest: once for every norm curve
+    drift_from = (came_apart_from(loss) if loss is not None and loss.first_nonfinite is None
+                  and loss.end <= loss.start else None)
+    found = [(grad, item) for grad in norm_curves(run)
+             if (item := _explosion(grad, loss, drift_from, limits)) is not None]
     return once_per_event(found, event_window(run))
 
 
@@ -107,12 +112,11 @@ def norm_curves(run: RunCurves) -> list[Curve]:
     return sorted(curves, key=lambda grad: (grad is not primary, not is_total_norm(grad.tag)))
 
 
-def _explosion(run: RunCurves, grad: Curve, limits: Limits) -> Found | None:
+def _explosion(grad: Curve, loss: Curve | None, drift_from: int | None, limits: Limits) -> Found | None:
     positive = grad.finite_values > 0
     if positive.sum() < limits["min_points"]:
         return None
     norms, steps = grad.finite_values[positive], grad.finite_steps[positive]
-    loss = loss_curve(run)
     log_norms = np.log10(norms)
     window = grad.window
     above = log_norms - trailing_median(log_norms, window)
@@ -137,7 +141,7 @@ def _explosion(run: RunCurves, grad: Curve, limits: Limits) -> Found | None:
              *_loss_at(loss, step), *_nonfinite_norms(grad)],
             step=step,
         )
-    return _growth(grad, norms, steps, loss, limits)
+    return _growth(grad, norms, steps, loss, drift_from, limits)
 
 
 def _left_no_trace(loss: Curve | None, step: int, lasting: float) -> bool:
@@ -162,21 +166,21 @@ def _left_no_trace(loss: Curve | None, step: int, lasting: float) -> bool:
     return within_its_noise and float(np.median(after)) < lasting * float(np.median(before))
 
 
-def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | None, limits: Limits) -> Found | None:
+def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | None, drift_from: int | None,
+            limits: Limits) -> Found | None:
     """The norm's running level climbs by orders of magnitude while the loss diverges: an explosion spread over
-    many steps rather than one. For a loss that settled, then drifted away for good (CD402), the growth counts
-    from where the norm stood when the loss was lowest."""
+    many steps rather than one. For a loss that settled, then drifted away for good from step ``drift_from``
+    (CD402), the growth counts from where the norm stood then."""
     if loss is None:
         return None
     # the first few norms, not a share of the log: a norm can grow 30x within its first 5% of steps
     since, start, where = 0, float(np.median(norms[:START_POINTS])), "over the first points"
     if loss.first_nonfinite is None and loss.end <= loss.start:
-        lowest_step = came_apart_from(loss)
-        if lowest_step is None:
+        if drift_from is None:
             return None
-        since = int(np.searchsorted(steps, lowest_step))
+        since = int(np.searchsorted(steps, drift_from))
         start = float(np.median(norms[max(0, since - START_POINTS):since + START_POINTS]))
-        where = f"around step {lowest_step}, where {loss.tag} stood lowest"
+        where = f"around step {drift_from}, where {loss.tag} stood lowest"
     if start <= 0:
         return None
     level = trailing_median(norms, grad.window)[since:]

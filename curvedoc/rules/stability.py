@@ -254,10 +254,7 @@ def share_of_terms(run: RunCurves, curve: Curve) -> float:
 
 def _jumped_for_good(curve: Curve) -> bool:
     """Whether CD402, at its default thresholds, finds on ``curve`` a jump that never came back."""
-    from curvedoc.rules import REGISTRY
-
-    spike_rule = REGISTRY["CD402"]
-    limits = Limits(spike_rule.thresholds, {})
+    limits = _spike_defaults()
     values = finite_prefix(curve)
     window = baseline_window(curve)
     jump = _highest_jump(values, window, local_noise(values, window), limits, limits["lasting_size"])
@@ -644,15 +641,20 @@ def _lowest_before_drift(curve: Curve, values: np.ndarray, start: float, end: fl
 def came_apart_from(curve: Curve) -> int | None:
     """The step a train loss stood lowest before it drifted away for good (CD402 at its default thresholds), or
     None."""
-    from curvedoc.rules import REGISTRY
-
     values = finite_prefix(curve)
     if curve.first_nonfinite is not None or not len(values):
         return None
     start, end, tail = _start_and_end(values)
-    limits = Limits(REGISTRY["CD402"].thresholds, {})
-    lowest = _lowest_before_drift(curve, values, start, end, tail, limits) if start > 0 else None
+    lowest = _lowest_before_drift(curve, values, start, end, tail, _spike_defaults()) if start > 0 else None
     return None if lowest is None else int(curve.steps[lowest])
+
+
+def _spike_defaults() -> Limits:
+    """CD402's thresholds as shipped: what other rules ask of its notions (a jump for good, a drift away), whatever
+    a user configured for CD402's own findings."""
+    from curvedoc.rules import REGISTRY
+
+    return Limits(REGISTRY["CD402"].thresholds, {})
 
 
 def _start_and_end(values: np.ndarray) -> tuple[float, float, int]:

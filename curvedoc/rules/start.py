@@ -16,7 +16,7 @@ import numpy as np
 from curvedoc.classcount import READ_OFF_CURVES, is_cross_entropy_like
 from curvedoc.features import RunCurves, as_fraction, chance_loss_of, first_logged, first_point_share, fmt
 from curvedoc.model import VOCABULARY
-from curvedoc.roles import Role
+from curvedoc.roles import HELD_OUT_ACC, LOSS_OF_ACCURACY, Role
 from curvedoc.rules import INFO, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 
 
@@ -185,8 +185,8 @@ def loss_below_its_accuracy(run: RunCurves, limits: Limits):
     nothing supervised)."""
     if run.reinforcement_learning:
         return None
-    for loss_role, accuracy_role in ((Role.VAL_LOSS, Role.VAL_ACC), (Role.TEST_LOSS, Role.TEST_ACC)):
-        loss, accuracy = run.curve(loss_role), run.curve(accuracy_role)
+    for accuracy_role in HELD_OUT_ACC:
+        loss, accuracy = run.curve(LOSS_OF_ACCURACY[accuracy_role]), run.curve(accuracy_role)
         if loss is None or accuracy is None or not is_cross_entropy_like(loss):
             continue
         fractions = as_fraction(accuracy)
