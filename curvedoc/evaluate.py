@@ -224,8 +224,9 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
 
 def _runs_of(path: Path) -> list:
     """The run a label names: the run read at that path itself when the folder holds several (a run folder
-    with a nested one), else every run read under it."""
-    runs = curvedoc.load(path)
+    with a nested one), else every run read under it. A path ending in "#" and a number names one of the runs a
+    file holds one after another (``training.log#2``), as the readers name them."""
+    runs = curvedoc.load(path if path.exists() or "#" not in path.name else path.with_name(path.name.split("#")[0]))
     own = [run for run in runs if Path(run.path).resolve() == path.resolve()]
     return own or list(runs)
 

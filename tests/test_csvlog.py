@@ -626,8 +626,53 @@ def test_a_text_column_changing_where_a_run_resumed_mid_way_is_no_run_name(tmp_p
 ])
 def test_a_metric_holding_still_between_restarts_names_no_run(tmp_path, header, first, second):
     rows = "".join(f"{e},{value},{1 / e:.3f}\n" for value in (first, second) for e in range(1, 6))
-    run = load_one(write(tmp_path / "log.csv", f"{header}\n{rows}"))
-    assert run.point_counts()["loss"] == 5 and any("restarted" in warning for warning in run.warnings)
+    rows += "".join(f"{e},{second},{0.5 / e:.3f}\n" for e in range(3, 6))  # the second run cut and resumed
+    runs = curvedoc.load(write(tmp_path / "log.csv", f"{header}\n{rows}"))
+    # two whole runs one after another, numbered, not named by the column; the second restarted
+    assert [run.name.split("#")[1] for run in runs] == ["1", "2"]
+    assert runs[1].point_counts()["loss"] == 5 and any("restarted" in warning for warning in runs[1].warnings)
+
+
+def test_keras_csvlogger_appending_each_run_of_the_script_gives_each_its_own_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("KERAS_BACKEND", "torch")  # the backend the test environment has
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(256, 8)), rng.integers(0, 2, 256)
+    log = tmp_path / "training_log.csv"
+    for epochs in (6, 4):  # the script run twice, the second time cut short by hand: a run of its own all the same
+        model = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"),
+                                  keras.layers.Dense(2, activation="softmax")])
+        model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+        model.fit(x, y, epochs=epochs, validation_split=0.25, verbose=0,
+                  callbacks=[keras.callbacks.CSVLogger(str(log), append=True)])
+    first, second = curvedoc.load(log)
+    assert (first.name, second.name) == ("training_log.csv#1", "training_log.csv#2")
+    assert first.point_counts()["val_loss"] == 6 and second.point_counts()["val_loss"] == 4
+    assert not first.warnings and not second.warnings
+
+
+def test_a_session_cut_short_and_started_over_is_one_run_restarted(tmp_path):
+    rows = "".join(f"{e},{1 / (e + 1):.3f}\n" for e in range(4)) + "".join(f"{e},{0.9 / (e + 1):.3f}\n"
+                                                                         for e in range(10))
+    run = load_one(write(tmp_path / "training_log.csv", "epoch,loss\n" + rows))
+    assert run.point_counts() == {"loss": 10} and any("restarted" in warning for warning in run.warnings)
+
+
+@pytest.mark.parametrize("header, rows", [
+    # a block of train rows then a block of val rows, each counting the epochs from 0, in columns of their own
+    ("epoch,train_loss,val_loss", "".join(f"{e},{1 / (e + 1):.3f},\n" for e in range(6))
+     + "".join(f"{e},,{1.1 / (e + 1):.3f}\n" for e in range(6))),
+    # an iteration counter that starts again with every epoch, beside the epoch going on
+    ("epoch,iteration,loss", "".join(f"{e},{i},{1 / (3 * e + i + 1):.3f}\n" for e in range(4) for i in range(4))),
+])
+def test_counting_from_the_start_again_within_one_run_starts_no_session(tmp_path, header, rows):
+    assert len(curvedoc.load(write(tmp_path / "log.csv", f"{header}\n{rows}"))) == 1
+
+
+def test_a_last_session_that_stopped_as_it_began_is_not_read(tmp_path):
+    rows = "".join(f"{e},{1 / (e + 1):.3f}\n" for e in range(8)) + "0,0.97\n1,0.6\n"
+    run = load_one(write(tmp_path / "training_log.csv", "epoch,loss\n" + rows))
+    assert run.point_counts() == {"loss": 8} and any("stopped as it began" in warning for warning in run.warnings)
 
 
 def test_blocks_too_short_for_runs_are_no_run_names(tmp_path):

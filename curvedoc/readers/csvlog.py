@@ -35,8 +35,8 @@ from curvedoc.readers import (
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
-    counts_within_epoch, find_step_column, restart_drops, steps_across_epochs, warn_restarts, whole_at_line_end,
-    whole_steps,
+    counts_within_epoch, find_step_column, restart_drops, runs_one_after_another, steps_across_epochs, warn_restarts,
+    whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import Role, infer_role, split_of, tokens
@@ -94,7 +94,7 @@ def read(source: Source) -> list[Run]:
     builders = []
     parts = [(None, table)] if fmt in WHOLE_TABLE_FORMATS else runs_in(table, find_step_column(table.columns))
     for run_name, part in parts:
-        builders.append(table_builder(table, fmt, run_name))
+        builders.append(table_builder(part, fmt, run_name))
         add_table(builders[-1], part, fmt)
     runs = [builder.build() for builder in builders if builder.has_points]
     if not runs:
@@ -198,11 +198,11 @@ def runs_in(table: Table, step_column: str | None) -> list[tuple[str | None, Tab
     :func:`run_starts`) and with those columns dropped; the whole table, unnamed, when it holds one run."""
     if step_column is None:  # with the row number for the step, nothing can start over
         return [(None, table)]
-    steps, _, _ = numeric_cells(table.frame[step_column], table.decimal)
+    steps, has_step, _ = numeric_cells(table.frame[step_column], table.decimal)
     starts = {column: found for column in table.columns
               if column != step_column and (found := run_starts(column, table.frame[column], steps)) is not None}
     if not starts:
-        return [(None, table)]
+        return sessions_in(table, steps, has_step)
     bounds = np.concatenate(([0], np.unique(np.concatenate(list(starts.values()))), [len(table.frame)]))
     names = [" ".join(run_label(column, table.frame[column].iat[start]) for column in starts)
              for start in bounds[:-1].tolist()]
@@ -214,6 +214,59 @@ def runs_in(table: Table, step_column: str | None) -> list[tuple[str | None, Tab
         runs.append((name if seen[name] == 1 else f"{name} ({seen[name]})",
                      Table(table.path, frame.iloc[start:stop], table.warnings, table.decimal)))
     return runs
+
+
+def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray) -> list[tuple[str | None, Table]]:
+    """The runs a table holds one after another with nothing naming them: a logger that appends (Keras'
+    ``CSVLogger(append=True)``) writes each time the script is run again under the same header, the epoch starting
+    over after a run that went to its end (see ``records.runs_one_after_another``, as for a text log's sessions),
+    numbered from 1. A run cut short and started over stays one run, restarted. Only where every run logs the same
+    columns: a block of train rows then a block of val rows, each counting its epochs from the start, is one run.
+    A last session that stopped as it began is not read, with a warning."""
+    owned = np.flatnonzero(has_step)
+    if not len(owned) or any(_tells_rows_apart(column, table.frame[column]) for column in table.columns):
+        return [(None, table)]
+    own_runs = runs_one_after_another(steps[owned], ended=np.zeros(len(owned), dtype=bool),
+                                      closed=np.zeros(len(owned), dtype=bool))
+    if not own_runs.any():
+        return [(None, table)]
+    before = np.searchsorted(owned, np.arange(len(steps)), side="right") - 1
+    run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0)
+    count = int(run_of.max()) + 1
+    if not _every_counter_starts_over(table, np.flatnonzero(np.diff(run_of) > 0) + 1):
+        return [(None, table)]
+    logged = table.frame.notna().to_numpy()
+    if len({tuple(logged[run_of == run].any(axis=0)) for run in range(count)}) > 1:
+        return [(None, table)]
+    runs = [(str(run + 1) if count > 1 else None, Table(table.path, table.frame.iloc[np.flatnonzero(run_of == run)], table.warnings,
+                                 table.decimal)) for run in range(count)]
+    if run_of[-1] < 0:
+        runs[-1][1].warnings = [*table.warnings, f"{table.path}: the last session started over and ended within "
+                                f"{MIN_RUN_RECORDS - 1} row(s): a run stopped as it began, not read"]
+    return runs
+
+
+def _tells_rows_apart(column: str, cells: pd.Series) -> bool:
+    """Whether a column says what a row is of within one run: one named so (``phase``, ``class``), or text naming
+    splits (``training``, ``validation``) under any name."""
+    if column.lower() in ROW_KIND_COLUMNS:
+        return True
+    if cells.dtype.kind in "fiub":
+        return False
+    kinds = cells.dropna().unique()
+    return len(kinds) > 0 and all(split_of(tokens(str(kind))) for kind in kinds)
+
+
+def _every_counter_starts_over(table: Table, starts: np.ndarray) -> bool:
+    """Whether every counter the table logs goes back at each of the rows ``starts``, as a new run's do: an
+    ``iteration`` column that starts again with each epoch goes back beside an ``epoch`` column that goes on."""
+    counters = {name.lower() for name in (*STEP_COLUMNS, *WITHIN_EPOCH_COLUMNS)}
+    for column in table.columns:
+        if column.lower() in counters:
+            values, _, _ = numeric_cells(table.frame[column], table.decimal)
+            if not np.all(values[starts] < values[starts - 1]):
+                return False
+    return True
 
 
 def run_starts(column: str, cells: pd.Series, steps: np.ndarray) -> np.ndarray | None:

@@ -270,13 +270,14 @@ def runs_one_after_another(steps: np.ndarray, ended: np.ndarray, closed: np.ndar
         return run_of
     first, furthest = steps[0], steps.max()
     goes_back = np.flatnonzero(steps[1:] < steps[:-1]) + 1
-    start = 0
+    start = stretch = 0
     for where in goes_back:
         starts_over = steps[where] <= first < steps[where - 1]
         went_to_end = steps[start:where].max() >= furthest or ended[start:where].any()
-        if where - start >= MIN_RUN_RECORDS and (closed[start:where].any() or (starts_over and went_to_end)):
+        if where - stretch >= MIN_RUN_RECORDS and (closed[start:where].any() or (starts_over and went_to_end)):
             run_of[where:] += 1
             start = where
+        stretch = where
     if start and len(steps) - start < MIN_RUN_RECORDS:
         run_of[start:] = -1
     return run_of
