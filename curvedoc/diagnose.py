@@ -14,7 +14,7 @@ from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.errors import CurvedocError
 from curvedoc.features import LOSS_ROLES, RunCurves, listed
 from curvedoc.model import Run
-from curvedoc.roles import Role, is_perplexity, is_truncation_share
+from curvedoc.roles import Role, is_perplexity, measures_generations
 from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -169,7 +169,7 @@ def _missing(rule: Rule, run: Run, logged_roles: set[str]) -> str | None:
     if not rule.needs:
         return None
     if GENERATIONS in rule.needs:
-        if not run.meta.language_model or run.generations or any(map(is_truncation_share, run.tags)):
+        if not run.meta.language_model or run.generations or any(map(measures_generations, run.tags)):
             return None
     elif logged_roles & set(rule.needs):
         return None

@@ -253,6 +253,19 @@ def is_truncation_share(tag: str) -> bool:
     return len(words) >= 2 and words[-2:] == ["clipped", "ratio"] and any(w.startswith("completion") for w in words)
 
 
+def is_generation_length(tag: str) -> bool:
+    """True when ``tag`` logs the mean length, in tokens, of the outputs an evaluation generated: the Seq2SeqTrainer's
+    ``eval_gen_len`` (``predict_with_generate``), ``test_gen_len``, ``val/generation_length``."""
+    words = [word for word in tokens(tag) if word not in _SPLIT_WORDS]
+    return len(words) == 2 and words[0] in ("gen", "generation") and words[1] in ("len", "length")
+
+
+def measures_generations(tag: str) -> bool:
+    """True when ``tag`` is a curve of what the run generated (see :func:`is_truncation_share` and
+    :func:`is_generation_length`): generated outputs a rule can judge without the outputs themselves."""
+    return is_truncation_share(tag) or is_generation_length(tag)
+
+
 def is_grad_norm(tag: str) -> bool:
     """True when ``tag`` names a gradient norm, total or of one layer. Weight and parameter norms are not."""
     words = tokens(tag)

@@ -144,3 +144,30 @@ def test_a_trainer_that_counts_its_completions_cut_at_the_limit_says_so(tmp_path
     (tmp_path / "fine" / "trainer_state.json").write_text(json.dumps(grpo_state([0.3, 0.2, 0.1] + [0.05] * 12)))
     found, run = codes(tmp_path / "fine")
     assert "CD905" not in found and not any("CD905" in line for line in run.not_checked)
+
+
+def seq2seq_state(gen_lens: list[float]) -> dict:
+    """A Seq2SeqTrainer trainer_state.json with predict_with_generate: the train loss every 500 steps and, each
+    evaluation, the eval loss and the mean generated length (eval_gen_len)."""
+    history = [{"step": 500 * (i + 1), "loss": 2.3 - i / 100, "epoch": i / 10} for i in range(2 * len(gen_lens))]
+    history += [{"step": 1000 * (i + 1), "eval_loss": 2.34 - i / 80, "eval_rouge1": 18.3 + i / 50,
+                 "eval_gen_len": gen_len, "epoch": i / 5} for i, gen_len in enumerate(gen_lens)]
+    return {"log_history": sorted(history, key=lambda entry: entry["step"])}
+
+
+def test_a_mean_generated_length_pinned_at_one_whole_number_is_the_length_limit(tmp_path):
+    """A public summarisation fine-tune's eval_gen_len is 19.0 at 11 of 11 evaluations (18.9998 once): every summary
+    runs to the default generation max_length of 20 while the eval loss falls. A question rewriter's 12.44–12.54,
+    which moves with the model and is no whole number, is no finding; nor are a limit the first evaluations hit and
+    later ones do not (127, 122.9, 121.9, 120.4, 92.7)."""
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "trainer_state.json").write_text(json.dumps(seq2seq_state([19.0] * 6 + [18.9998] + [19.0] * 4)))
+    found, run = codes(tmp_path / "cut")
+    assert "CD905" in found and "eval_gen_len = 19" in found["CD905"].evidence[0]
+    assert "11 of 11 evaluations" in found["CD905"].evidence[0]
+    for name, lengths in (("moving", [12.537, 12.503, 12.498, 12.485, 12.486, 12.466, 12.466, 12.464, 12.44]),
+                          ("shortening", [127.0, 122.87, 121.935, 120.365, 92.725])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "trainer_state.json").write_text(json.dumps(seq2seq_state(lengths)))
+        found, run = codes(tmp_path / name)
+        assert "CD905" not in found and not any("CD905" in line for line in run.not_checked)

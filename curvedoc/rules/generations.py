@@ -14,7 +14,7 @@ import numpy as np
 
 from curvedoc.features import RunCurves
 from curvedoc.model import Generation
-from curvedoc.roles import is_truncation_share
+from curvedoc.roles import is_generation_length, is_truncation_share
 from curvedoc.rules import GENERATIONS, WARNING, Found, Limits, Threshold, rule
 
 EXCERPT = 60  # characters of a generation quoted as evidence
@@ -76,15 +76,22 @@ def prompt_echoed(run: RunCurves, limits: Limits):
     thresholds={"share": SHARE, "min_samples": MIN_SAMPLES,
                 "same_length": Threshold(1.25, "outputs of the same length in characters when the longest is at "
                                                "most this many times the shortest (a token limit in characters)"),
-                "min_chars": Threshold(20, "outputs this short are answers, not cut-off text")},
+                "min_chars": Threshold(20, "outputs this short are answers, not cut-off text"),
+                "whole_tokens": Threshold(0.01, "an evaluation's mean output length within this many tokens of a "
+                                                "whole number: every output (but one in a hundred, one token "
+                                                "shorter) of that very length")},
 )
 def generations_cut_off(run: RunCurves, limits: Limits):
     """Most logged generations stop at the same length, mid-sentence: they hit the token limit rather than ending.
     Read from the generator's own finish reason (``length``) or token counts where it logged them, else from the
     text: outputs that end without a sentence's end, all within a quarter of one length. A trainer that counts its
     completions cut at the limit (TRL's ``completions/clipped_ratio``) says it outright: most of them over the
-    second half of its run."""
+    second half of its run. So does a mean output length (the Seq2SeqTrainer's ``eval_gen_len``) that is one whole
+    number of tokens at most evaluations: outputs that end where their text ends differ in length, and the model
+    changing from one evaluation to the next changes their mean; only a limit holds every one at one length."""
     truncated = _truncated_completions(run, limits)
+    if truncated is None:
+        truncated = _pinned_generation_length(run, limits)
     if truncated is not None:
         return truncated
     samples = run.run.generations
@@ -108,6 +115,30 @@ def generations_cut_off(run: RunCurves, limits: Limits):
                for length in lengths)
     return _cut_off(best, len(samples), "unfinished (no sentence end) and of one length, within "
                     f"{limits['same_length'] - 1:.0%}", samples, limits)
+
+
+def _pinned_generation_length(run: RunCurves, limits: Limits):
+    """The finding from a mean output length that is the same whole number of tokens at most of at least
+    MIN_SAMPLES evaluations."""
+    for tag in filter(is_generation_length, run.run.tags):
+        curve = run.curve_of(tag)
+        if curve is None or len(curve.finite_values) < limits["min_samples"]:
+            continue
+        values = curve.finite_values
+        length = round(float(np.median(values)))
+        pinned = np.abs(values - length) <= limits["whole_tokens"]
+        if length < 1 or pinned.mean() < limits["share"]:
+            continue
+        first = int(np.argmax(pinned))
+        return Found(f"every generated output is {length} tokens long, evaluation after evaluation: the length limit",
+                     [tag], [f"{tag} = {length} (within {limits['whole_tokens']:g} of a token) at {int(pinned.sum())} of "
+                             f"{len(values)} evaluations, steps {curve.step_at(first)}–"
+                             f"{curve.step_at(len(values) - 1)}: the mean of outputs that end where their text ends "
+                             "is no whole number, nor the same while the model changes",
+                             "a Seq2SeqTrainer generates up to the model's generation max_length, 20 tokens unless "
+                             "generation_max_length or generation_config says otherwise"],
+                     step=curve.step_at(first))
+    return None
 
 
 def _truncated_completions(run: RunCurves, limits: Limits):
