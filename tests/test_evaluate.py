@@ -82,7 +82,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-dev14": "public-dev14", "wild-s25": "public-s25",
                      "wild-s26": "public-s26", "wild-dev15": "public-dev15", "wild-s27": "public-s27",
                      "wild-dev16": "public-dev16", "wild-s28": "public-s28", "wild-dev17": "public-dev17", "wild-dev18": "public-dev18", "wild-s29": "public-s29",
-                     "wild-dev19": "public-dev19", "wild-s30": "public-s30"}
+                     "wild-dev19": "public-dev19", "wild-s30": "public-s30", "wild-dev20": "public-dev20",
+                     "wild-s31": "public-s31"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
