@@ -325,3 +325,28 @@ def test_a_csvlogger_file_with_doubled_carriage_returns_is_a_table(tmp_path):
     assert [source.family for source in discover(path).sources] == ["csv"]
     (run,) = curvedoc.load(path)
     assert len(run.series("val_loss")) == 5
+
+
+def optim_logger(names: list[str], rows: list[list[float]]) -> str:
+    """What Torch's optim.Logger writes (optim/Logger.lua, add): each name then a tab on the first line, each value
+    as '%11.4e' then a tab on the next ones."""
+    return "".join(f"{name}\t" for name in names) + "\n" + "".join(
+        "".join(f"{value:11.4e}\t" for value in row) + "\n" for row in rows)
+
+
+def test_torch_optim_logger_tables_are_read_as_tables(tmp_path):
+    """Old Torch runs keep their curves in optim.Logger files (train.log, test.log): a header of names such as
+    '% mean class accuracy (test set)' and one percentage a line, every line ended by a tab; one column or more."""
+    train = [[14.63 + epoch] for epoch in range(30)]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "train.log").write_text(optim_logger(["% mean class accuracy (train set)"], train))
+    (run,) = curvedoc.load(tmp_path / "one")
+    assert run.format == "csv" and run.point_counts() == {"% mean class accuracy (train set)": 30}
+    assert run.roles["% mean class accuracy (train set)"] == curvedoc.Role.TRAIN_ACC
+    (tmp_path / "two").mkdir()
+    both = [[14.63 + epoch, 17.5 + epoch] for epoch in range(30)]
+    (tmp_path / "two" / "test.log").write_text(optim_logger(
+        ["% mean class accuracy (train set)", "% mean class accuracy (test set)"], both))
+    (run,) = curvedoc.load(tmp_path / "two")
+    assert run.roles["% mean class accuracy (test set)"] == curvedoc.Role.TEST_ACC
+    assert run.series("% mean class accuracy (test set)")["value"].iloc[-1] == pytest.approx(46.5)

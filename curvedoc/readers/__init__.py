@@ -316,17 +316,27 @@ def _looks_like_json_lines(head: bytes) -> bool:
 
 
 def _looks_like_table(head: bytes) -> bool:
-    """A .log/.txt that is really a table (Keras CSVLogger's ``training.log``, a ``step loss`` column dump): a header
-    of names, then numbers."""
+    """A .log/.txt that is really a table (Keras CSVLogger's ``training.log``, a ``step loss`` column dump, Torch's
+    optim.Logger ``test.log``: names such as ``% mean class accuracy (test set)``, every line ended by its
+    delimiter): a header of names, then numbers."""
     lines = [line for line in head.splitlines() if line.strip()]  # "\r\r" line ends (a doubled CR) split twice
     if len(lines) < 2:
         return False
     for delimiter in (b",", b"\t", b";", None):
-        header = lines[0].split(delimiter)
-        first = lines[1].split(delimiter)
-        if len(header) >= 2 and len(header) == len(first) and any(_is_number(cell) for cell in first):
-            return all(re.fullmatch(rb"\s*[A-Za-z_][\w./ \-@()]*\s*", cell) for cell in header)
+        header = _cells_before_line_end(lines[0], delimiter)
+        first = _cells_before_line_end(lines[1], delimiter)
+        # one column is a table only when its writer ends every line with the delimiter
+        one_column = delimiter is not None and lines[0].rstrip(b"\r").endswith(delimiter)
+        if len(header) == len(first) and (len(header) >= 2 or one_column) and any(map(_is_number, first)):
+            return all(re.fullmatch(rb"\s*%?\s*[A-Za-z_][\w./ \-@()%]*\s*", cell) for cell in header)
     return False
+
+
+def _cells_before_line_end(line: bytes, delimiter: bytes | None) -> list[bytes]:
+    """A line's cells, without the empty one after a delimiter that ends the line (a writer that puts one after
+    every value)."""
+    cells = line.rstrip(b"\r").split(delimiter)
+    return cells[:-1] if delimiter is not None and len(cells) > 1 and not cells[-1].strip() else cells
 
 
 def _is_number(cell: bytes) -> bool:
