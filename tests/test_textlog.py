@@ -1293,3 +1293,13 @@ def test_metric_names_written_in_chinese_are_read(tmp_path):
     rounds = "".join(f"第 {epoch} 轮 训练损失：{1.0 / epoch:.3f}\n" for epoch in range(1, 6))
     run = load_one(write(tmp_path / "rounds.log", rounds))
     assert steps(run, run.primary("train_loss")) == [1, 2, 3, 4, 5]
+
+
+def test_skorch_epoch_table_reads_the_values_printed_in_colour():
+    """skorch's PrintLog wraps each new best value of a column in ANSI colour codes: those cells are values too,
+    not text beside them (a public EEG run lost its first two train losses, 2.725 and 1.437, and 79 more)."""
+    run = load_one(FIXTURES / "skorch" / "train.log")
+    assert run.point_counts() == {"train_loss": 15, "valid_acc": 15, "valid_loss": 15, "dur": 15}
+    assert values(run, "train_loss")[0] == pytest.approx(1.678)  # in colour: every train loss here is a new best
+    assert values(run, "valid_loss")[11:13] == pytest.approx([0.0984, 0.0910])  # plain, then in colour
+    assert run.roles["valid_loss"] == Role.VAL_LOSS

@@ -469,6 +469,8 @@ def parse(path: Path) -> Parsed:
     conflict = _Conflict()
     copypaste = _CopyPaste()
     for text in _lines(path, parsed):
+        if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
+            text = ANSI.sub("", text)
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
             continue
         # a header's or a row's start, one anchored match, settles nearly every line here, without a call
@@ -885,8 +887,6 @@ def read_line(text: str, state: _Reading) -> Line | None:
     """What one line of the log says, or None when it names no number."""
     if not text.isascii():
         text = _in_english(text)
-    if "\x1b" in text:
-        text = ANSI.sub("", text)
     if "\r" in text or "\b" in text:
         text = _last_drawn(text)
     if " - " in text:
