@@ -1303,3 +1303,35 @@ def test_skorch_epoch_table_reads_the_values_printed_in_colour():
     assert values(run, "train_loss")[0] == pytest.approx(1.678)  # in colour: every train loss here is a new best
     assert values(run, "valid_loss")[11:13] == pytest.approx([0.0984, 0.0910])  # plain, then in colour
     assert run.roles["valid_loss"] == Role.VAL_LOSS
+
+
+def test_a_history_printed_whole_is_the_logs_curves():
+    """print(history.history) after fit(verbose=0): the curves are only in that printed dict of lists (a real
+    Keras run, fixtures/generate/text_logs.py), read over the epochs 1, 2, … as a saved history is."""
+    run = load_one(FIXTURES / "keras_history_printed" / "train.log")
+    assert run.point_counts() == {"accuracy": 8, "loss": 8, "val_accuracy": 8, "val_loss": 8}
+    assert steps(run, "val_loss") == list(range(1, 9)) and run.roles["val_loss"] == Role.VAL_LOSS
+
+
+def test_a_trainers_dumped_attributes_give_its_lists_not_its_architecture(tmp_path):
+    """A trainer object dumped attribute by attribute (a public segmentation repository's trainer_properties.txt):
+    the printed model, a layer a line, is no values (kernel_size=(3, 3, 3) no curve), and a dict of one list per
+    split under a name (losses:{'train': [...], 'val': [...]}, numpy 2's np.float64(...) around numbers) is that
+    measurement's curve per split."""
+    model = ("Sequential(\n  (0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1), padding=(1, 1, 1))\n"
+             "  (1): GroupNorm(8, 24, eps=1e-05, affine=True)\n  (2): ReLU()\n)")  # as torch prints it
+    train = ", ".join(f"np.float64({1.37 - epoch / 10})" for epoch in range(6))
+    text = (f"device:cpu\nnet:{model}\nnum_epochs:6\nbest_loss:0.9\n"
+            f"losses:{{'train': [{train}], 'val': [1.29, 1.17, 1.06, 0.97, 0.86, nan]}}\n"
+            "dice_scores:{'train': [0.36, 0.60, 0.63, 0.63, 0.67, 0.70], 'val': [0.3, 0.5, 0.6, 0.6, 0.6, 0.6]}\n")
+    run = load_one(write(tmp_path / "trainer_properties.txt", text))
+    assert set(run.tags) == {"train_losses", "val_losses", "train_dice_scores", "val_dice_scores"}
+    assert run.roles["val_losses"] == Role.VAL_LOSS and math.isnan(values(run, "val_losses")[-1])
+    assert values(run, "train_losses")[0] == pytest.approx(1.37)
+
+
+def test_a_printed_dict_of_scalars_with_a_list_among_them_is_read_as_a_line(tmp_path):
+    lines = "".join(f"{{'eval_loss': {1 / epoch:.3f}, 'eval_f1_per_class': [0.5, 0.6], 'epoch': {epoch}.0}}\n"
+                    for epoch in range(1, 6))
+    run = load_one(write(tmp_path / "train.log", lines))
+    assert values(run, "eval_loss") == pytest.approx([1 / epoch for epoch in range(1, 6)], abs=1e-3)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -56,10 +57,8 @@ def read(source: Source) -> list[Run]:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times)")
     outer = {} if history is document else document
-    metrics = {key: values for key, values in history.items()
-               if _is_number_list(values) and key.lower() not in STEP_KEYS}
-    epochs = _epochs(builder, path, metrics, [history, outer])
-    _add_curves(builder, path, metrics, epochs)
+    for tag, (steps, values) in history_curves(history, outer, lambda message: builder.warn(f"{path}: {message}")):
+        builder.add(tag, steps, values)
     not_curves = [key for key, value in history.items() if isinstance(value, list) and not _is_number_list(value)]
     if not_curves:
         builder.warn(f"{path}: not lists of numbers (per-class arrays, names …), so not read as curves: "
@@ -128,7 +127,16 @@ def _is_number_list(value: Any) -> bool:
     return bool(kinds & NUMBER_TYPES) and kinds <= NUMBER_TYPES | {type(None)}
 
 
-def _epochs(builder: RunBuilder, path: Path, metrics: dict[str, list], holders: list[dict]) -> np.ndarray:
+def history_curves(history: dict, outer: dict, warn: Callable[[str], None]) -> list[tuple[str, tuple[np.ndarray,
+                                                                                                      list[float]]]]:
+    """Each metric list of ``history`` (a dict :func:`is_history` accepts; ``outer``: the document around it) as a
+    tag and its steps and values (see :func:`_placed`); what was read how said through ``warn``."""
+    metrics = {key: values for key, values in history.items()
+               if _is_number_list(values) and key.lower() not in STEP_KEYS}
+    return _placed(warn, metrics, _epochs(warn, metrics, [history, outer]))
+
+
+def _epochs(warn: Callable[[str], None], metrics: dict[str, list], holders: list[dict]) -> np.ndarray:
     """The x axis: a step list of the history (or of the document around it) as long as its longest metric list,
     else the position in the lists from 1."""
     longest = max(map(len, metrics.values()))
@@ -137,7 +145,7 @@ def _epochs(builder: RunBuilder, path: Path, metrics: dict[str, list], holders: 
                          if key.lower() in STEP_KEYS and _is_number_list(values)),
                         key=lambda item: STEP_KEYS.index(item[0].lower()))
     if not candidates:
-        builder.warn(f"{path}: no step list ({', '.join(STEP_KEYS)}); the position in the lists is the epoch, from 1")
+        warn(f"no step list ({', '.join(STEP_KEYS)}); the position in the lists is the epoch, from 1")
         return positions
     for _, values in candidates:
         steps = np.array([np.nan if value is None else as_value(value) for value in values], dtype=np.float64)
@@ -147,14 +155,16 @@ def _epochs(builder: RunBuilder, path: Path, metrics: dict[str, list], holders: 
     key, values = candidates[0]
     why = (f"holds {len(values)} values, the longest metric list {longest}" if len(values) != longest
            else "is not all whole numbers")
-    builder.warn(f"{path}: its {key} list {why}; the position in the lists is the epoch, from 1")
+    warn(f"its {key} list {why}; the position in the lists is the epoch, from 1")
     return positions
 
 
-def _add_curves(builder: RunBuilder, path: Path, metrics: dict[str, list], epochs: np.ndarray) -> None:
+def _placed(warn: Callable[[str], None], metrics: dict[str, list],
+            epochs: np.ndarray) -> list[tuple[str, tuple[np.ndarray, list[float]]]]:
     """Each metric list as a curve over ``epochs``; a shorter list logged every k epochs at the end of each block."""
     every: dict[int, list[str]] = {}
     unplaced: list[str] = []
+    curves = []
     for key, values in metrics.items():
         if len(values) == len(epochs):
             steps = epochs
@@ -166,12 +176,11 @@ def _add_curves(builder: RunBuilder, path: Path, metrics: dict[str, list], epoch
             steps = np.arange(1, len(values) + 1, dtype=np.int64)
             unplaced.append(key)
         logged = np.array([value is not None for value in values])
-        builder.add(key, steps[logged], [as_value(value) for value in values if value is not None])
+        curves.append((key, (steps[logged], [as_value(value) for value in values if value is not None])))
     for spacing, keys in every.items():
-        builder.warn(f"{path}: one value every {spacing} epochs ({len(epochs) // spacing} against {len(epochs)}), "
-                     f"each placed at the end of its {spacing}-epoch block: {listed(keys)}")
+        warn(f"one value every {spacing} epochs ({len(epochs) // spacing} against {len(epochs)}), each placed at the "
+             f"end of its {spacing}-epoch block: {listed(keys)}")
     if unplaced:
-        builder.warn(f"{path}: a number of values that does not divide the {len(epochs)} epochs, so each value "
-                     f"placed at its own position in the list, from 1: {listed(unplaced)}")
-
-
+        warn(f"a number of values that does not divide the {len(epochs)} epochs, so each value placed at its own "
+             f"position in the list, from 1: {listed(unplaced)}")
+    return curves

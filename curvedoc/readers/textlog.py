@@ -94,6 +94,7 @@ linear in the line's length (bounded repetitions, no nested quantifiers), so no 
 
 from __future__ import annotations
 
+import ast
 import bisect
 import codecs
 import collections
@@ -110,13 +111,14 @@ import numpy as np
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
+from curvedoc.readers.history import find_history, history_curves, is_history
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, STEP_LIMIT, counts_within_epoch, restart_drops, runs_one_after_another, steps_across_epochs,
     warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
-from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, tokens
+from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, split_of, tokens
 
 FORMAT = "text-log"
 MIN_POINTS = 3
@@ -234,6 +236,18 @@ LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
 LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
+# A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
+# ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
+PRINTED_LIST = re.compile(r"""['"][^'"\n]{1,200}['"]\s*:\s*\[\s*(?:[-+]?(?:\d|\.\d|nan|inf)|np\.|tensor\()""",
+                          re.IGNORECASE)
+# The name a printed dict is given before its brace (``losses:{``, ``history = {``)
+NAME_BEFORE_BRACE = re.compile(r"([A-Za-z_]\w*)\s*[:=]?\s*$")
+# How a number prints inside a list: Python's nan and inf, numpy 2's np.float64(0.5), torch's tensor(0.5)
+NON_FINITE_NAMES = {"nan": math.nan, "NaN": math.nan, "inf": math.inf, "Infinity": math.inf}
+NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "tensor"}
+# A printed PyTorch module, a layer a line (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1))``): its
+# numbers are the architecture's, never values
+MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
 TRACEBACK_FRAME = re.compile(r'\s{0,8}File "[^"]{1,4096}", line \d')  # a crash's stack, not a metric named "line"
 SPLIT_EPOCH = re.compile(r"\s{0,10}\[\s{0,10}\d{1,12}\s?/\s?\d{1,12}")  # "[  50/1251" right after "Train: 3"
 # "[ Valid | 012/100 ] loss = …" opening a line: the split, then the epoch and the number of epochs
@@ -345,6 +359,8 @@ class Parsed:
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
     loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
     unterminated: bool = False  # the line being read is the file's last and has no line end
+    # metric lists printed whole (see PRINTED_LIST), by name: a history the lines with values may not hold
+    printed_lists: dict[str, list] = field(default_factory=dict)
 
     def warn(self, message: str) -> None:
         self.warnings.append(f"{self.path}: {message}")
@@ -437,6 +453,13 @@ def add_text_log(builder: RunBuilder, path: Path) -> None:
 
 def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tuple[np.ndarray, np.ndarray]]]]:
     parsed = parse(path)
+    history = find_history(parsed.printed_lists)
+    if history is not None and not _places_values(parsed):
+        # the history printed whole is the log's curves: its other lines place nothing at a step or an epoch
+        parsed.superseded, parsed.run_settings = [0], [{}]
+        curves = dict(history_curves(history, {}, parsed.warn))
+        return parsed, [{tag: (np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=np.float64))
+                         for tag, (steps, values) in curves.items()}]
     runs = log_curves(parsed, split_runs)
     if runs is None:
         if parsed.per_batch_lines and not len(parsed.placed):
@@ -489,7 +512,9 @@ def parse(path: Path) -> Parsed:
         part = table.take(text)
         if table.rows and part != "row":
             state.take(table.record())  # a rule or any other line ends the table
-        if part or TRACEBACK_FRAME.match(text):
+        if part or TRACEBACK_FRAME.match(text) or MODULE_LINE.match(text):
+            continue
+        if "[" in text and PRINTED_LIST.search(text) and _take_printed_lists(text, parsed):
             continue
         line = read_line(text, state) if VALUE_HINT.search(text) else None
         if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
@@ -1224,6 +1249,77 @@ def _step_within_epoch(line: Line, text: str, spans: list[tuple[int, int]]) -> N
 
 
 # ----------------------------------------------------------------------------------------------- the x axis
+
+def _places_values(parsed: Parsed) -> bool:
+    """Whether any line with values gave a step or an epoch."""
+    return bool(np.isfinite(np.frombuffer(parsed.step, dtype=np.float64)).any()
+                or np.isfinite(np.frombuffer(parsed.epoch, dtype=np.float64)).any())
+
+
+def _take_printed_lists(text: str, parsed: Parsed) -> bool:
+    """Keeps the metric lists of a history printed whole on this line (``{'loss': [0.9, …], 'val_loss': […]}``, or
+    one list per split under the name printed before its brace: ``losses:{'train': […], 'val': […]}`` gives
+    ``train_losses`` and ``val_losses``; see ``history.is_history``); whether the line held one."""
+    start = text.find("{")
+    end = _closing_brace(text, start) if start >= 0 else -1
+    if end < 0:
+        return False
+    try:
+        printed = _printed_value(ast.parse(text[start:end + 1], mode="eval").body)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    if not isinstance(printed, dict) or not all(isinstance(key, str) for key in printed):
+        return False
+    named = NAME_BEFORE_BRACE.search(text[:start])
+    if named and all(split_of(tokens(key)) and not names_a_metric(key) for key in printed):
+        printed = {f"{key}_{named.group(1)}": values for key, values in printed.items()}
+    if not is_history(printed):
+        return False  # a dict of scalars with a list among them (a Trainer's eval dict): its line is read as usual
+    parsed.printed_lists.update(printed)
+    return True
+
+
+def _closing_brace(text: str, start: int) -> int:
+    """Where the brace opened at ``start`` closes (braces inside quotes not counted), or -1."""
+    depth, quote = 0, ""
+    for index in range(start, len(text)):
+        char = text[index]
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if not depth:
+                return index
+    return -1
+
+
+def _printed_value(node: ast.AST):
+    """The value a printed Python literal of dicts, lists and numbers stands for, with the numbers as Python, numpy
+    and torch print them (``nan``, ``np.float64(0.5)``, ``tensor(0.5)``); ValueError for anything else."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict):
+        return {_printed_value(key): _printed_value(value) for key, value in zip(node.keys, node.values,
+                                                                                  strict=True) if key is not None}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_printed_value(item) for item in node.elts]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _printed_value(node.operand)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Name) and node.id in NON_FINITE_NAMES:
+        return NON_FINITE_NAMES[node.id]
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        wrapper = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        value = _printed_value(node.args[0])
+        if wrapper in NUMBER_WRAPPERS and isinstance(value, (int, float)):
+            return float(value)
+    raise ValueError("not a printed literal")
+
 
 def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple[np.ndarray, np.ndarray]]] | None:
     """Each tag's steps and values, for each run the log holds one after another when ``split_runs`` (else one),
