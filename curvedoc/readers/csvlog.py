@@ -238,8 +238,9 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray) -> list[t
     logged = table.frame.notna().to_numpy()
     if len({tuple(logged[run_of == run].any(axis=0)) for run in range(count)}) > 1:
         return [(None, table)]
-    runs = [(str(run + 1) if count > 1 else None, Table(table.path, table.frame.iloc[np.flatnonzero(run_of == run)], table.warnings,
-                                 table.decimal)) for run in range(count)]
+    runs = [(str(run + 1) if count > 1 else None,
+             Table(table.path, table.frame.iloc[np.flatnonzero(run_of == run)], table.warnings, table.decimal))
+            for run in range(count)]
     if run_of[-1] < 0:
         runs[-1][1].warnings = [*table.warnings, f"{table.path}: the last session started over and ended within "
                                 f"{MIN_RUN_RECORDS - 1} row(s): a run stopped as it began, not read"]

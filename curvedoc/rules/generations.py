@@ -130,14 +130,14 @@ def _pinned_generation_length(run: RunCurves, limits: Limits):
         if length < 1 or pinned.mean() < limits["share"]:
             continue
         first = int(np.argmax(pinned))
+        evidence = [f"{tag} = {length} (within {limits['whole_tokens']:g} of a token) at {int(pinned.sum())} of "
+                    f"{len(values)} evaluations, steps {curve.step_at(first)}–{curve.step_at(len(values) - 1)}: the "
+                    "mean of outputs that end where their text ends is no whole number, nor the same while the model "
+                    "changes",
+                    "a Seq2SeqTrainer generates up to the model's generation max_length, 20 tokens unless "
+                    "generation_max_length or generation_config says otherwise"]
         return Found(f"every generated output is {length} tokens long, evaluation after evaluation: the length limit",
-                     [tag], [f"{tag} = {length} (within {limits['whole_tokens']:g} of a token) at {int(pinned.sum())} of "
-                             f"{len(values)} evaluations, steps {curve.step_at(first)}–"
-                             f"{curve.step_at(len(values) - 1)}: the mean of outputs that end where their text ends "
-                             "is no whole number, nor the same while the model changes",
-                             "a Seq2SeqTrainer generates up to the model's generation max_length, 20 tokens unless "
-                             "generation_max_length or generation_config says otherwise"],
-                     step=curve.step_at(first))
+                     [tag], evidence, step=curve.step_at(first))
     return None
 
 
