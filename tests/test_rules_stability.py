@@ -295,8 +295,22 @@ def test_a_term_that_grows_from_its_start_by_design_is_no_spike_from_the_start()
 
 
 def test_a_loss_diverging_from_its_start_is_not_a_run_of_spikes():
+    """One blow-up that never comes back, whose peak is the last point only because it never stopped climbing."""
     run = synthetic({"train/loss": 2.3 * np.exp(np.linspace(0, 30, 200))})
-    assert [f.severity for f in diagnose_run(run) if f.code == "CD402"] in ([], ["error"])
+    assert [f.severity for f in diagnose_run(run) if f.code == "CD402"] == ["error"]
+
+
+def test_a_collapse_after_a_long_climb_is_found_beside_a_higher_rise_over_a_higher_median():
+    """A DQN's running mean reward (a public run: one row an episode) crawls up for thousands of episodes, reaches
+    its cap, collapses to 72 and comes back, then dips briefly late: the late dip is a larger rise over the running
+    median of its window (the cap's) than the collapse over the crawl's, but a far smaller share of it. The collapse
+    is the finding."""
+    rng = np.random.default_rng(0)
+    reward = np.r_[np.geomspace(1, 600, 6000), np.full(100, 4950.0), np.full(40, 72.0), np.full(3000, 4950.0),
+                   np.full(2, 4000.0), np.full(858, 4950.0)] + rng.normal(0, 5, 10000)
+    run = synthetic({"train/loss": 1 + rng.random(10000), "rollout/ep_rew_mean": reward})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.step in range(6100, 6140) and "collapses" in finding.title
 
 
 def test_a_train_loss_that_climbs_from_its_very_start_diverges():

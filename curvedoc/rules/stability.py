@@ -287,21 +287,18 @@ class Jump:
 
 def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Limits, min_size: float,
                   from_the_start: bool = False) -> Jump | None:
-    """The highest jump of ``values`` when it passes the tests (see ``spike``); ``from_the_start``: a curve
-    logged from its first step, whose blow-up before any progress counts too."""
+    """The highest of the rises of ``values`` that are jumps by their size (over the running median, its noise and
+    the progress made: see ``spike``), when it also stands beyond the curve's rare excursions elsewhere;
+    ``from_the_start``: a curve logged from its first step, whose blow-up before any progress counts too."""
     baseline = trailing_median(values, window)
     rise = values - baseline
     rise[0] = 0.0  # the first point has nothing before it to jump from
-    peak = int(np.argmax(rise))
     smooth = median_filter(values, size=window | 1, mode="nearest") if window > 1 else values
 
     def back_at_level(index: int) -> int | None:
         back = np.flatnonzero(smooth[index + 1:] <= baseline[index] + limits["recovered_sigmas"] * sigma[index])
         return int(back[0]) + index + 1 if len(back) else None
 
-    recovered = back_at_level(peak)
-    event = slice(max(0, peak - window), max(peak + window + 1, recovered or len(values)))
-    reach = noise_reach(rise, event)
     progress_before = values[0] - baseline
     # A jump undoes a good share of the progress made, or, before the loss ever got below its start and from a
     # level still about it, leaves the start itself far behind (a warmup that blows the loss up from 4.6 to 20
@@ -310,8 +307,17 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     undoes = ((progress_before > 0) & (rise >= limits["min_undone"] * progress_before)) | (
         from_the_start & (values >= min_size * values[0]) & (lowest_before >= NO_PROGRESS * values[0])
         & (baseline <= limits["lasting_size"] * values[0]))
-    is_jump = ((rise > 0) & (rise >= (min_size - 1) * np.abs(baseline)) & (rise >= limits["min_sigmas"] * sigma)
-               & (rise >= limits["beyond_noise"] * reach) & undoes)
+    sized = ((rise > 0) & (rise >= (min_size - 1) * np.abs(baseline)) & (rise >= limits["min_sigmas"] * sigma)
+             & undoes)
+    if not sized.any():
+        return None
+    # the highest rise that is a jump by its size: a higher one over a higher running median may be a smaller share
+    # of it (a reward's long climb leaves a low running median behind its collapse)
+    peak = int(np.flatnonzero(sized)[np.argmax(rise[sized])])
+    recovered = back_at_level(peak)
+    event = slice(max(0, peak - window), max(peak + window + 1, recovered or len(values)))
+    reach = noise_reach(rise, event)
+    is_jump = sized & (rise >= limits["beyond_noise"] * reach)
     if not is_jump[peak]:
         return None
     indices = np.flatnonzero(is_jump)
@@ -520,12 +526,15 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
         f"{noise_text}; the curve's rare excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above "
         f"its running median",
     ]
+    # too few points after the jump to show a level: a jump that began a level's worth of points before the end
+    # and climbed to it never came back
+    ends_at_it = jump.recovered is None and peak == len(values) - 1 and len(values) - jump.index <= window
     if jump.recovered is not None:
         back_step = int(curve.steps[jump.recovered])
         evidence.append(f"recovered: running median back to ≤ "
                         f"{fmt(jump.baseline + limits['recovered_sigmas'] * sigma)} by step "
                         f"{back_step} ({back_step - step} steps after the peak)")
-    elif peak == len(values) - 1:
+    elif ends_at_it:
         evidence.append("the log ends at the spike: whether it recovered is unknown")
     else:
         ending = float(np.median(values[-max(1, len(values) // 10):]))
@@ -538,7 +547,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
         evidence.append(f"{len(jump.others)} more spike{'s' if len(jump.others) > 1 else ''}: {listed}"
                         f"{' …' if len(jump.others) > 5 else ''}")
     evidence.append(_spike_rate(curve, values, jump))
-    never = jump.recovered is None and peak < len(values) - 1
+    never = jump.recovered is None and not ends_at_it
     return Found(
         f"{curve.tag} jumps {fmt(size)}× at step {step}" + (" and never recovers" if never else ""),
         [curve.tag], evidence, step=step, severity=ERROR if never else WARNING,
