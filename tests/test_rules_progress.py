@@ -64,6 +64,24 @@ def test_a_million_points_of_pure_noise_are_flat_and_cheap():
     assert "CD301" in codes(run)
 
 
+def test_a_frozen_model_logged_each_step_and_each_epoch_is_flat_on_its_epoch_averages():
+    """Lightning's train_loss_step beside train_loss_epoch, four batches an epoch (a public EEG-to-fMRI regression
+    with unnormalised targets: 2.68777e8 -> 2.68736e8 over 68 epochs): the step values are the same four per-batch
+    losses every epoch (2.891e8, 2.884e8, 2.548e8, 2.114e8, unshuffled), whose first points and last tenth say
+    nothing of a level; the averages do not move. A model that learns moves its averages too, and is no finding."""
+    batches = np.array([2.891e8, 2.884e8, 2.548e8, 2.114e8])
+    per_step = np.tile(batches, 68)
+    epochs = np.arange(68) * 4 + 3
+    frozen = {"train_loss_step": per_step, "train_loss_epoch": np.full(68, batches.mean()) - np.arange(68) * 600,
+              "val_loss_epoch": np.full(68, 2.6877e8) - np.arange(68) * 600}
+    run = synthetic(frozen, steps={"train_loss_epoch": epochs, "val_loss_epoch": epochs})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD301"]
+    assert finding.tags[0] == "train_loss_epoch"
+    learning = {**frozen, "train_loss_step": per_step * np.repeat(np.geomspace(1, 0.3, 68), 4),
+                "train_loss_epoch": batches.mean() * np.geomspace(1, 0.3, 68)}
+    assert "CD301" not in codes(synthetic(learning, steps={"train_loss_epoch": epochs, "val_loss_epoch": epochs}))
+
+
 def test_very_noisy_but_improving_is_not_flat():
     rng = np.random.default_rng(1)
     trend = np.linspace(1.0, 0.8, 2000)

@@ -122,8 +122,9 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
     if any(curve.role == Role.SCORE and _centred(curve) for curve in curves):
         return []  # a reward normalised per batch is centred on 0 by construction: it has no level to keep
-    if all(is_flat(_as_shortfall(run, curve), limits) for curve in curves):
-        return curves
+    flat = [_flat_version(run, curve, limits) for curve in curves]
+    if all(curve is not None for curve in flat):
+        return flat
     # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
     # nothing was learned, whatever minibatch noise makes the train loss wander (unless it clearly falls, which
     # would be a broken evaluation rather than a frozen model).
@@ -132,6 +133,20 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     if frozen and (train is None or train not in curves or trend_z(train) > -limits["noise_z"]):
         return frozen
     return []
+
+
+def _flat_version(run: RunCurves, curve: Curve, limits: Limits) -> Curve | None:
+    """The curve when it is flat, else its epoch averages when it is a loss logged each step as well and they are
+    (Lightning's ``train_loss_step`` beside ``train_loss_epoch``: with a few batches an epoch, the step values are a
+    handful of per-batch losses over again, of which a first point and a last tenth say nothing of a level, while
+    their averages say whether the model moved); None when neither is."""
+    if is_flat(_as_shortfall(run, curve), limits):
+        return curve
+    averaged = curve.tag.removesuffix("_step") + "_epoch"
+    if not curve.tag.endswith("_step") or run.run.roles.get(averaged) != curve.role:
+        return None
+    twin = run.curve_of(averaged)
+    return twin if len(twin.finite_values) >= limits["min_points"] and is_flat(twin, limits) else None
 
 
 def _as_shortfall(run: RunCurves, curve: Curve) -> Curve:
