@@ -16,7 +16,11 @@ Each line is cleaned first:
 - git's merge-conflict markers (``<<<<<<< HEAD``, ``=======``, ``>>>>>>> 437352c``, a log committed mid-merge) are
   no lines of the log: both versions between them are what two copies of the log appended, read one after the
   other as its sessions (with a warning), and a diff3 base section (``|||||||`` up to ``=======``), which both
-  replaced, is not read.
+  replaced, is not read;
+- a printed PyTorch module (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), …)``, a layer a line) holds no values, and a
+  history printed whole on one line (``print(history.history)``: a dict of metric lists, or one list per split under
+  a name, ``losses:{'train': […], 'val': […]}``) is kept aside: it is the log's curves, over the epochs 1, 2, …,
+  when no line places values at a step or an epoch.
 
 Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.01`` (tag ``train_loss``),
 ``'loss': 0.41`` and ``'loss': '0.41'`` in a printed dict, ``np.float64(0.9)`` or ``tensor(0.9)`` around a value,
