@@ -253,6 +253,12 @@ def is_truncation_share(tag: str) -> bool:
     return len(words) >= 2 and words[-2:] == ["clipped", "ratio"] and any(w.startswith("completion") for w in words)
 
 
+def epoch_average_of(tag: str) -> str | None:
+    """The tag Lightning logs a metric's epoch average under when the metric is logged each step as well
+    (``train_loss_step`` → ``train_loss_epoch``), or None for a tag that is no such per-step metric."""
+    return tag[:-len("_step")] + "_epoch" if tag.endswith("_step") else None
+
+
 def is_generation_length(tag: str) -> bool:
     """True when ``tag`` logs the mean length, in tokens, of the outputs an evaluation generated: the Seq2SeqTrainer's
     ``eval_gen_len`` (``predict_with_generate``), ``test_gen_len``, ``val/generation_length``."""

@@ -35,11 +35,11 @@ from curvedoc.readers import (
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
-    counts_within_epoch, find_step_column, restart_drops, runs_one_after_another, steps_across_epochs, warn_restarts,
+    counts_within_epoch, find_step_column, restart_drops, run_of_each_record, steps_across_epochs, warn_restarts,
     whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
-from curvedoc.roles import Role, infer_role, split_of, tokens
+from curvedoc.roles import Role, epoch_average_of, infer_role, split_of, tokens
 
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
@@ -161,8 +161,7 @@ def evaluation_batch_columns(columns: list[str]) -> set[str]:
     the evaluation's value."""
     present = set(columns)
     return {column for column in columns
-            if column.endswith("_step") and f"{column[:-len('_step')]}_epoch" in present
-            and split_of(tokens(column[:-len("_step")])) in ("val", "test")}
+            if epoch_average_of(column) in present and split_of(tokens(column[:-len("_step")])) in ("val", "test")}
 
 
 def table_builder(table: Table, fmt: str, run_name: str | None = None) -> RunBuilder:
@@ -223,15 +222,11 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray) -> list[t
     numbered from 1. A run cut short and started over stays one run, restarted. Only where every run logs the same
     columns: a block of train rows then a block of val rows, each counting its epochs from the start, is one run.
     A last session that stopped as it began is not read, with a warning."""
-    owned = np.flatnonzero(has_step)
-    if not len(owned) or any(_tells_rows_apart(column, table.frame[column]) for column in table.columns):
+    if any(_tells_rows_apart(column, table.frame[column]) for column in table.columns):
         return [(None, table)]
-    own_runs = runs_one_after_another(steps[owned], ended=np.zeros(len(owned), dtype=bool),
-                                      closed=np.zeros(len(owned), dtype=bool))
-    if not own_runs.any():
+    run_of = run_of_each_record(steps, has_step)
+    if not run_of.any():
         return [(None, table)]
-    before = np.searchsorted(owned, np.arange(len(steps)), side="right") - 1
-    run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0)
     count = int(run_of.max()) + 1
     if not _every_counter_starts_over(table, np.flatnonzero(np.diff(run_of) > 0) + 1):
         return [(None, table)]

@@ -127,8 +127,11 @@ def _is_number_list(value: Any) -> bool:
     return bool(kinds & NUMBER_TYPES) and kinds <= NUMBER_TYPES | {type(None)}
 
 
-def history_curves(history: dict, outer: dict, warn: Callable[[str], None]) -> list[tuple[str, tuple[np.ndarray,
-                                                                                                      list[float]]]]:
+# Each curve's tag, steps and values
+Curves = list[tuple[str, tuple[np.ndarray, np.ndarray]]]
+
+
+def history_curves(history: dict, outer: dict, warn: Callable[[str], None]) -> Curves:
     """Each metric list of ``history`` (a dict :func:`is_history` accepts; ``outer``: the document around it) as a
     tag and its steps and values (see :func:`_placed`); what was read how said through ``warn``."""
     metrics = {key: values for key, values in history.items()
@@ -159,8 +162,7 @@ def _epochs(warn: Callable[[str], None], metrics: dict[str, list], holders: list
     return positions
 
 
-def _placed(warn: Callable[[str], None], metrics: dict[str, list],
-            epochs: np.ndarray) -> list[tuple[str, tuple[np.ndarray, list[float]]]]:
+def _placed(warn: Callable[[str], None], metrics: dict[str, list], epochs: np.ndarray) -> Curves:
     """Each metric list as a curve over ``epochs``; a shorter list logged every k epochs at the end of each block."""
     every: dict[int, list[str]] = {}
     unplaced: list[str] = []
@@ -176,7 +178,8 @@ def _placed(warn: Callable[[str], None], metrics: dict[str, list],
             steps = np.arange(1, len(values) + 1, dtype=np.int64)
             unplaced.append(key)
         logged = np.array([value is not None for value in values])
-        curves.append((key, (steps[logged], [as_value(value) for value in values if value is not None])))
+        curves.append((key, (steps[logged], np.array([as_value(value) for value in values if value is not None],
+                                                     dtype=np.float64))))
     for spacing, keys in every.items():
         warn(f"one value every {spacing} epochs ({len(epochs) // spacing} against {len(epochs)}), each placed at the "
              f"end of its {spacing}-epoch block: {listed(keys)}")

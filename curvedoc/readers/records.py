@@ -283,6 +283,21 @@ def runs_one_after_another(steps: np.ndarray, ended: np.ndarray, closed: np.ndar
     return run_of
 
 
+def run_of_each_record(steps: np.ndarray, own: np.ndarray, ended: np.ndarray | None = None,
+                       closed: np.ndarray | None = None) -> np.ndarray:
+    """:func:`runs_one_after_another` over the records with a step of their own (``own``; ``ended`` and ``closed``
+    given for those records, none when omitted), every record of the log placed: one without a step of its own is of
+    the run of the record with one before it."""
+    owned = np.flatnonzero(own)
+    if not len(owned):
+        return np.zeros(len(steps), dtype=np.int64)
+    none = np.zeros(len(owned), dtype=bool)
+    own_runs = runs_one_after_another(steps[owned], ended=none if ended is None else ended,
+                                      closed=none if closed is None else closed)
+    before = np.searchsorted(owned, np.arange(len(steps)), side="right") - 1
+    return np.where(before >= 0, own_runs[np.maximum(before, 0)], 0)
+
+
 def restart_drops(steps: np.ndarray, present: np.ndarray, restart_on_repeat: bool) -> np.ndarray:
     """TensorBoard's rule for a resumed run: a restart at step s drops what was logged at steps ≥ s before it.
 

@@ -118,7 +118,7 @@ from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.history import find_history, history_curves, is_history
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
-    MIN_RUN_RECORDS, STEP_LIMIT, counts_within_epoch, restart_drops, runs_one_after_another, steps_across_epochs,
+    MIN_RUN_RECORDS, STEP_LIMIT, counts_within_epoch, restart_drops, run_of_each_record, steps_across_epochs,
     warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
@@ -461,9 +461,7 @@ def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tupl
     if history is not None and not _places_values(parsed):
         # the history printed whole is the log's curves: its other lines place nothing at a step or an epoch
         parsed.superseded, parsed.run_settings = [0], [{}]
-        curves = dict(history_curves(history, {}, parsed.warn))
-        return parsed, [{tag: (np.asarray(steps, dtype=np.int64), np.asarray(values, dtype=np.float64))
-                         for tag, (steps, values) in curves.items()}]
+        return parsed, [dict(history_curves(history, {}, parsed.warn))]
     runs = log_curves(parsed, split_runs)
     if runs is None:
         if parsed.per_batch_lines and not len(parsed.placed):
@@ -518,7 +516,7 @@ def parse(path: Path) -> Parsed:
             state.take(table.record())  # a rule or any other line ends the table
         if part or TRACEBACK_FRAME.match(text) or MODULE_LINE.match(text):
             continue
-        if "[" in text and PRINTED_LIST.search(text) and _take_printed_lists(text, parsed):
+        if "{" in text and "[" in text and PRINTED_LIST.search(text) and _take_printed_lists(text, parsed):
             continue
         line = read_line(text, state) if VALUE_HINT.search(text) else None
         if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
@@ -1400,15 +1398,11 @@ def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.nd
     ``records.runs_one_after_another``); a record without one is of the run of the record with one before it."""
     epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
     owned = np.flatnonzero(own)
-    if not len(owned):
-        return np.zeros(len(x), dtype=np.int64)
-    ended = epoch >= epoch_total  # NaN (no total): False
+    ended = epoch[owned] >= epoch_total[owned]  # NaN (no total): False
     # the Trainer's closing summary closes the run whose record with an x of its own came last before it
     closed = np.zeros(len(owned), dtype=bool)
     closed[[at for end in parsed.ends if (at := int(np.searchsorted(owned, end, side="right")) - 1) >= 0]] = True
-    own_runs = runs_one_after_another(x[owned], ended=ended[owned], closed=closed)
-    before = np.searchsorted(owned, np.arange(len(x)), side="right") - 1
-    run_of = np.where(before >= 0, own_runs[np.maximum(before, 0)], 0)
+    run_of = run_of_each_record(x, own, ended=ended, closed=closed)
     if run_of[-1] < 0:
         parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run "
                     "stopped as it began, not read")
