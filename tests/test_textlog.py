@@ -343,6 +343,31 @@ def test_timestamps_and_log_prefixes_make_no_values(tmp_path):
     assert run.tags == ["loss"] and steps(run, "loss") == [0, 10, 20, 30]
 
 
+def test_the_logging_formats_source_file_before_a_message_is_no_part_of_its_names(tmp_path):
+    """``logging.basicConfig(format="%(asctime)s %(filename)s %(message)s")`` as a GPT-2 pre-training script writes
+    it, with its step right-aligned in a field: the file name says where the line was written."""
+    import logging
+
+    path = tmp_path / "log"
+    logger = logging.getLogger("curvedoc-test-filename-prefix")
+    handler = logging.FileHandler(path)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(filename)s %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        for step in range(6):
+            if step % 3 == 0:
+                logger.info(f"validation loss: {11 - step:.4f}")
+            logger.info(f"step {step:5d} | loss: {11.02 - step / 10:.6f} | lr 8.3916e-07 | norm: 14.3291")
+    finally:
+        handler.close()
+        logger.removeHandler(handler)
+    run = read(path)
+    assert "validation_loss" in run.tags and "loss" in run.tags
+    assert steps(run, "loss") == [0, 1, 2, 3, 4, 5]
+    assert values(run, "validation_loss")[-1] == 8.0
+
+
 def test_other_programs_lines_interleaved_add_nothing(tmp_path):
     text = (
         "Downloading: 100%|██████████| 3/3 [00:00<00:00, 12.1it/s]\n"

@@ -173,7 +173,10 @@ CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, 
 CONFLICT_STARTS = ("<", "|", "=", ">")
 COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste)
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
-SOURCE_FILE = re.compile(r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)$", re.IGNORECASE)
+SOURCE_SUFFIX = r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)"
+SOURCE_FILE = re.compile(SOURCE_SUFFIX + "$", re.IGNORECASE)
+# a source file named on a line (a logging format's %(filename)s, "eval.py:88"): where the line was written
+SOURCE_FILE_WORD = re.compile(r"(?<![\w\-/])[\w\-/]+" + SOURCE_SUFFIX + r"(?![\w.])", re.IGNORECASE)
 
 ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])")
 VALUE_HINT = re.compile(r"[0-9]|nan|NaN|inf|Inf")
@@ -1146,6 +1149,9 @@ def _name(key: str) -> Name | None:
     stated = len(words) > 1 and words[-1].lower() in COPULAS
     if stated:
         words = words[:-1]  # "Val acc is 86.0%": named by what comes before the verb
+    # a source file before the name is the logging format's %(filename)s ("train.py step     0 | loss: …"), which
+    # names where the line was written, not what it measures
+    words = [word for word in words[:-1] if not SOURCE_FILE.search(word)] + words[-1:]
     last_function_word = max((i for i, word in enumerate(words) if word.lower() in FUNCTION_WORDS), default=-1)
     tag = "_".join(words[last_function_word + 1:]).rstrip(".-/")
     saved = not SAVE_WORDS.isdisjoint(word.lower() for word in words[:max(last_function_word, 0)])
@@ -1203,9 +1209,11 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
     Acc: Train=0.50, Val=0.50``)."""
     context = None
     if not all(name.names_split for name in names):
+        # a split word inside a source file's name ("test_utils.py", "eval.py:88") names no split of the line
+        outside = [*spans, *(match.span() for match in SOURCE_FILE_WORD.finditer(text))]
         context = next(
             (match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
-             if not any(start <= match.start() < end for start, end in spans)),
+             if not any(start <= match.start() < end for start, end in outside)),
             heading,
         )
     names_a_loss = any(name.names_loss for name in names)
