@@ -155,6 +155,15 @@ def test_detectron2s_per_class_ap_tags_count_the_classes():
     ("labels.txt", "cat\ndog\nbird\n\nfish\n", (4, "labels.txt: labels", CLASSES)),
     ("classes.txt", "0\n1\n2\n", (3, "classes.txt: labels", CLASSES)),
     ("class_names.txt", "healthy\nrust\n", (2, "class_names.txt: labels", CLASSES)),
+    # Keras' flow_from_directory(...).class_indices and torchvision's class_to_idx, dumped with json.dump
+    ("class_indices.json", json.dumps({"angry": 0, "disgust": 1, "fear": 2, "happy": 3}),
+     (4, "class_indices.json: labels", CLASSES)),
+    ("label_map.json", json.dumps({str(i): f"sign {i}" for i in range(12)}), (12, "label_map.json: labels", CLASSES)),
+    ("class_names.json", json.dumps(["cat", "dog", "bird"]), (3, "class_names.json: labels", CLASSES)),
+    ("labels.json", json.dumps({"class_names": ["ok", "crack"], "image_size": 224}), (2, "labels.json: labels", CLASSES)),
+    # the summary a script writes at its end, beside the scores
+    ("summary_metrics.json", json.dumps({"num_classes": 9, "test_accuracy": 0.93}),
+     (9, "summary_metrics.json: num_classes", CLASSES)),
     # a W&B run's files/config.yaml beside its captured output.log: each key under {value: ..., desc: ...}
     ("config.yaml", "_wandb:\n  value: {cli_version: 0.22.2}\ndataset:\n  value: cifar10\nnum_classes:\n  value: 10\n",
      (10, "config.yaml: num_classes", CLASSES)),
@@ -171,6 +180,10 @@ def test_each_kind_of_companion_beside_the_log(tmp_path, name, text, expected):
     ("labels.txt", "0\n1\n1\n0\n1\n"),  # one label per sample
     ("docker-compose.yml", "services:\n  web:\n    image: nginx\n"),
     ("results.json", json.dumps({"num_classes": 3, "accuracy": 0.9})),  # JSON not named for settings: results, data
+    # a label file of examples: its indices repeat, or name files rather than classes
+    ("labels.json", json.dumps({"img_001.png": 0, "img_002.png": 1, "img_003.png": 1})),
+    ("labels.json", json.dumps({"images": [{"id": 1}], "annotations": [{"id": 1, "category_id": 3}]})),  # COCO
+    ("class_indices.json", json.dumps({"a": 0, "b": 2, "c": 5})),  # a filter of some classes, not all of them
 ])
 def test_companions_of_other_tools_say_nothing(tmp_path, name, text):
     csv_run(tmp_path / "run")

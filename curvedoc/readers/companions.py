@@ -5,16 +5,18 @@ Runs keep their class count in a model config (``config.json``: ``num_labels``, 
 arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``config.yaml``), in a data config (YOLO's
 ``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``: one label a
 line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the classes, one a row, numbered 0, 1, … or 1, 2,
-… in its first column, as GTSRB's ``ClassId,SignName``); a PEFT ``adapter_config.json`` names the base model, and so
-does the model card the Trainer writes (``README.md``, whose YAML front matter holds ``base_model``:
-``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example scripts call it). They are looked for in
-the run's folder, then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model
-config, and above a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's
-configs), nearest folder first; within a folder the model config first, then data configs, run arguments, other YAML
-files, other JSON files named for settings (``default_parameters.json``, ``training_config.json``), label lists; last, a
-data config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the directory training ran
-in), in the run folder's parents up to three levels. Only a count stated under a key
-:func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
+… in its first column, as GTSRB's ``ClassId,SignName``; a JSON class list: ``class_indices.json``, ``label_map.json``,
+``class_names.json`` …, a name → index or index → name map, or a list of the names); a PEFT ``adapter_config.json``
+names the base model, and so does the model card the Trainer writes (``README.md``, whose YAML front matter holds
+``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example scripts call it). They are
+looked for in the run's folder, then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder
+holds the model config, and above a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds
+the run's configs), nearest folder first; within a folder the model config first, then data configs, run arguments,
+other YAML files, other JSON files named for settings (``default_parameters.json``, ``training_config.json``) or as the
+summary a script writes at its end (``summary_metrics.json``, ``evaluation_report.json``), label lists; last, a data
+config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the directory training ran in),
+in the run folder's parents up to three levels. Only a count stated under a key :func:`curvedoc.model.n_classes_from`
+knows is taken, so the ``config.json`` of an unrelated tool says nothing.
 
 Cost: only files under MAX_BYTES are opened, and parsed with the JSON parser or YAML's safe loader. A folder's
 listing is kept while its modification time is unchanged and a file's reading while its size and modification
@@ -35,7 +37,7 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import CLASSES, ClassCount, ConfigFacts, Run, complete_meta, facts_from
+from curvedoc.model import CLASSES, ClassCount, ConfigFacts, Run, complete_meta, facts_from, n_classes_from
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -45,13 +47,21 @@ PREFERRED_YAML = ("data.yaml", "data.yml", "hparams.yaml", "args.yaml", "config.
 YAML_SUFFIXES = (".yaml", ".yml")
 LABEL_LIST_FILES = ("labels.txt", "classes.txt", "class_names.txt")
 LABEL_TABLE_FILES = ("labels.csv", "classes.csv", "class_names.csv")
+# A class list saved as JSON: Keras' ``flow_from_directory(...).class_indices`` ({"angry": 0, "disgust": 1, …}),
+# torchvision's ``class_to_idx``, an index → name map ({"0": "a", "1": "a lot", …}) or a plain list of the names
+LABEL_MAP_JSON = re.compile(
+    r"^(?:(?:class(?:es)?|labels?|categor(?:y|ies))(?:[_\-]?(?:names?|maps?|mapping|indices|index|dict|list|ids?"
+    r"|(?:to|2)[_\-]?(?:idx|ids?|index)))?|(?:idx|ids?|index)[_\-]?(?:to|2)[_\-]?(?:class(?:es)?|labels?))\.json$",
+    re.IGNORECASE)
 MODEL_CARD = "README.md"
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
 # Other JSON files a run's settings are saved in by name (default_parameters.json, train_params.json,
-# training_config.json, model_metadata.json); any other JSON beside a log is more likely data or results
-CONFIG_WORDS = re.compile(r"param|config|args|setting|option|metadata")
+# training_config.json, model_metadata.json), and the summary or report a script writes at its end, which states its
+# class count beside the scores (summary_metrics.json, evaluation_report.json: "num_classes": 9); any other JSON beside
+# a log is more likely data or results
+CONFIG_WORDS = re.compile(r"param|config|args|setting|option|metadata|summary|report")
 # Folders a framework makes per checkpoint or per run inside the folder the user chose, whose configs are saved in
 # that folder: a Hugging Face checkpoint's model config is in the output folder above it, and the project folder
 # holding a Lightning logger's version_N/ or a W&B run folder is two above the log
@@ -166,11 +176,13 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     kept): an archive's thousands of run folders under one parent are not filtered and sorted once per run."""
     other_yaml = sorted(name for name in names if name.lower().endswith(YAML_SUFFIXES)
                         and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
+    label_maps = sorted(name for name in names if LABEL_MAP_JSON.match(name))
     other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
-                        and CONFIG_WORDS.search(name.lower()))
+                        and name not in label_maps and CONFIG_WORDS.search(name.lower()))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
     return (*ordered, *other_yaml, *other_json,
-            *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES, MODEL_CARD) if name in names))
+            *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *label_maps,
+            *((MODEL_CARD,) if MODEL_CARD in names else ()))
 
 
 def _read(path: str) -> Companion | None:
@@ -204,6 +216,8 @@ def _parse(path: str, size: int) -> Companion | None:
         return _label_count(path, _label_table(text))
     if name == MODEL_CARD:
         return Companion(path, ConfigFacts(base_model=_card_base_model(text)), None)
+    if LABEL_MAP_JSON.match(name):
+        return _label_count(path, _label_map(text))
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
         kind = "JSON" if name.endswith(".json") else "YAML"
@@ -264,6 +278,31 @@ def _label_table(text: str) -> int | None:
     if len(rows) < 2 or not all(row.isdigit() for row in rows):
         return None
     numbers = sorted(map(int, rows))
+    return len(numbers) if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))) else None
+
+
+def _label_map(text: str) -> int | None:
+    """The number of classes of a JSON class list: a list of distinct names, a name → index map or an index → name
+    map whose indices are 0, 1, … (or from 1) without a gap; else, a settings object that states a count under a key
+    :func:`curvedoc.model.n_classes_from` knows. A file of annotations or of examples and their labels numbers no
+    classes so (its indices repeat, or are no indices)."""
+    try:
+        loaded = json.loads(text)
+    except ValueError:
+        return None
+    if isinstance(loaded, list):
+        return _label_list("\n".join(loaded)) if all(isinstance(item, str) for item in loaded) else None
+    if not isinstance(loaded, dict) or len(loaded) < 2:
+        return None
+    keys, values = list(loaded), list(loaded.values())
+    if all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+        indices = values  # name → index
+    elif all(isinstance(value, str) for value in values) and all(key.isdigit() for key in keys):
+        indices = [int(key) for key in keys]  # index → name
+    else:
+        count = n_classes_from(loaded)
+        return count.count if count is not None and count.kind == CLASSES else None
+    numbers = sorted(indices)
     return len(numbers) if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))) else None
 
 
