@@ -146,6 +146,18 @@ def test_a_sparse_reward_never_earned_is_flat():
     assert "5 lower" in " ".join(finding.evidence) and not run.warnings
 
 
+def test_the_environments_pay_per_step_beside_returns_that_climb_is_no_flat_run():
+    """Lightning's DQN example logs CartPole's reward of the step (1 for every step survived: 1.0 at every log)
+    beside the return of the last episode, which climbs 13 -> 200: the agent learned. Rewards that never move at
+    all, each of them, still are a flat run."""
+    rng = np.random.default_rng(0)
+    returns = np.minimum(200, np.linspace(13, 260, 39) + rng.normal(0, 15, 39))
+    run = synthetic({"reward": np.ones(39), "total_reward": returns, "train_loss": rng.lognormal(1, 1, 39)})
+    assert "CD301" not in codes(run)
+    assert "CD301" in codes(synthetic({"reward": np.ones(39), "total_reward": np.full(39, 9.0),
+                                       "train_loss": rng.lognormal(1, 1, 39)}))
+
+
 def test_returns_that_climb_from_an_unlucky_high_start_are_not_flat():
     """The first three episode scores (199, 375, 312) put the start level where the last tenth ends, 60% of
     improvement later: the tenths, not that start, say whether the policy moved."""

@@ -105,8 +105,13 @@ def judged_progress(run: RunCurves, min_points: float) -> list[Curve]:
     one). Whether a curve moves does not depend on which way is better."""
     logs_a_loss = any(run.curve(role) is not None for role in (Role.TRAIN_LOSS, Role.VAL_LOSS))
     if run.reinforcement_learning or not logs_a_loss:
-        return [curve for curve in (run.curve(Role.SCORE),)
-                if curve is not None and len(curve.finite_values) >= min_points]
+        scores = [curve for curve in run.curves(Role.SCORE) if len(curve.finite_values) >= min_points]
+        main = run.curve(Role.SCORE)
+        if main in scores and np.ptp(main.finite_values) == 0:
+            # a reward identical at every point beside rewards that move is the environment's pay per step
+            # (CartPole's 1 for every step survived), not the agent's return: the run moved if they did
+            main = next((curve for curve in scores if np.ptp(curve.finite_values) > 0), main)
+        return [main] if main in scores else []
     # a run that logs a loss is judged on it; one that is NaN throughout is CD101's, and a score stuck beside it
     # (an F1 of 0 from a model that outputs NaN) is that NaN's doing, not a flat start of its own
     return judged_losses(run, min_points)
