@@ -153,6 +153,21 @@ def test_train_accuracy_alone_at_the_prior_is_majority():
     assert [f.code for f in findings(run)] == ["CD602"]
 
 
+def test_a_train_accuracy_alone_on_a_plateau_above_any_prior_is_no_majority():
+    """A stage-2 action classifier logs only its minibatch accuracy: 10 of 16 right (0.625) at its median for
+    3,000 steps while its loss creeps 1.22 -> 1.14, far above the 0.66 a model predicting one class at that share
+    can score: a model stuck at 63%, which the accuracy alone cannot tell from one that learned the prior."""
+    batch_acc = RNG.binomial(16, 0.625, 1000) / 16
+    loss = np.linspace(1.22, 1.14, 1000) + 0.1 * RNG.standard_normal(1000)
+    assert "CD602" not in [f.code for f in findings(build({"train/loss": (STEPS, loss), "train/acc": (STEPS, batch_acc)}))]
+    # with its 4 classes known, a loss above what a prior with a 0.75 majority can score is no prior either
+    batch_acc = RNG.binomial(16, 0.75, 1000) / 16
+    run = build({"train/loss": (STEPS, np.full(1000, 1.2)), "train/acc": (STEPS, batch_acc)}, n_classes=4)
+    assert "CD602" not in [f.code for f in findings(run)]
+    run = build({"train/loss": (STEPS, np.full(1000, 0.8)), "train/acc": (STEPS, batch_acc)}, n_classes=4)
+    assert "CD602" in [f.code for f in findings(run)]
+
+
 def test_a_changing_accuracy_is_never_flat():
     val_acc = np.linspace(0.5, 0.9, 10)
     assert not findings(build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, val_acc)}))

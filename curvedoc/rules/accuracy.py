@@ -253,6 +253,25 @@ def _least_entropy(accuracy: float) -> float:
     return -full * accuracy * math.log(accuracy) - (rest * math.log(rest) if rest > 1e-12 else 0.0)
 
 
+def _most_entropy(accuracy: float, n_classes: int) -> float:
+    """The most entropy (nats) of a distribution over ``n_classes`` whose commonest class has share ``accuracy``
+    (the rest spread evenly): the highest cross-entropy a model that learned such a prior can settle at."""
+    rest = 1 - accuracy
+    return -accuracy * math.log(accuracy) - (rest * math.log(rest / (n_classes - 1)) if rest > 1e-12 else 0.0)
+
+
+def _loss_pins_a_prior(run: RunCurves, flat: FlatAccuracy, limits: Limits) -> bool:
+    """A minibatch train accuracy that holds its level shows a model stuck at that accuracy, which a model that
+    learned only the class prior is, and so is one on a plateau (63% on 15 action classes): only a loss that
+    settled where a prior with that majority share can sit tells them apart: within a tenth (chance_margin) of such
+    a prior's entropy with the rest spread over the other classes, or, the class count unknown, of its least."""
+    if flat.loss is None or not flat.quarters:
+        return False
+    n = run.n_classes
+    most = _most_entropy(flat.level, n) if n is not None and n >= 2 else _least_entropy(flat.level)
+    return flat.quarters[3] <= (1 + limits["chance_margin"]) * most
+
+
 def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     """The accuracy (held-out preferred) whose value never changed, when the train accuracy did not rise either.
 
@@ -408,8 +427,10 @@ def accuracy_majority(run: RunCurves, limits: Limits):
     """Accuracy (validation preferred) stays at one value for the whole run, and that value is a class share
     other than 1/n (the majority rate of imbalanced data): the loss has settled (not still falling), is no lower
     than a constant prediction allows at that accuracy, and (n known) is clearly below chance: at chance the
-    prior is too close to uniform to matter, above it nothing was learned at all. Not a language model's token
-    accuracy (TRL's mean_token_accuracy): the share of its commonest token is no class prior."""
+    prior is too close to uniform to matter, above it nothing was learned at all. A minibatch train accuracy alone
+    (no held-out one) shows only a model stuck at that accuracy: its loss must then sit where a prior with that
+    majority share scores. Not a language model's token accuracy (TRL's mean_token_accuracy): the share of its
+    commonest token is no class prior."""
     meta = run.run.meta
     if meta.language_model or meta.n_classes_kind == VOCABULARY:
         return None  # a language model's token accuracy: no class prior a constant prediction could sit at
@@ -417,6 +438,8 @@ def accuracy_majority(run: RunCurves, limits: Limits):
     if flat is None or not limits["flat_tolerance"] < flat.level < 1 - limits["flat_tolerance"]:
         return None
     chance = run.chance_accuracy
+    if flat.curve.role == Role.TRAIN_ACC and flat.curve.window > 1 and not _loss_pins_a_prior(run, flat, limits):
+        return None
     if chance is not None and flat.level <= chance * (1 + limits["chance_margin"]):
         return None
     if chance is None and abs(flat.level * max(2, round(1 / flat.level)) - 1) <= limits["chance_margin"]:
