@@ -312,6 +312,23 @@ def test_a_run_that_logged_no_metrics_is_read_from_its_printed_output(tmp_path):
     assert any("read from the printed output files/output.log" in warning for warning in run.warnings)
 
 
+@pytest.mark.parametrize("log_bytes, problem", [(b"", "empty file"), (b"garbage", "not a W&B .wandb log")])
+def test_a_broken_log_beside_printed_output_is_a_warning_and_the_output_is_read(tmp_path, log_bytes, problem):
+    """A run killed as it started leaves its .wandb empty (W&B had flushed nothing) while files/output.log holds
+    what training printed: the run is read from that, and the log's problem is said in one line."""
+    folder = tmp_path / "run-20240101_000000-abc"
+    (folder / "files").mkdir(parents=True)
+    (folder / "run-abc.wandb").write_bytes(log_bytes)
+    keras = Path(__file__).resolve().parent.parent / "fixtures" / "textlog" / "keras_verbose2" / "train.log"
+    shutil.copy(keras, folder / "files" / "output.log")
+    run = load_one(folder)
+    assert run.series("val_loss")["step"].tolist() == [1, 2, 3, 4]
+    assert any(problem in warning for warning in run.warnings)
+    (folder / "files" / "output.log").write_text("Using cpu device\n")
+    with pytest.raises(CurvedocError, match=problem):
+        curvedoc.load(folder)
+
+
 def test_printed_output_is_not_read_when_the_history_holds_metrics(tmp_path):
     folder = tmp_path / "run-20240101_000000-abc"
     (folder / "files").mkdir(parents=True)

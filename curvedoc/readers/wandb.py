@@ -69,8 +69,6 @@ def _read_folder(folder: Path) -> Run:
         except CurvedocError as error:
             failures.append(error)
     logs_read = len(logs) - len(failures)
-    if failures and not logs_read and not history:
-        raise failures[0]
     for error in failures:
         builder.warn(str(error))
     # The binary log holds every history row W&B wrote; a wandb-history.jsonl beside it (versions around 0.10
@@ -86,6 +84,10 @@ def _read_folder(folder: Path) -> Run:
         _read_metadata(builder, metadata)
     if not builder.has_points:
         _read_captured_output(builder, folder, found_logs=bool(logs or history))
+    if failures and not logs_read and not history and not builder.has_points:
+        # nothing else held the run's metrics: the broken log is the problem to report (an empty .wandb beside an
+        # output.log that printed its curves is only a warning)
+        raise failures[0]
     return builder.build()
 
 
