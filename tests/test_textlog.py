@@ -251,6 +251,19 @@ def test_tqdm_bars_between_the_dicts_change_nothing():
         assert values(noisy, tag) == values(quiet, tag)
 
 
+def test_a_dict_the_bar_redraws_over_on_its_line_is_still_a_record(tmp_path):
+    """With ``2>&1`` the Trainer's print and tqdm's stderr interleave: the dict's line end lands after the bar's
+    next redraws, so on disk the dict is followed by ``\\r`` and bars on its line (as in a TRL SFT log)."""
+    quiet = (FIXTURES / "hf_trainer" / "stdout.log").read_text()
+    dicts = [line for line in quiet.splitlines() if line.startswith("{")]
+    bars = "".join(f"\r {k:3d}%|#         | {k}/60 [00:0{k % 10}<00:00, 26.1it/s]" for k in range(5))
+    text = "".join(f"{record}{bars}\n" for record in dicts)
+    run = read(write(tmp_path / "train.out", text))
+    reference = load_one(FIXTURES / "hf_trainer" / "stdout.log")
+    for tag in ("loss", "eval_loss", "eval_accuracy"):
+        assert values(run, tag) == values(reference, tag)
+
+
 def test_nanogpt_lines():
     run = load_one(FIXTURES / "nanogpt" / "train.log")
     assert (FIXTURES / "nanogpt" / "train.log").read_text().startswith("The Zen of Python")  # other output first

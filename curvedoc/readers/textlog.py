@@ -3,7 +3,8 @@ a Slurm ``.out`` file, W&B's ``files/output.log``).
 
 Each line is cleaned first:
 - ANSI colour and cursor codes are dropped, and of a line redrawn in place with ``\\r`` or backspaces (Keras' and
-  tqdm's progress bars) only the last text drawn counts: what the terminal showed in the end;
+  tqdm's progress bars) only the last text drawn counts: what the terminal showed in the end, except a printed dict
+  that a bar redrew over on its line (the Trainer's print and tqdm's stderr interleaved by ``2>&1``): a record;
 - a Keras progress line (``469/469 ━━━━ 5s 10ms/step - loss: 0.2345 - val_loss: …``; Keras 2's ``[=====]`` bars
   and ``verbose=2`` lines alike) is an epoch's summary only when its batch count is complete; the per-batch lines
   before it are skipped. A tqdm bar is skipped whole, its postfix too (``loss=0.23`` there is one batch's or a
@@ -496,7 +497,7 @@ def parse(path: Path) -> Parsed:
     columns = _ColumnTable(state.names_a_metric)
     conflict = _Conflict()
     copypaste = _CopyPaste()
-    for text in _lines(path, parsed):
+    for text in _with_records_drawn_over(_lines(path, parsed)):
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
             text = ANSI.sub("", text)
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
@@ -1086,6 +1087,18 @@ def _within(position: int, spans: tuple[list[int], list[int]]) -> bool:
     starts, ends = spans
     index = bisect.bisect_right(starts, position) - 1
     return index >= 0 and position < ends[index]
+
+
+def _with_records_drawn_over(lines: Iterator[str]) -> Iterator[str]:
+    """Each line, after the whole records drawn over within it: a Hugging Face Trainer prints its log dict
+    (``{'loss': 0.75, …}``) and tqdm then redraws its bar with ``\\r`` on the same line, so the dict is no longer
+    what the line shows last, yet it is a record, not a step of the redrawn progress."""
+    for text in lines:
+        if "\r" in text and "{" in text:
+            segments = [segment.strip() for segment in text.replace("\b", "").split("\r")]
+            last = max((index for index, segment in enumerate(segments) if segment), default=-1)
+            yield from (segment for segment in segments[:last] if segment[:1] == "{" and segment[-1:] == "}")
+        yield text
 
 
 def _last_drawn(text: str) -> str:
