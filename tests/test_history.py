@@ -1,4 +1,5 @@
-"""Training histories saved as one JSON object of metric lists (Keras's history.history, PyTorch scripts' dicts)."""
+"""Training histories saved as one JSON object of metric lists (Keras's history.history, PyTorch scripts' dicts), or
+as a list of one record an epoch."""
 
 from __future__ import annotations
 
@@ -108,6 +109,23 @@ def test_null_is_an_epoch_without_a_value_and_nan_is_a_value(tmp_path):
     assert math.isnan(run.series("loss")["value"][1])
 
 
+def test_a_list_of_one_record_an_epoch_is_a_history(tmp_path):
+    """A hand-written loop appends a record each epoch and dumps the list: nested objects give their keys joined by
+    ``/``, the epoch key is the x axis, and a record without a key is an epoch without that value."""
+    records = [{"epoch": epoch, "train_loss": loss, "val": {"loss": loss + 0.1, "acc": accuracy}}
+               for epoch, (loss, accuracy) in enumerate(zip(LOSS, ACCURACY, strict=True), start=1)]
+    records[2]["val"].pop("acc")
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(records, indent=2))
+    run = load_one(path)
+    assert run.format == "json-history" and run.tags == ["train_loss", "val/loss", "val/acc"]
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "val/loss": Role.VAL_LOSS, "val/acc": Role.VAL_ACC}
+    assert run.series("val/loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert run.series("val/acc")["step"].tolist() == [1, 2, 4, 5, 6] and run.warnings == []
+    # found by a folder's walk too, from its first bytes, however long the file
+    assert classify_file(path) is not None and history.looks_like_history(path.read_bytes()[:200], complete=False)
+
+
 def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
     path = write_json(tmp_path / "log.json", {"loss": LOSS, "acc": ACCURACY, "per_class_acc": [[0.1, 0.9]] * 6})
     run = load_one(path)
@@ -122,6 +140,9 @@ def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
     {"milestones": [30, 60, 90], "gamma": 0.1},  # a scheduler's config: no metric
     {"loss": [0.5, 0.4], "val_loss": [0.6, 0.5]},  # two epochs are no curve to tell a history by
     {"val_loss": [0.5, 0.4, 0.3], "images": [{"id": 1}], "annotations": [{"id": 2}], "categories": [{"id": 3}]},
+    # detections saved as a list of records (COCO's results file): no epoch that moves on, no loss
+    [{"image_id": i // 3, "category_id": 1, "bbox": [1, 2, 3, 4], "score": 0.9 - i / 100} for i in range(30)],
+    [{"epoch": 3, "val_acc": 0.5}, {"epoch": 2, "val_acc": 0.6}, {"epoch": 1, "val_acc": 0.7}],  # not in order
 ])
 def test_json_that_is_no_history_is_not_a_run(tmp_path, document):
     path = write_json(tmp_path / "other.json", document)

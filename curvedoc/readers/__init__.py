@@ -260,7 +260,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             if not text:
                 return "empty file"
             return ("JSON file that is neither a Hugging Face trainer_state.json (no log_history), JSON Lines, nor a "
-                    "training history (an object of metric lists)")
+                    "training history (an object of metric lists, or a list of one record an epoch)")
         return None
     if suffix not in TABLE_SUFFIXES and suffix not in TEXT_LOG_SUFFIXES:
         if not explicit:

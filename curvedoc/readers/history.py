@@ -1,6 +1,10 @@
 """Training histories saved as one JSON object of metric lists: Keras's ``json.dump(history.history, f)``
 (``{"loss": [...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...],
-"val_accs": [...]}``, or either nested one level down (``{"history": {...}, "config": {...}}``).
+"val_accs": [...]}``, or either nested one level down (``{"history": {...}, "config": {...}}``); or as a list of one
+record an epoch, which a hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss":
+1.1, "acc": 0.6}}, …]``; a nested object's keys joined by ``/``), read as the same lists. A list of records is a
+history only with an epoch or step key that never goes back, or a loss in it: detections or predictions saved as a
+list of records (COCO's ``[{"image_id": …, "score": …}]``) are not.
 
 Each list holds one value per epoch. An ``epoch``/``epochs``/``step`` list beside them is the x axis, else the
 position in the list (1 … n). A list shorter than the longest by a whole factor k was logged every k epochs
@@ -24,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from curvedoc.errors import NotALog
-from curvedoc.features import listed
+from curvedoc.features import LOSS_ROLES, listed
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.records import as_value, whole_steps
@@ -44,6 +48,8 @@ ERROR_WORDS = {"error", "err", "mse", "mae", "rmse", "mape", "wer", "cer"}
 NOT_MEASUREMENTS = {Role.OTHER, Role.LR, Role.GRAD_NORM}
 # A key whose list starts with a number, as a history's first bytes show it: "val_loss": [0.93, …
 KEYED_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*(?:-?[\d.]|NaN|-?Infinity|null)')
+# A record's number, as a list of records' first bytes show it: {"epoch": 1, "val_loss": 0.93, …
+RECORD_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*(?:-?[\d.]|NaN|-?Infinity)')
 NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
 
 
@@ -55,8 +61,9 @@ def read(source: Source) -> list[Run]:
     history = find_history(document)
     if history is None:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
-                            f"numbers, one a metric logged at least {MIN_EPOCHS} times)")
-    outer = {} if history is document else document
+                            f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
+                            f"epoch)")
+    outer = document if isinstance(document, dict) and history is not document else {}
     for tag, (steps, values) in history_curves(history, outer, lambda message: builder.warn(f"{path}: {message}")):
         builder.add(tag, steps, values)
     not_curves = [key for key, value in history.items() if isinstance(value, list) and not _is_number_list(value)]
@@ -79,7 +86,17 @@ def load_document(path: Path, builder: RunBuilder) -> Any:
 def looks_like_history(head: bytes, complete: bool) -> bool:
     """Whether a .json file starting with ``head`` holds a training history: decided on the whole document when
     ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, then a number)."""
-    if not head.lstrip().startswith(b"{"):
+    text = head.lstrip()
+    if text.startswith(b"[") and text[1:].lstrip().startswith(b"{"):
+        if complete:
+            try:
+                return find_history(json.loads(head.decode("utf-8", errors="replace"))) is not None
+            except (ValueError, RecursionError):
+                pass
+        keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
+        return (any(key.lower() in STEP_KEYS for key in keys)
+                and any(names_a_measurement(key) for key in keys))
+    if not text.startswith(b"{"):
         return False
     if complete:
         try:
@@ -93,12 +110,38 @@ def looks_like_history(head: bytes, complete: bool) -> bool:
 def find_history(document: Any) -> dict | None:
     """The object of ``document`` that is a history (see :func:`is_history`): the document itself, or one nested
     under a key such as ``history`` or ``metrics``; None when there is none."""
+    if isinstance(document, list):
+        columns = _columns_of_records(document)
+        return columns if columns is not None and is_history(columns) else None
     if not isinstance(document, dict):
         return None
     if is_history(document):
         return document
     return next((value for key, value in document.items()
                  if key.lower() in CONTAINER_KEYS and isinstance(value, dict) and is_history(value)), None)
+
+
+def _columns_of_records(records: list) -> dict | None:
+    """A list of one record an epoch as the lists of a history (None where a record lacks a key), when it is one:
+    each record an object, and an epoch or step key that never goes back, or a loss among the keys."""
+    if len(records) < MIN_EPOCHS or not all(isinstance(record, dict) for record in records):
+        return None
+    flat = [dict(_flattened(record)) for record in records]
+    keys = list(dict.fromkeys(key for record in flat for key in record))
+    columns = {key: [record.get(key) for record in flat] for key in keys}
+    ordered = any(key.lower() in STEP_KEYS and _is_number_list(values)
+                  and np.all(np.diff([value for value in values if value is not None]) >= 0)
+                  for key, values in columns.items())
+    losses = any(infer_role(key) in LOSS_ROLES and _is_number_list(values) for key, values in columns.items())
+    return columns if ordered or losses else None
+
+
+def _flattened(record: dict, prefix: str = ""):
+    for key, value in record.items():
+        if isinstance(value, dict):
+            yield from _flattened(value, f"{prefix}{key}/")
+        else:
+            yield f"{prefix}{key}", value
 
 
 def is_history(candidate: dict) -> bool:
