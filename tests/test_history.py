@@ -126,6 +126,21 @@ def test_a_list_of_one_record_an_epoch_is_a_history(tmp_path):
     assert classify_file(path) is not None and history.looks_like_history(path.read_bytes()[:200], complete=False)
 
 
+def test_chainers_log_report_with_no_suffix_is_found_and_read(tmp_path):
+    """Chainer's LogReport dumps its records with json.dump(..., indent=4) to ``<out>/log``: no suffix. A folder's
+    walk finds it, and iterations are its x axis (finer than epochs)."""
+    records = [{"epoch": i // 5, "iteration": 100 * (i + 1), "elapsed_time": 15.0 * i, "main/loss": loss,
+                "main/accuracy": accuracy} for i, (loss, accuracy) in enumerate(zip(LOSS, ACCURACY, strict=True))]
+    records[-1]["validation/main/loss"] = 1.4
+    (tmp_path / "result").mkdir()
+    (tmp_path / "result" / "log").write_text(json.dumps(records, indent=4))
+    (tmp_path / "result" / "command.txt").write_text("python train.py --gpu 0\n")
+    run = load_one(tmp_path)
+    assert run.path.endswith("log") and run.format == "json-history"
+    assert run.roles["main/loss"] == Role.TRAIN_LOSS and run.roles["validation/main/loss"] == Role.VAL_LOSS
+    assert run.series("main/loss")["step"].tolist() == [100, 200, 300, 400, 500, 600]
+
+
 def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
     path = write_json(tmp_path / "log.json", {"loss": LOSS, "acc": ACCURACY, "per_class_acc": [[0.1, 0.9]] * 6})
     run = load_one(path)

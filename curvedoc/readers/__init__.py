@@ -262,6 +262,12 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return ("JSON file that is neither a Hugging Face trainer_state.json (no log_history), JSON Lines, nor a "
                     "training history (an object of metric lists, or a list of one record an epoch)")
         return None
+    if not suffix and head.lstrip()[:1] == b"[":
+        # Chainer's LogReport writes its records as a JSON list to a file named ``log``, with no suffix
+        from curvedoc.readers.history import looks_like_history
+
+        if looks_like_history(head, complete=whole_file):
+            return Source("history", path, ((None, path),), explicit)
     if suffix not in TABLE_SUFFIXES and suffix not in TEXT_LOG_SUFFIXES:
         if not explicit:
             return None
