@@ -1,11 +1,10 @@
-"""Training histories saved as one JSON object of metric lists: Keras's ``json.dump(history.history, f)``
-(``{"loss": [...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...],
-"val_accs": [...]}``, or either nested one level down (``{"history": {...}, "config": {...}}``); or as a list of one
-record an epoch, which a hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss":
-1.1, "acc": 0.6}}, …]``; a nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes
-its ``log`` so, a file with no suffix. A list of records is a
-history only with an epoch or step key that never goes back, or a loss in it: detections or predictions saved as a
-list of records (COCO's ``[{"image_id": …, "score": …}]``) are not.
+"""Training histories saved as one JSON object of metric lists: Keras's ``json.dump(history.history, f)`` (``{"loss":
+[...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...], "val_accs": [...]}``, or
+either nested one level down (``{"history": {...}, "config": {...}}``); or as a list of one record an epoch, which a
+hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss": 1.1, "acc": 0.6}}, …]``; a
+nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes its ``log`` so, a file with no
+suffix. A list of records is a history only with an epoch or step key that never goes back, or a loss in it: detections
+or predictions saved as a list of records (COCO's ``[{"image_id": …, "score": …}]``) are not.
 
 Each list holds one value per epoch. An ``epoch``/``epochs``/``step`` list beside them is the x axis, else the
 position in the list (1 … n). A list shorter than the longest by a whole factor k was logged every k epochs
