@@ -86,11 +86,12 @@ RUNNING_BEST = "best"
 # val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
 _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
 # One word of a tag naming a higher-is-better metric; digits and @k after a stem are its variants (mAP50, AP75,
-# recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl).
+# recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl). The FCN paper's "mean IU"
+# (HRNet's MeanIU) is mIoU.
 _SCORE_WORD = re.compile(
     r"^(?:reward|rewards|rew|return|returns|success|score|scores|f1score|fscore|"
     r"m?ap\d*|ap[lms]|precision|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
-    r"m?iou|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
+    r"(?:mean)?m?iou|(?:mean)?iu|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
     r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
 )
 # The spread of a score is not a score: higher is not better

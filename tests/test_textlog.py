@@ -264,6 +264,25 @@ def test_a_dict_the_bar_redraws_over_on_its_line_is_still_a_record(tmp_path):
         assert values(run, tag) == values(reference, tag)
 
 
+def test_a_line_of_evaluation_scores_without_a_step_is_the_evaluations(tmp_path):
+    """HRNet-Semantic-Segmentation's loop logs its batches with their epoch and iteration, then its validation as
+    ``Loss: 3.124, MeanIU:  0.0649, Best_mIoU:  0.0649``: no step, no split named, but a mean IU (the FCN paper's
+    mIoU) is computed on an evaluation set, so the line's loss is the validation loss and its best-so-far is no
+    curve. A line of bare names without such a score stays unread: it may be either split's."""
+    text = ""
+    for epoch in range(3):
+        for iteration in (0, 10, 20):
+            text += (f"Epoch: [{epoch}/520] Iter:[{iteration}/247], Time: 0.62, lr: [0.0079], "
+                     f"Loss: {3.5 - epoch / 2 - iteration / 100:.6f}, Acc:{0.4 + epoch / 10:.6f}\n")
+        text += "=> saving checkpoint to output/cityscapes/checkpoint.pth.tar\n"
+        text += f"Loss: {3.1 - epoch / 10:.3f}, MeanIU:  {0.06 + epoch / 100:.4f}, Best_mIoU:  {0.06 + epoch / 100:.4f}\n"
+        text += f"Average: {0.5 + epoch:.3f}\n"
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["val_Loss"] == Role.VAL_LOSS and run.roles["val_MeanIU"] == Role.SCORE
+    assert values(run, "val_MeanIU") == [0.06, 0.07, 0.08] and values(run, "val_Loss") == [3.1, 3.0, 2.9]
+    assert not {"Best_mIoU", "val_Best_mIoU", "Average", "val_Average"} & set(run.tags)
+
+
 def test_nanogpt_lines():
     run = load_one(FIXTURES / "nanogpt" / "train.log")
     assert (FIXTURES / "nanogpt" / "train.log").read_text().startswith("The Zen of Python")  # other output first

@@ -72,11 +72,12 @@ after a checkpoint's save (``New best model saved with BLEU-2: 65.76``, ``✓ Ne
 (``Best val_acc=1.0000``, ``best_acc``) restates a metric and is no curve. A line without a step or epoch of
 its own, printed during training (an evaluation block, another program's output), sits at the x of the line before
 it and gives only metrics that name their split (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is
-an evaluation's, read as training's it would mislead), and never overrides a value logged there with a step of its
-own; but a kind of line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 |
-Loss: …``), its first before the first such line, is that step's: all its values, at that step (see
-``_printed_each_step``). The Trainer's closing ``{'train_runtime': …}`` summary is not a point. A line printed again
-as it was (``… loss = 1.65 -> best``) is one point, and a curve that restates another under the same words in another
+an evaluation's, read as training's it would mislead), or, on a line with a score only an evaluation computes (mIoU,
+mAP, BLEU: HRNet's ``Loss: 3.124, MeanIU: 0.0649``), every metric as the evaluation's (``val_Loss``); it never
+overrides a value logged there with a step of its own; but a kind of line printed before the line of every step (a
+dict of the step's statistics, then ``Step: 12 | Loss: …``), its first before the first such line, is that step's: all
+its values, at that step (see ``_printed_each_step``). The Trainer's closing ``{'train_runtime': …}`` summary is not
+a point. A line printed again as it was (``… loss = 1.65 -> best``) is one point, and a curve that restates another under the same words in another
 order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is
 not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
 other format), with a warning; but a log that starts over after a run that went to the end holds several runs one
@@ -170,6 +171,8 @@ CHANGE_WORDS = IMPROVEMENT_WORDS | {"decreased", "increased"}
 SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST} | IMPROVEMENT_WORDS))})\b",
                             re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
+EVALUATION_SCORE = re.compile(
+    r"^(?:(?:mean)?m?iou|(?:mean)?iu|m?ap\d*|ap[lms]|bleu\d*|sacrebleu|rouge[a-z0-9]*|meteor|cider|chrf)$")
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
 COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste)
@@ -822,10 +825,14 @@ class _Reading:
             # with the whole log read; a kind first printed after the first line with a step is none.
             kind = self.parsed.kind_index(line)
             if kind < 0:
+                # a score only an evaluation computes (mIoU, mAP, BLEU) makes the line an evaluation's, whose
+                # values are named as such: HRNet's "Loss: 3.124, MeanIU:  0.0649, Best_mIoU:  0.0649"
+                evaluation = any(map(_names_an_evaluation_score, line.values))
                 taken = {tag: value for tag, value in line.values.items()
-                         if _reads_as_evaluation(tag, self.names_a_metric)}
+                         if _reads_as_evaluation(tag, self.names_a_metric)
+                         or (evaluation and self.names_a_metric(tag))}
                 self.parsed.note_late_settings({tag: value for tag, value in line.values.items() if tag not in taken})
-                line.values = taken
+                line.values = {(tag if split_of(tokens(tag)) else f"val_{tag}"): value for tag, value in taken.items()}
             if line.values:
                 self.parsed.add(line, LOOSE, kind)
         else:
@@ -1474,6 +1481,12 @@ def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
             (steps, values), (kept_steps, kept_values) = curves[tag], curves[kept]
             if np.array_equal(steps, kept_steps) and np.allclose(values, kept_values, rtol=1e-4, equal_nan=True):
                 del curves[tag]
+
+
+def _names_an_evaluation_score(tag: str) -> bool:
+    """Whether ``tag`` names a score a training loop computes on an evaluation set, not on its batches: overlap
+    (mIoU, the FCN paper's mean IU), detection (mAP, AP) and generation (BLEU, ROUGE …) scores."""
+    return any(EVALUATION_SCORE.match(word) for word in {*tokens(tag), *tokens(tag.lower())})
 
 
 def _reads_as_evaluation(tag: str, measures: Callable[[str], bool] = names_a_metric) -> bool:
