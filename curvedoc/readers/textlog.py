@@ -77,9 +77,9 @@ mAP, BLEU: HRNet's ``Loss: 3.124, MeanIU: 0.0649``), every metric as the evaluat
 overrides a value logged there with a step of its own; but a kind of line printed before the line of every step (a
 dict of the step's statistics, then ``Step: 12 | Loss: …``), its first before the first such line, is that step's: all
 its values, at that step (see ``_printed_each_step``). The Trainer's closing ``{'train_runtime': …}`` summary is not
-a point. A line printed again as it was (``… loss = 1.65 -> best``) is one point, and a curve that restates another under the same words in another
-order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is
-not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
+a point. A line printed again as it was (``… loss = 1.65 -> best``) is one point, and a curve that restates another
+under the same words in another order, at the same steps with the same values (``Test accuracy: 0.65273`` and ``[100]
+accuracy_test=0.6527344``), is not kept. A resumed run that logs steps again keeps what it logged last (TensorBoard's restart rule, as for every
 other format), with a warning; but a log that starts over after a run that went to the end holds several runs one
 after another (a sweep or cross-validation printed to one stdout), each read as a run of its own (see
 ``records.runs_one_after_another``). ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches
