@@ -4,6 +4,7 @@ hand-written logging script (fixtures/textlog/), the traps of real output, and t
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -281,6 +282,19 @@ def test_a_line_of_evaluation_scores_without_a_step_is_the_evaluations(tmp_path)
     assert run.roles["val_Loss"] == Role.VAL_LOSS and run.roles["val_MeanIU"] == Role.SCORE
     assert values(run, "val_MeanIU") == [0.06, 0.07, 0.08] and values(run, "val_Loss") == [3.1, 3.0, 2.9]
     assert not {"Best_mIoU", "val_Best_mIoU", "Average", "val_Average"} & set(run.tags)
+
+
+def test_lightnings_checkpoint_messages_give_the_monitored_metric_at_their_step():
+    """A real Lightning fit with ModelCheckpoint(verbose=True), its output captured with 2>&1 as W&B keeps it: the
+    validation loss is only in the checkpoint's messages, at the global step each names; "was not in top 1" reports
+    no value, and the best so far and the number of checkpoints kept are no curves."""
+    path = FIXTURES / "lightning_checkpoints" / "output.log"
+    text = path.read_text()
+    reached = [float(value) for value in re.findall(r"'val_loss' reached ([\d.]+)", text)]
+    run = load_one(path)
+    assert run.tags == ["val_loss"] and run.roles["val_loss"] == Role.VAL_LOSS
+    assert values(run, "val_loss") == reached and len(reached) == 11 and "was not in top 1" in text
+    assert steps(run, "val_loss")[:3] == [22, 44, 66] and 220 not in steps(run, "val_loss")
 
 
 def test_nanogpt_lines():

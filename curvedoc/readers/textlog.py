@@ -18,6 +18,8 @@ Each line is cleaned first:
   no lines of the log: both versions between them are what two copies of the log appended, read one after the
   other as its sessions (with a warning), and a diff3 base section (``|||||||`` up to ``=======``), which both
   replaced, is not read;
+- Lightning's checkpoint message (``Epoch 3, global step 88: 'val_loss' reached 0.12844 (best 0.12844), saving model
+  to … as top 1``) is read as the monitored metric at that step, and ``… was not in top 1`` as no value;
 - a printed PyTorch module (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), …)``, a layer a line) holds no values, and a
   history printed whole on one line (``print(history.history)``: a dict of metric lists, or one list per split under
   a name, ``losses:{'train': […], 'val': […]}``) is kept aside: it is the log's curves, over the epochs 1, 2, …,
@@ -240,6 +242,12 @@ LOSS_LOG_PREFIX = re.compile(
     r"\(epoch: (?P<epoch>\d{1,12}), iters: (?P<iters>\d{1,15})(?:/(?P<total>\d{1,15}))?[^()\n]{0,200}\)\s{0,10},?",
     re.IGNORECASE,
 )
+# Lightning's ModelCheckpoint(verbose=True): "Epoch 3, global step 4: 'val_loss' reached 0.15583 (best 0.15583),
+# saving model to '…/epoch=3-step=4-val_loss=0.1558.ckpt' as top 4", or "… 'val_loss' was not in top 8": the
+# monitored metric at that step, then the best so far and the number of checkpoints kept, which are no curves
+CHECKPOINT_MESSAGE = re.compile(
+    rf"'(?P<name>[^'\n]{{1,200}})' (?:reached (?P<value>{NUMBER}|{NONFINITE}) \(best [^)\n]{{0,100}}\).*|"
+    r"was not in top \d+.*)")
 # The line the Visualizer appends to loss_log.txt when a session starts: its date is no value
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
@@ -927,6 +935,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = _last_drawn(text)
     if " - " in text:
         text = LOGURU_LOCATION.sub(" - ", text, count=1)
+    if "' reached " in text or "' was not in top " in text:
+        text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("=") and LOSS_LOG_HEADER.match(text):
         return None
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
@@ -1104,6 +1114,11 @@ def _with_records_drawn_over(lines: Iterator[str]) -> Iterator[str]:
             last = max((index for index, segment in enumerate(segments) if segment), default=-1)
             yield from (segment for segment in segments[:last] if segment[:1] == "{" and segment[-1:] == "}")
         yield text
+
+
+def _monitored_value(match: re.Match) -> str:
+    """A checkpoint message as the value it reports (``val_loss: 0.15583``), or nothing when it reports none."""
+    return f"{match['name']}: {match['value']}" if match["value"] else ""
 
 
 def _last_drawn(text: str) -> str:
