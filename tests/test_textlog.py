@@ -297,6 +297,20 @@ def test_lightnings_checkpoint_messages_give_the_monitored_metric_at_their_step(
     assert steps(run, "val_loss")[:3] == [22, 44, 66] and 220 not in steps(run, "val_loss")
 
 
+def test_a_line_without_a_step_whose_first_name_says_train_reports_training(tmp_path):
+    """A VGAE script logs ``Epoch: 3, Loss: 1.51``, then ``Train. Total Loss: …, KL: …, AUC: …%`` and ``Val. Total
+    Loss: …, KL: …`` without a step: each line's first name says whose its bare names are."""
+    text = "".join(
+        f"09-02 20:39:12 - INFO - __main__ - Epoch: {epoch}, Loss: {1.6 - epoch / 10:.2f}\n"
+        f"09-02 20:39:12 - INFO - __main__ - Train. Total Loss: {1.6 - epoch / 10:.2f}, KL: {0.14 - epoch / 100:.2f}, "
+        f"AUC: {50 + epoch}.42%\n"
+        f"09-02 20:39:12 - INFO - __main__ - Val. Total Loss: {1.8 - epoch / 20:.2f}, KL: 0.2{epoch}, AUC: 49.9{epoch}%\n"
+        for epoch in range(4))
+    run = read(write(tmp_path / "train.log", text))
+    assert values(run, "train_KL") == [0.14, 0.13, 0.12, 0.11] and values(run, "val_KL") == [0.2, 0.21, 0.22, 0.23]
+    assert run.roles["train_AUC"] == Role.SCORE and steps(run, "train_AUC") == [0, 1, 2, 3]
+
+
 def test_nanogpt_lines():
     run = load_one(FIXTURES / "nanogpt" / "train.log")
     assert (FIXTURES / "nanogpt" / "train.log").read_text().startswith("The Zen of Python")  # other output first

@@ -74,20 +74,21 @@ restates a metric and is no curve. A line without a step or epoch of its own, pr
 block, another program's output), sits at the x of the line before it and gives only metrics that name their split
 (``test_Average_loss``, ``val_acc``; a bare ``accuracy`` there is an evaluation's, read as training's it would mislead),
 or, on a line with a score only an evaluation computes (mIoU, mAP, BLEU: HRNet's ``Loss: 3.124, MeanIU: 0.0649``), every
-metric as the evaluation's (``val_Loss``); it never overrides a value logged there with a step of its own; but a kind of
-line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 | Loss: …``), its first
-before the first such line, is that step's: all its values, at that step (see ``_printed_each_step``). The Trainer's
-closing ``{'train_runtime': …}`` summary is not a point. A line printed again as it was (``… loss = 1.65 -> best``) is
-one point, and a curve that restates another under the same words in another order, at the same steps with the same
-values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is not kept. A resumed run that logs steps
-again keeps what it logged last (TensorBoard's restart rule, as for every other format), with a warning; but a log that
-starts over after a run that went to the end holds several runs one after another (a sweep or cross-validation printed
-to one stdout), each read as a run of its own (see ``records.runs_one_after_another``). ``Batch 10/165 | …`` lines under
-an ``Epoch 2/20`` heading count batches within that epoch. A tqdm bar's label that names a metric (``Train Epoch 3 Iters
-1005 Train loss 0.965: 100%|…``) is read like any line; otherwise only its epoch or step is. Columns named by a header
-line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as :class:`_ColumnTable`
-says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says. A last line without its line end is
-kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
+metric as the evaluation's (``val_Loss``), and on a line whose first name says the training split (``Train. Total Loss:
+1.60, KL: 0.14``) every bare name as training's; it never overrides a value logged there with a step of its own; but a
+kind of line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 | Loss: …``), its
+first before the first such line, is that step's: all its values, at that step (see ``_printed_each_step``). The
+Trainer's closing ``{'train_runtime': …}`` summary is not a point. A line printed again as it was (``… loss = 1.65 ->
+best``) is one point, and a curve that restates another under the same words in another order, at the same steps with
+the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is not kept. A resumed run that logs
+steps again keeps what it logged last (TensorBoard's restart rule, as for every other format), with a warning; but a log
+that starts over after a run that went to the end holds several runs one after another (a sweep or cross-validation
+printed to one stdout), each read as a run of its own (see ``records.runs_one_after_another``). ``Batch 10/165 | …``
+lines under an ``Epoch 2/20`` heading count batches within that epoch. A tqdm bar's label that names a metric (``Train
+Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like any line; otherwise only its epoch or step is. Columns named
+by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as
+:class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says. A last line
+without its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
 logged that often; anything else read because of its name raises :class:`~curvedoc.errors.NotALog`.
@@ -1051,8 +1052,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
             # the Trainer's end-of-training summary: totals, not a point of any curve, but the end of a run
             state.parsed.ends.append(len(state.parsed.placed) - 1)
             return None
-        # a line without a step of its own under an evaluation heading reports that evaluation
-        heading = state.evaluation if line.epoch is None and line.step is None else None
+        # a line without a step of its own under an evaluation heading reports that evaluation; one whose first name
+        # says the training split ("Train. Total Loss: 1.60, Rec.: 1.46, KL: 0.14, AUC: 50.42%") reports training
+        heading = None
+        if line.epoch is None and line.step is None:
+            heading = state.evaluation or ("train" if names[0].split == "train" and not names[0].split_word else None)
         _name_splits(line, names, text, spans, heading)
     if not line.values and line.epoch is None and line.step is None:
         return None
