@@ -1238,6 +1238,12 @@ def _value(match: re.Match, name: Name) -> float:
     return value
 
 
+def _in_source_file_name(text: str, position: int) -> bool:
+    """Whether ``position`` lies in a source file's name (``test_utils.py``, ``eval.py:88``): a split word there
+    names no split of the line."""
+    return any(match.start() <= position < match.end() for match in SOURCE_FILE_WORD.finditer(text))
+
+
 def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int, int]],
                  heading: str | None = None) -> None:
     """Names that do not say their split get it from the line (``[eval] … lr 0.1`` → ``eval_lr``), else from the
@@ -1246,13 +1252,9 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
     Acc: Train=0.50, Val=0.50``)."""
     context = None
     if not all(name.names_split for name in names):
-        # a split word inside a source file's name ("test_utils.py", "eval.py:88") names no split of the line
-        outside = [*spans, *(match.span() for match in SOURCE_FILE_WORD.finditer(text))]
-        context = next(
-            (match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
-             if not any(start <= match.start() < end for start, end in outside)),
-            heading,
-        )
+        context = next((match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
+                        if not any(start <= match.start() < end for start, end in spans)
+                        and not _in_source_file_name(text, match.start())), heading)
     names_a_loss = any(name.names_loss for name in names)
     if context is None and (names_a_loss or not any(name.split_word for name in names)):
         return
