@@ -226,3 +226,13 @@ def test_cut_or_corrupted_histories_only_give_curvedoc_errors(tmp_path, data):
     path = tmp_path / "training_history.json"
     path.write_bytes(damaged(data, json.dumps(nested_pytorch_history(), indent=2).encode()))
     assert_reads_or_refuses_in_one_line(history, path)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cut_or_corrupted_lists_of_records_only_give_curvedoc_errors(tmp_path, data):
+    records = [{"epoch": epoch, "iteration": 100 * epoch, "main/loss": loss, "validation": {"main/accuracy": accuracy}}
+               for epoch, (loss, accuracy) in enumerate(zip(LOSS, ACCURACY, strict=True))]
+    path = tmp_path / "log"
+    path.write_bytes(damaged(data, json.dumps(records, indent=4).encode()))
+    assert_reads_or_refuses_in_one_line(history, path)
