@@ -94,6 +94,9 @@ _SCORE_WORD = re.compile(
     r"(?:mean)?m?iou|(?:mean)?iu|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
     r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
 )
+# ... and those of them only an evaluation computes, never a training batch
+_EVALUATION_SCORE_WORD = re.compile(
+    r"^(?:(?:mean)?m?iou|(?:mean)?iu|m?ap\d*|ap[lms]|bleu\d*|sacrebleu|rouge[a-z0-9]*|meteor|cider|chrf)$")
 # The spread of a score is not a score: higher is not better
 _SPREAD_WORDS = {"std", "var", "variance", "stddev"}
 _GRAD_NORM = re.compile(r"(^|[^a-z])(grad(ient)?s?[_\-/ ]?norm|global[_\-]?norm|gnorm|grad_l2)($|[^a-z])")
@@ -237,9 +240,19 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
 
 
 def _names_a_score(tag: str, words: list[str]) -> bool:
-    # camelCase splitting breaks "mIoU" into m, io, u: the unsplit words are tried too
-    candidates = set(words) | set(tokens(tag.lower()))
+    candidates = _score_candidates(tag, words)
     return any(_SCORE_WORD.match(w) for w in candidates) and not _SPREAD_WORDS & candidates
+
+
+def _score_candidates(tag: str, words: list[str]) -> set[str]:
+    # camelCase splitting breaks "mIoU" into m, io, u: the unsplit words are tried too
+    return set(words) | set(tokens(tag.lower()))
+
+
+def is_evaluation_score(tag: str) -> bool:
+    """True when ``tag`` names a score a training loop computes on an evaluation set, not on its batches: overlap
+    (mIoU, the FCN paper's mean IU), detection (mAP, AP) and generation (BLEU, ROUGE …) scores."""
+    return any(map(_EVALUATION_SCORE_WORD.match, _score_candidates(tag, tokens(tag))))
 
 
 def is_perplexity(tag: str) -> bool:

@@ -251,10 +251,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return Source("hf", path, ((None, path),), explicit)
         if suffix != ".json" or _looks_like_json_lines(head):
             return Source("jsonl", path, ((None, path),), explicit)
-        # imported here, as the readers are: it imports Source from this module
-        from curvedoc.readers.history import looks_like_history
-
-        if looks_like_history(head, complete=whole_file):
+        if _holds_a_history(head, whole_file):
             return Source("history", path, ((None, path),), explicit)
         if explicit:
             if not text:
@@ -262,12 +259,9 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return ("JSON file that is neither a Hugging Face trainer_state.json (no log_history), JSON Lines, nor a "
                     "training history (an object of metric lists, or a list of one record an epoch)")
         return None
-    if not suffix and head.lstrip()[:1] == b"[":
-        # Chainer's LogReport writes its records as a JSON list to a file named ``log``, with no suffix
-        from curvedoc.readers.history import looks_like_history
-
-        if looks_like_history(head, complete=whole_file):
-            return Source("history", path, ((None, path),), explicit)
+    # Chainer's LogReport writes its records as a JSON list to a file named ``log``, with no suffix
+    if not suffix and head.lstrip()[:1] == b"[" and _holds_a_history(head, whole_file):
+        return Source("history", path, ((None, path),), explicit)
     if suffix not in TABLE_SUFFIXES and suffix not in TEXT_LOG_SUFFIXES:
         if not explicit:
             return None
@@ -284,6 +278,13 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return Source(family, path, ((None, path),), explicit)
     # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
     return Source("text", path, ((None, path),), explicit)
+
+
+def _holds_a_history(head: bytes, whole_file: bool) -> bool:
+    # imported here, as the readers are: it imports Source from this module
+    from curvedoc.readers.history import looks_like_history
+
+    return looks_like_history(head, complete=whole_file)
 
 
 def _is_text(head: bytes, whole_file: bool) -> bool:

@@ -277,7 +277,12 @@ def _label_table(text: str) -> int | None:
     rows = [line.split(",", 1)[0].strip().strip('"') for line in text.splitlines()[1:] if line.strip()]
     if len(rows) < 2 or not all(row.isdigit() for row in rows):
         return None
-    numbers = sorted(map(int, rows))
+    return _count_of_class_indices(list(map(int, rows)))
+
+
+def _count_of_class_indices(indices: list[int]) -> int | None:
+    """How many classes ``indices`` number, when they are 0, 1, … (or from 1) without a gap or a repeat."""
+    numbers = sorted(indices)
     return len(numbers) if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))) else None
 
 
@@ -302,8 +307,7 @@ def _label_map(text: str) -> int | None:
     else:
         count = n_classes_from(loaded)
         return count.count if count is not None and count.kind == CLASSES else None
-    numbers = sorted(indices)
-    return len(numbers) if numbers in (list(range(len(numbers))), list(range(1, len(numbers) + 1))) else None
+    return _count_of_class_indices(indices)
 
 
 def parse_json(text: str) -> dict | None:

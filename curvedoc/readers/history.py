@@ -85,24 +85,20 @@ def load_document(path: Path, builder: RunBuilder) -> Any:
 
 def looks_like_history(head: bytes, complete: bool) -> bool:
     """Whether a .json file starting with ``head`` holds a training history: decided on the whole document when
-    ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, then a number)."""
+    ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, then a number), or, a list of
+    records, on the keys of its first records (an epoch or step, and a measurement)."""
     text = head.lstrip()
-    if text.startswith(b"[") and text[1:].lstrip().startswith(b"{"):
-        if complete:
-            try:
-                return find_history(json.loads(head.decode("utf-8", errors="replace"))) is not None
-            except (ValueError, RecursionError):
-                pass
-        keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
-        return (any(key.lower() in STEP_KEYS for key in keys)
-                and any(names_a_measurement(key) for key in keys))
-    if not text.startswith(b"{"):
+    records = text.startswith(b"[") and text[1:].lstrip().startswith(b"{")
+    if not records and not text.startswith(b"{"):
         return False
     if complete:
         try:
             return find_history(json.loads(head.decode("utf-8", errors="replace"))) is not None
         except (ValueError, RecursionError):
             pass  # cut off or corrupted: if its lists say it is a history, the reader says what is wrong with it
+    if records:
+        keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
+        return any(key.lower() in STEP_KEYS for key in keys) and any(names_a_measurement(key) for key in keys)
     return any(names_a_measurement(match.group(1).decode("utf-8", errors="replace"))
                for match in KEYED_NUMBERS.finditer(head))
 

@@ -125,7 +125,7 @@ from curvedoc.readers.records import (
     warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
-from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, split_of, tokens
+from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens
 
 FORMAT = "text-log"
 MIN_POINTS = 3
@@ -172,8 +172,6 @@ CHANGE_WORDS = IMPROVEMENT_WORDS | {"decreased", "increased"}
 SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST} | IMPROVEMENT_WORDS))})\b",
                             re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
-EVALUATION_SCORE = re.compile(
-    r"^(?:(?:mean)?m?iou|(?:mean)?iu|m?ap\d*|ap[lms]|bleu\d*|sacrebleu|rouge[a-z0-9]*|meteor|cider|chrf)$")
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
 COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste)
@@ -834,7 +832,7 @@ class _Reading:
             if kind < 0:
                 # a score only an evaluation computes (mIoU, mAP, BLEU) makes the line an evaluation's, whose
                 # values are named as such: HRNet's "Loss: 3.124, MeanIU:  0.0649, Best_mIoU:  0.0649"
-                evaluation = any(map(_names_an_evaluation_score, line.values))
+                evaluation = any(map(is_evaluation_score, line.values))
                 taken = {tag: value for tag, value in line.values.items()
                          if _reads_as_evaluation(tag, self.names_a_metric)
                          or (evaluation and self.names_a_metric(tag))}
@@ -1500,12 +1498,6 @@ def _drop_restated(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
             (steps, values), (kept_steps, kept_values) = curves[tag], curves[kept]
             if np.array_equal(steps, kept_steps) and np.allclose(values, kept_values, rtol=1e-4, equal_nan=True):
                 del curves[tag]
-
-
-def _names_an_evaluation_score(tag: str) -> bool:
-    """Whether ``tag`` names a score a training loop computes on an evaluation set, not on its batches: overlap
-    (mIoU, the FCN paper's mean IU), detection (mAP, AP) and generation (BLEU, ROUGE …) scores."""
-    return any(EVALUATION_SCORE.match(word) for word in {*tokens(tag), *tokens(tag.lower())})
 
 
 def _reads_as_evaluation(tag: str, measures: Callable[[str], bool] = names_a_metric) -> bool:
