@@ -111,15 +111,18 @@ def test_keras_csvlogger():
     assert not run.warnings
 
 
-def test_keras_appended_restart_keeps_the_latest_segment():
+def test_keras_fit_called_again_from_epoch_0_is_a_run_of_its_own():
+    # a crashed run started again by hand: a new fit from fresh weights, its own run; the rows of the attempt
+    # that crashed are kept, not replaced
     path = FIXTURES / "keras" / "restarted" / "training.log"
     table = pd.read_csv(path)
     assert table["epoch"].tolist() == [0, 1, 2, 0, 1, 2, 3, 4]
-    run = load_one(path)
-    series = run.series("loss")
-    assert series["step"].tolist() == [0, 1, 2, 3, 4]
-    assert series["value"].tolist() == pytest.approx(table["loss"].iloc[3:].tolist())
-    assert any("restarted" in warning and "3 row(s)" in warning for warning in run.warnings)
+    crashed, rerun = curvedoc.load(path)
+    assert [run.name for run in (crashed, rerun)] == ["training.log#1", "training.log#2"]
+    assert crashed.series("loss")["value"].tolist() == pytest.approx(table["loss"].iloc[:3].tolist())
+    assert rerun.series("loss")["step"].tolist() == [0, 1, 2, 3, 4]
+    assert rerun.series("loss")["value"].tolist() == pytest.approx(table["loss"].iloc[3:].tolist())
+    assert not crashed.warnings and not rerun.warnings
 
 
 def test_ultralytics_padded_results():
@@ -651,9 +654,27 @@ def test_keras_csvlogger_appending_each_run_of_the_script_gives_each_its_own_run
     assert not first.warnings and not second.warnings
 
 
-def test_a_session_cut_short_and_started_over_is_one_run_restarted(tmp_path):
-    rows = "".join(f"{e},{1 / (e + 1):.3f}\n" for e in range(4)) + "".join(f"{e},{0.9 / (e + 1):.3f}\n"
-                                                                         for e in range(10))
+def test_early_stopped_fits_appended_to_one_keras_log_are_each_a_run(tmp_path):
+    # CSVLogger(append=True) over a sweep whose fits early stopping ends where each one's patience runs out: none
+    # need reach the furthest epoch of the log to have ended
+    lengths = (12, 7, 9, 5)
+    rows = "".join(f"{e},{(1 + run) / (e + 1):.3f}\n" for run, length in enumerate(lengths) for e in range(length))
+    runs = curvedoc.load(write(tmp_path / "training_log.csv", "epoch,loss\n" + rows))
+    assert [run.point_counts() for run in runs] == [{"loss": length} for length in lengths]
+    assert not any(run.warnings for run in runs)
+
+
+def test_a_text_log_session_cut_short_and_started_over_is_one_run_restarted(tmp_path):
+    lines = [f"epoch {e} loss {1 / (e + 1):.3f}" for e in range(4)] + [f"epoch {e} loss {0.9 / (e + 1):.3f}"
+                                                                       for e in range(10)]
+    run = load_one(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert run.point_counts() == {"loss": 10} and any("restarted" in warning for warning in run.warnings)
+
+
+def test_a_keras_fit_resumed_at_its_checkpoints_epoch_is_one_run_restarted(tmp_path):
+    # fit(initial_epoch=4) after a crash at epoch 6: the epochs go back, but not to the first
+    rows = "".join(f"{e},{1 / (e + 1):.3f}\n" for e in range(7)) + "".join(f"{e},{0.9 / (e + 1):.3f}\n"
+                                                                         for e in range(4, 10))
     run = load_one(write(tmp_path / "training_log.csv", "epoch,loss\n" + rows))
     assert run.point_counts() == {"loss": 10} and any("restarted" in warning for warning in run.warnings)
 

@@ -92,7 +92,8 @@ def read(source: Source) -> list[Run]:
         return read_wandb_exports(source, [table])
     fmt = formatted(table)
     builders = []
-    parts = [(None, table)] if fmt in WHOLE_TABLE_FORMATS else runs_in(table, find_step_column(table.columns))
+    parts = ([(None, table)] if fmt in WHOLE_TABLE_FORMATS
+             else runs_in(table, find_step_column(table.columns), every_start_over_a_run=fmt == "keras-csv"))
     for run_name, part in parts:
         builders.append(table_builder(part, fmt, run_name))
         add_table(builders[-1], part, fmt)
@@ -192,16 +193,18 @@ def add_hparams(builder: RunBuilder, folder: Path) -> None:
         builder.add_file(hparams_file)
 
 
-def runs_in(table: Table, step_column: str | None) -> list[tuple[str | None, Table]]:
+def runs_in(table: Table, step_column: str | None, every_start_over_a_run: bool = False
+            ) -> list[tuple[str | None, Table]]:
     """The runs a table holds one after another, each named by its run-naming columns' values (see
-    :func:`run_starts`) and with those columns dropped; the whole table, unnamed, when it holds one run."""
+    :func:`run_starts`) and with those columns dropped; the whole table, unnamed, when it holds one run.
+    ``every_start_over_a_run``: see :func:`sessions_in`."""
     if step_column is None:  # with the row number for the step, nothing can start over
         return [(None, table)]
     steps, has_step, _ = numeric_cells(table.frame[step_column], table.decimal)
     starts = {column: found for column in table.columns
               if column != step_column and (found := run_starts(column, table.frame[column], steps)) is not None}
     if not starts:
-        return sessions_in(table, steps, has_step)
+        return sessions_in(table, steps, has_step, every_start_over_a_run)
     bounds = np.concatenate(([0], np.unique(np.concatenate(list(starts.values()))), [len(table.frame)]))
     names = [" ".join(run_label(column, table.frame[column].iat[start]) for column in starts)
              for start in bounds[:-1].tolist()]
@@ -215,16 +218,24 @@ def runs_in(table: Table, step_column: str | None) -> list[tuple[str | None, Tab
     return runs
 
 
-def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray) -> list[tuple[str | None, Table]]:
-    """The runs a table holds one after another with nothing naming them: a logger that appends (Keras'
-    ``CSVLogger(append=True)``) writes each time the script is run again under the same header, the epoch starting
-    over after a run that went to its end (see ``records.runs_one_after_another``, as for a text log's sessions),
-    numbered from 1. A run cut short and started over stays one run, restarted. Only where every run logs the same
-    columns: a block of train rows then a block of val rows, each counting its epochs from the start, is one run.
-    A last session that stopped as it began is not read, with a warning."""
+def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_start_over_a_run: bool = False
+                ) -> list[tuple[str | None, Table]]:
+    """The runs a table holds one after another with nothing naming them: a logger that appends writes each time
+    the script is run again under the same header, the epoch starting over after a run that went to its end (see
+    ``records.runs_one_after_another``, as for a text log's sessions), numbered from 1. A run cut short and started
+    over stays one run, restarted. ``every_start_over_a_run``: Keras' ``CSVLogger(append=True)``, where each
+    ``fit`` call writes its epochs from ``initial_epoch`` on: the epoch going back to the log's first is a new
+    ``fit`` from scratch, which early stopping ends wherever its patience runs out, so no run need reach the
+    furthest epoch to have ended (a resumed ``fit`` goes back to a later epoch, and stays a restart). Only where
+    every run logs the same columns: a block of train rows then a block of val rows, each counting its epochs
+    from the start, is one run. A last session that stopped as it began is not read, with a warning."""
     if any(_tells_rows_apart(column, table.frame[column]) for column in table.columns):
         return [(None, table)]
-    run_of = run_of_each_record(steps, has_step)
+    ended = None
+    if every_start_over_a_run:
+        owned = steps[has_step]
+        ended = np.r_[owned[1:] <= owned[0], False]  # the record before the epoch goes back to the first
+    run_of = run_of_each_record(steps, has_step, ended=ended)
     if not run_of.any():
         return [(None, table)]
     count = int(run_of.max()) + 1
