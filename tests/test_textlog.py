@@ -1420,3 +1420,16 @@ def test_a_printed_dict_of_scalars_with_a_list_among_them_is_read_as_a_line(tmp_
                     for epoch in range(1, 6))
     run = load_one(write(tmp_path / "train.log", lines))
     assert values(run, "eval_loss") == pytest.approx([1 / epoch for epoch in range(1, 6)], abs=1e-3)
+
+
+@pytest.mark.parametrize("second_model, runs_read", [(8970836, 2), (8970324, 1)])
+def test_a_log_that_starts_over_with_another_parameter_count_holds_another_model(tmp_path, second_model, runs_read):
+    """DETR's ``log.txt`` appended by a second training of a changed model: its first 4 epochs of the first run's 6
+    planned are no run cut short and restarted but a run of their own; the same count started over is a restart."""
+    def record(epoch: int, n_params: int, loss: float) -> str:
+        return f'{{"epoch": {epoch}, "n_params": {n_params}, "train_loss": {loss:.4f}, "test_loss": {loss:.4f}}}\n'
+    text = "".join(record(e, 8970324, 12 / (e + 1)) for e in range(4)) + "".join(
+        record(e, second_model, 11 / (e + 1)) for e in range(8))
+    runs = curvedoc.load(write(tmp_path / "log.txt", text))
+    assert len(runs) == runs_read
+    assert [run.point_counts()["train_loss"] for run in runs] == ([4, 8] if runs_read == 2 else [8])

@@ -1447,11 +1447,33 @@ def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.nd
     # the Trainer's closing summary closes the run whose record with an x of its own came last before it
     closed = np.zeros(len(owned), dtype=bool)
     closed[[at for end in parsed.ends if (at := int(np.searchsorted(owned, end, side="right")) - 1) >= 0]] = True
+    closed |= _model_changes_after(parsed, owned)
     run_of = run_of_each_record(x, own, ended=ended, closed=closed)
     if run_of[-1] < 0:
         parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run "
                     "stopped as it began, not read")
     return run_of
+
+
+def _model_changes_after(parsed: Parsed, owned: np.ndarray) -> np.ndarray:
+    """For each record with an x of its own, whether the model's parameter count (DETR's ``n_params``, any
+    ``num_parameters``) printed with the next such record differs: a different architecture is a different run,
+    never the same one resumed, however far the one before it went."""
+    changes = np.zeros(len(owned), dtype=bool)
+    for tag, (indexes, values) in parsed.tags.items():
+        if not _names_a_parameter_count(tag):
+            continue
+        indexes, values = np.frombuffer(indexes, dtype=np.int64), np.frombuffer(values, dtype=np.float64)
+        latest = np.searchsorted(indexes, owned, side="right") - 1
+        count = np.where(latest >= 0, values[np.maximum(latest, 0)], np.nan)
+        changes[:-1] |= np.isfinite(count[:-1]) & np.isfinite(count[1:]) & (count[1:] != count[:-1])
+    return changes
+
+
+def _names_a_parameter_count(tag: str) -> bool:
+    words = tokens(tag)
+    return bool(words) and words[-1] in ("params", "parameters") and set(words[:-1]) <= {"n", "num", "number", "of",
+                                                                                         "total", "model"}
 
 
 def _settings_of_each_run(parsed: Parsed, placed: np.ndarray, x: np.ndarray, own: np.ndarray | None,
