@@ -277,6 +277,20 @@ def test_the_turn_at_the_best_is_no_noise_on_a_few_evaluations():
     assert not findings(build({"train/loss": train, "val/loss": comes_back}, epochs), {"CD501"})
 
 
+def test_five_evaluations_with_the_turn_at_their_middle_are_judged_as_a_few_without_a_noise_estimate():
+    """A token classifier's five epoch evaluations (a public run): 0.055, 0.045, 0.0449 (best), then 0.060 and
+    0.066 while the train loss falls. Every second difference of five points spans the turn at the third, so none
+    measures noise: the rise is asked to be meaningful at the end and twice that at the last evaluation, as on a
+    log of three or four. One bump that comes back down stays quiet."""
+    epochs = np.arange(1, 6) * 1407
+    train = falling_train(7035, start=0.16, end=0.005, noise=0.3)
+    stays_up = [0.0550, 0.0450, 0.0449, 0.0604, 0.0664]
+    (finding,) = findings(build({"train/loss": train, "val/loss": stays_up}, epochs), {"CD501"})
+    assert finding.step == 3 * 1407
+    comes_back = [0.0550, 0.0450, 0.0449, 0.0604, 0.0452]
+    assert not findings(build({"train/loss": train, "val/loss": comes_back}, epochs), {"CD501"})
+
+
 def test_thirty_epochs_that_climb_steadily_from_an_early_best_are_overfitting():
     """A 2019 Lightning run (a real public log's shape): validation loss best 0.043 at epoch 1, then climbing with
     epoch-to-epoch zigzags of 0.01 to about 0.08, twice the best, while the train loss falls to 0.004: from the

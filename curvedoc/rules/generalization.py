@@ -110,9 +110,15 @@ def _noise_beside_the_turn(values: np.ndarray, best: int, noise: float) -> float
     it would make most of the noise (5.95 → 7.77, then 7.6, 7.3, 7.4, 7.2: σ 0.42 with it, 0.16 without). Read as
     the curve's own noise is (a robust σ from 6 second differences on, their root mean square too below that),
     and never above it."""
-    second = np.diff(values, 2)
-    beside = np.r_[second[:max(0, best - 2)], second[best + 1:]]
+    beside = _beside_the_turn(values, best)
     return noise if len(beside) < 2 else min(noise, second_difference_sigma(beside))
+
+
+def _beside_the_turn(values: np.ndarray, best: int) -> np.ndarray:
+    """The second differences of ``values`` that do not span its point ``best``."""
+    second = np.diff(values, 2)
+    return np.r_[second[:max(0, best - 2)], second[best + 1:]]
+
 
 
 @rule(
@@ -126,8 +132,9 @@ def _noise_beside_the_turn(values: np.ndarray, best: int, noise: float) -> float
     check="keep the checkpoint of the best validation step (early stopping there); then add data, augmentation "
           "or weight decay and see whether the validation minimum moves later and lower",
     thresholds={
-        "min_points": Threshold(3, "fewest finite validation points before the shape is judged (below 5 there is "
-                                   "no noise estimate: the last point must then rise twice the share asked for)"),
+        "min_points": Threshold(3, "fewest finite validation points before the shape is judged (below 5, or when "
+                                   "every second difference spans the best point, there is no noise estimate: the "
+                                   "last point must then rise twice the share asked for)"),
         "min_after": Threshold(2, "validation points after the best one that must show the rise (not one bump; "
                                   "one on a log of 3–4 evaluations)"),
         "rise_noise": Threshold(3.0, "rise of the validation loss above its best, in units of its own noise (on top "
@@ -159,9 +166,12 @@ def overfitting(run: RunCurves, limits: Limits):
     values, smooth = val.finite_values, val.smooth
     best = val.best_index
     after = len(values) - 1 - best
-    short = len(values) < NOISE_POINTS
-    if after < (1 if short else limits["min_after"]):
+    few = len(values) < NOISE_POINTS
+    if after < (1 if few else limits["min_after"]):
         return None
+    # the noise of an unsmoothed curve is read beside the turn at its best (see _noise_beside_the_turn): a few
+    # evaluations with the turn among them have none to read, like a log of fewer than NOISE_POINTS
+    short = few or (val.window == 1 and len(_beside_the_turn(values, best)) < 2)
     best_level = float(smooth[best])
     tail = values[max(best + 1, len(values) - max(int(limits["min_after"]), math.ceil(0.15 * len(values)))):]
     end_level = float(np.median(tail))
