@@ -366,3 +366,14 @@ def test_an_accuracy_that_answers_one_example_differently_holds_its_predictions(
     far_apart = np.array([0.5, 0.5, 0.9, 0.5, 0.9, 0.9, 0.5, 0.9])
     run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, far_apart)}, n_classes=7)
     assert "CD603" not in [finding.code for finding in findings(run)]
+
+
+def test_near_perfect_at_three_evaluations_is_suspicious_however_the_accuracy_ends():
+    """A 29-class sign-alphabet CNN (a public run): validation accuracy 1.000 at three epochs on a set of
+    thousands, then 0.986 at the last, when the loss jumps. Three perfect evaluations are no lucky pass; one is."""
+    val_acc = [0.9650, 0.8650, 0.9850, 1.0, 1.0, 1.0, 0.9860, 0.9900, 0.9880, 0.9870]
+    run = build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, np.round(val_acc, 4))})
+    (finding,) = findings(run, {"CD601"})
+    assert finding.step == 399 and "3 evaluations" in finding.title
+    once = [0.9650, 0.8650, 0.9850, 1.0, 0.9890, 0.9860, 0.9860, 0.9900, 0.9880, 0.9870]
+    assert not findings(build({"train/loss": (STEPS, falling_loss()), "val/acc": (EPOCHS, once)}), {"CD601"})

@@ -86,6 +86,8 @@ def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
         "min_examples": Threshold(100, "judged only on an evaluation set of at least this many examples (read off "
                                        "the accuracy's smallest step, 1/N), where one error is under 1%"),
         "early_share": Threshold(0.05, "near-perfect within this share of the training steps is implausibly early"),
+        "held_evaluations": Threshold(3, "fewest evaluations at near-perfect that are no lucky pass on a set of that "
+                                         "size, however the accuracy ends (a later dip does not undo them)"),
         "reevaluated_ratio": Threshold(2 / 3, "a held-out loss evaluated again with no training in between (one "
                                               "step, or at most 1% of the usual ≥ 10 steps between evaluations, "
                                               "later) at this fraction of the "
@@ -96,7 +98,7 @@ def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
 )
 def accuracy_suspicious(run: RunCurves, limits: Limits):
     """Held-out (validation or test) accuracy ends near-perfect (at most one error in a thousand, or one example),
-    or reaches it within the first few percent of training. Only judged when the evaluation set is large enough
+    reaches it within the first few percent of training, or scores it at three evaluations or more. Only judged when the evaluation set is large enough
     for one error to be under 1% (a 45-example set at 1.0 says little). With no held-out accuracy logged, a
     held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2. A
     segmentation's accuracy (a run that logs Dice, IoU or Jaccard) counts pixels, mostly background: not judged.
@@ -123,7 +125,8 @@ def _near_perfect(run: RunCurves, limits: Limits):
     first_step, last_step = _training_steps(run, curve)
     reached_step = curve.step_at(int(reached[0]))
     early = reached_step - first_step <= limits["early_share"] * max(1, last_step - first_step)
-    if end < near_perfect and not early:
+    held = len(reached) >= limits["held_evaluations"]
+    if end < near_perfect and not early and not held:
         return None
     share = (reached_step - first_step) / max(1, last_step - first_step)
     evidence = [
@@ -135,8 +138,11 @@ def _near_perfect(run: RunCurves, limits: Limits):
     if one_example is not None:
         evidence.append(f"smallest accuracy step {fmt(one_example)}: the evaluation set has at least "
                         f"{round(1 / one_example)} examples")
+    if end < near_perfect and not early:
+        evidence.append(f"near-perfect at {len(reached)} of {len(values)} evaluations")
     title = (f"{curve.tag} is near-perfect ({fmt(end)})" if end >= near_perfect
-             else f"{curve.tag} reaches {fmt(values[reached[0]])} implausibly early")
+             else f"{curve.tag} reaches {fmt(values[reached[0]])} implausibly early" if early
+             else f"{curve.tag} is near-perfect at {len(reached)} evaluations")
     if end >= near_perfect and early:
         title += f", reached within the first {share:.0%} of training"
     return Found(title, [curve.tag], evidence, step=reached_step)
