@@ -308,6 +308,25 @@ def is_total_norm(tag: str) -> bool:
     return all(w in _TOTAL_NORM_WORDS or w.isdigit() for w in tokens(tag))
 
 
+def norm_order(tag: str) -> str:
+    """The order of the norm a gradient-norm tag measures: ``1`` (``grad_l1_norm``, Lightning's ``grad_1.0_norm``),
+    ``inf`` (``grad_inf_norm``, ``linf``, ``max``), else ``2``, the norm every framework means unnamed. Norms of
+    different orders of one tensor differ by orders of magnitude (an L1 norm sums every element), so only those
+    of one order compare."""
+    words = tokens(tag)
+    if not {"inf", "linf", "max"}.isdisjoint(words):
+        return "inf"
+    if "l1" in words:
+        return "1"
+    for index, word in enumerate(words):
+        if word == "norm" and index >= 1:
+            # Lightning's "grad_2.0_norm": the order's digits are split at its point
+            order = words[index - 2] if words[index - 1] == "0" and index >= 2 else words[index - 1]
+            if order.isdigit():
+                return order
+    return "2"
+
+
 _LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity"}
 # Precision and recall are the halves of a detector's or a classifier's headline score (mAP, F1)
 _PARTIAL_SCORE = re.compile(r"^(precision|recall)(\d+|@\d+)?$")

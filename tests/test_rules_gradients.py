@@ -185,3 +185,21 @@ def test_a_norm_that_explodes_within_its_first_steps_is_measured_from_its_first_
     loss = np.r_[2.35, 2.3, 3.5, 20.0, 150 + 60 * rng.random(125)]
     (finding,) = [f for f in diagnose_run(grad_run(loss, grad)) if f.code == "CD701"]
     assert finding.step <= 6 and "median 0.46 over the first points" in finding.evidence[0]
+
+
+def test_layer_norms_compare_only_with_norms_of_their_own_order():
+    """OLMo's gradient-provenance log: an L2 and an L1 norm of the embedding's and the output projection's gradient.
+    The L1 norm sums every element of a 50,000 × 768 matrix, so it is thousands of times the L2 norm of the same
+    layer: beside it the L2 norms look vanished, though they are ordinary. Two L2 layers that far apart vanish."""
+    rng = np.random.default_rng(4)
+    loss = 9.0 - 3.4 * np.linspace(0, 1, 37) ** 0.3 + 0.05 * rng.standard_normal(37)
+    wiggle = rng.lognormal(0, 0.2, (4, 37))
+    provenance = {"train/CrossEntropyLoss": loss,
+                  "grad_provenance/embedding_grad_l2_norm": 0.006 * wiggle[0],
+                  "grad_provenance/embedding_grad_l1_norm": 12.0 * wiggle[1],
+                  "grad_provenance/output_proj_grad_l2_norm": 0.05 * wiggle[2],
+                  "grad_provenance/output_proj_grad_l1_norm": 40.0 * wiggle[3]}
+    assert not [f for f in diagnose_run(synthetic(provenance)) if f.code == "CD702"]
+    provenance["grad_provenance/output_proj_grad_l2_norm"] = 40.0 * wiggle[2]
+    (finding,) = [f for f in diagnose_run(synthetic(provenance)) if f.code == "CD702"]
+    assert finding.tags[0] == "grad_provenance/embedding_grad_l2_norm"

@@ -15,7 +15,7 @@ import numpy as np
 
 from curvedoc.features import (START_POINTS, Curve, RunCurves, fmt, listed, median_filter, noise_reach,
                                trailing_median)
-from curvedoc.roles import Role, is_total_norm
+from curvedoc.roles import Role, is_total_norm, norm_order
 from curvedoc.rules import ERROR, INFO, JUMP, WARNING, Found, Limits, Threshold, rule
 from curvedoc.rules.stability import came_apart_from, event_window, loss_curve, once_per_event
 
@@ -229,7 +229,8 @@ def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | Non
 )
 def vanishing_gradient(run: RunCurves, limits: Limits):
     """A gradient norm sits near zero — below 1e-4 of the loss value, or 1000× below its own level at the start,
-    or (one layer's) 1000× below the largest layer's — for a good share of the run while the loss is still high
+    or (one layer's) 1000× below the largest layer's norm of the same order (an L1 norm sums what an L2 norm
+    squares) — for a good share of the run while the loss is still high
     (less than halfway from its start to zero, or near chance). A converged run also has small gradients, but a
     low loss, and does not fire. Every norm is judged, the total and each layer's: a vanishing gradient shows in
     the first layers first, and the finding lists the layers that vanished in the order they were logged."""
@@ -247,9 +248,13 @@ def vanishing_gradient(run: RunCurves, limits: Limits):
                       "step(), or frozen parameters"],
                      step_range=(int(main.finite_steps[0]), int(main.finite_steps[-1])), severity=INFO)
     layers = [grad for grad in grads if not is_total_norm(grad.tag)]
-    largest = max((float(np.median(grad.finite_values)) for grad in layers), default=0.0)
+    largest: dict[str, float] = {}  # per norm order: an L1 norm sums what an L2 norm of the same layer squares
+    for grad in layers:
+        order = norm_order(grad.tag)
+        largest[order] = max(largest.get(order, 0.0), float(np.median(grad.finite_values)))
     vanished = [found for grad in grads
-                if (found := _vanished(run, grad, loss, limits, largest if grad in layers else 0.0)) is not None]
+                if (found := _vanished(run, grad, loss, limits,
+                                       largest[norm_order(grad.tag)] if grad in layers else 0.0)) is not None]
     if not vanished:
         return None
     total = next((found for found in vanished if is_total_norm(found.tags[0])), None)
