@@ -1433,3 +1433,19 @@ def test_a_log_that_starts_over_with_another_parameter_count_holds_another_model
     runs = curvedoc.load(write(tmp_path / "log.txt", text))
     assert len(runs) == runs_read
     assert [run.point_counts()["train_loss"] for run in runs] == ([4, 8] if runs_read == 2 else [8])
+
+
+def test_a_logging_prefix_names_who_wrote_the_line_not_what_it_measures(tmp_path):
+    """OLMo's train.log: a timestamp, the host and its rank, ``%(name)s:%(lineno)d`` and the level, then the step;
+    the metrics follow on indented lines. ``host:0`` and ``olmo.train:990`` are no values, so the step line heads
+    the block and every metric in it is read at that step, the gradient norm among them."""
+    text = ""
+    for step in (10, 20, 30, 40):
+        text += (f"2025-12-27 22:12:{step}.867\tfine-work-echoes-fin-03:0\tolmo.train:990\tINFO\t"
+                 f"[step={step}/10000,epoch=0]\n    optim/total_grad_norm={2 - step / 40:.3f}\n"
+                 f"    train/CrossEntropyLoss={9 - step / 10:.3f}\n    train/Perplexity={int(9000 / step):,}\n")
+    text += "2025-12-27 22:13:07.302\tfine-work-echoes-fin-03:0\tpy.warnings:110\tWARNING\tsys:1: UserWarning: hook\n"
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"optim/total_grad_norm", "train/CrossEntropyLoss", "train/Perplexity"}
+    assert steps(run, "optim/total_grad_norm") == [10, 20, 30, 40]
+    assert values(run, "train/CrossEntropyLoss") == [8.0, 7.0, 6.0, 5.0]

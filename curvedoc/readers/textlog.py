@@ -251,6 +251,11 @@ CHECKPOINT_MESSAGE = re.compile(
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
 LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
+# A logging prefix: a timestamp, fields the format chose (the host and its rank, ``%(name)s:%(lineno)d``: "olmo.train:990")
+# and the level, then the message. What precedes the level says who wrote the line and when, never what it measures
+LOGGING_PREFIX = re.compile(r"\[?\d{2,4}[-/:.]\d{1,2}[^\n]{0,200}?(?:^|[\s\[|\-])(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
+                            r"(?:\]|\s|:\s|\s?[-|]\s)")
+LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
 # A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
 # ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
@@ -934,6 +939,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = _last_drawn(text)
     if " - " in text:
         text = LOGURU_LOCATION.sub(" - ", text, count=1)
+    if any(level in text for level in LOGGING_LEVELS) and (prefix := LOGGING_PREFIX.match(text)) is not None:
+        text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("=") and LOSS_LOG_HEADER.match(text):
