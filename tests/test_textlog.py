@@ -1449,3 +1449,22 @@ def test_a_logging_prefix_names_who_wrote_the_line_not_what_it_measures(tmp_path
     assert set(run.tags) == {"optim/total_grad_norm", "train/CrossEntropyLoss", "train/Perplexity"}
     assert steps(run, "optim/total_grad_norm") == [10, 20, 30, 40]
     assert values(run, "train/CrossEntropyLoss") == [8.0, 7.0, 6.0, 5.0]
+
+
+def test_the_values_finished_bars_show_are_read_when_the_log_has_no_others(tmp_path):
+    """A GAN's stdout holds nothing but one tqdm bar per epoch, its losses in the postfix (``set_postfix``): those
+    are the run's record, at the epoch the bar's description names. The bar of an epoch cut off mid-way is not."""
+    bar = "Epoch {e}: {pct}%|█████| {n}/28 [00:23<00:00,  1.20it/s, D={d:.3f}, G={g:.3f}, FID=-]\n"
+    text = "python main.py --mode train\nBatch size: 256\nEpochs: 600\n" + "".join(
+        bar.format(e=e, pct=100, n=28, d=2.3 - e / 10, g=0.01 + e / 1000) for e in range(6))
+    text += bar.format(e=6, pct=57, n=16, d=9.0, g=9.0)
+    run = read(write(tmp_path / "log.txt", text))
+    assert set(run.tags) == {"D", "G"} and steps(run, "D") == [0, 1, 2, 3, 4, 5]
+    assert values(run, "D") == [2.3, 2.2, 2.1, 2.0, 1.9, 1.8]
+
+
+def test_a_bars_postfix_is_not_read_beside_the_values_the_log_prints(tmp_path):
+    bar = "Epoch {e}: 100%|█████| 28/28 [00:23<00:00,  1.20it/s, loss={stale:.3f}]\n"
+    text = "".join(bar.format(e=e, stale=9.0) + f"Epoch {e}: train_loss={1 / (e + 1):.3f}\n" for e in range(5))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["train_loss"]

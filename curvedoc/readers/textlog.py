@@ -9,7 +9,8 @@ Each line is cleaned first:
   and ``verbose=2`` lines alike) is an epoch's summary only when its batch count is complete; the per-batch lines
   before it are skipped. A tqdm bar is skipped whole, its postfix too (``loss=0.23`` there is one batch's or a
   running value, redrawn with stale ones, as Lightning's bar shows last epoch's val_loss); only its description
-  (``Epoch 3:``) may say which epoch the lines after it report;
+  (``Epoch 3:``) may say which epoch the lines after it report. In a log with no other values, the postfix each
+  bar shows when it finished (``… 28/28 [00:23<00:00, 1.20it/s, D=2.236, G=0.009]``) is read, at that epoch;
 - a number counts only right after a name, and not when ``:``, ``-`` or ``,`` and a digit follow it, so dates, clock
   times, glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``), logging's ``train.py:88`` and the first
   groups of ``134,305,611`` never become values; nor when a word for things counted follows it: ``Train=115
@@ -184,9 +185,12 @@ SOURCE_FILE_WORD = re.compile(r"(?<![\w\-/])[\w\-/]+" + SOURCE_SUFFIX + r"(?![\w
 ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]{0,512}(?:\x07|\x1b\\)|[@-Z\\-_])")
 VALUE_HINT = re.compile(r"[0-9]|nan|NaN|inf|Inf")
 TQDM_BAR = re.compile(
-    r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}[\d.]{1,20}[kMGT]?/[\d.]{1,20}[kMGT]?\s{0,10}\[[^\]\n]{0,2000}\]"
+    r"\d{1,3}%\|[^|\n]{0,400}\|\s{0,10}(?P<n>[\d.]{1,20}[kMGT]?)/(?P<total>[\d.]{1,20}[kMGT]?)\s{0,10}"
+    r"\[(?P<inside>[^\]\n]{0,2000})\]"
     r"|(?<![\d.])\d[\d.]{0,20}[kMGT]?it\s\[[^\]\n]{0,400}\]"
 )
+# what tqdm's set_postfix adds inside a bar's brackets, after its rate: "[00:31<00:00,  1.13s/it, D=2.289, G=0.014]"
+TQDM_POSTFIX = re.compile(r"(?:/s|/it|\?it/s)\s{0,4},\s{0,4}(?P<postfix>.+)$")
 KERAS_ETA = " - ETA: "
 KERAS_BAR = re.compile(
     r"^\s{0,40}(?P<n>\d{1,12})/(?P<total>\d{1,12}|Unknown)\s{1,10}(?:\[[=>.]{0,200}\]|━{1,200}|(?=-\s))"
@@ -378,6 +382,8 @@ class Parsed:
     ends: list[int] = field(default_factory=list)  # records after which a run said it ended (a closing summary)
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
+    bar_postfixes: int = 0  # finished tqdm bars with values after their rate (set_postfix), not read
+    read_bar_postfixes: bool = False  # read them: the log holds no other values (see _read_log)
     loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
     unterminated: bool = False  # the line being read is the file's last and has no line end
     # metric lists printed whole (see PRINTED_LIST), by name: a history the lines with values may not hold
@@ -480,6 +486,11 @@ def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tupl
         parsed.superseded, parsed.run_settings = [0], [{}]
         return parsed, [dict(history_curves(history, {}, parsed.warn))]
     runs = log_curves(parsed, split_runs)
+    if runs is None and parsed.bar_postfixes >= MIN_POINTS:
+        # A log whose only values are those its progress bars show when each finished (set_postfix: the last
+        # batch's, or a running average over the epoch): read them, as the only record there is
+        parsed = parse(path, read_bar_postfixes=True)
+        runs = log_curves(parsed, split_runs)
     if runs is None:
         if parsed.per_batch_lines and not len(parsed.placed):
             raise NotALog(path, "only the progress bar of an unfinished epoch, no epoch's summary: the run stopped "
@@ -503,8 +514,8 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
 
 # ----------------------------------------------------------------------------------------------- reading lines
 
-def parse(path: Path) -> Parsed:
-    parsed = Parsed(path)
+def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
+    parsed = Parsed(path, read_bar_postfixes=read_bar_postfixes)
     state = _Reading(parsed)
     table = _Table()
     columns = _ColumnTable(state.names_a_metric)
@@ -947,7 +958,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
         return None
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
     if "%|" in text or "it [" in text:
-        text, description = _without_tqdm_bars(text)
+        text, description = _without_tqdm_bars(text, state.parsed)
         # the last word of a name says whether it measures something ("Train loss 0.965", "top-1 accuracy 0.54")
         if any(state.names_a_metric(match["key"])
                for match in itertools.islice(PAIR.finditer(description), MAX_PAIRS_PER_LINE)):
@@ -1136,12 +1147,21 @@ def _last_drawn(text: str) -> str:
     return next((segment for segment in reversed(segments) if segment.strip()), "")
 
 
-def _without_tqdm_bars(text: str) -> tuple[str, str]:
-    """What follows the line's last tqdm bar, and the text before its first bar (the bar's description)."""
+def _without_tqdm_bars(text: str, parsed: Parsed) -> tuple[str, str]:
+    """What follows the line's last tqdm bar, and the text before its first bar (the bar's description). The values
+    a finished bar shows after its rate (``set_postfix``) lead what follows when ``parsed`` reads them, and are
+    counted when it does not."""
     bars = list(TQDM_BAR.finditer(text))
     if not bars:
         return text, ""
-    return text[bars[-1].end():], text[:bars[0].start()]
+    after = text[bars[-1].end():]
+    last = bars[-1]
+    if last["inside"] and last["n"] == last["total"] and (postfix := TQDM_POSTFIX.search(last["inside"])):
+        if parsed.read_bar_postfixes:
+            after = f"{postfix['postfix']} {after}"
+        else:
+            parsed.bar_postfixes += 1
+    return after, text[:bars[0].start()]
 
 
 def _place(line: Line, kind: str, match: re.Match) -> None:
