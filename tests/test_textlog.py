@@ -1468,3 +1468,18 @@ def test_a_bars_postfix_is_not_read_beside_the_values_the_log_prints(tmp_path):
     text = "".join(bar.format(e=e, stale=9.0) + f"Epoch {e}: train_loss={1 / (e + 1):.3f}\n" for e in range(5))
     run = read(write(tmp_path / "train.log", text))
     assert run.tags == ["train_loss"]
+
+
+def test_a_distributed_process_prefix_and_an_epochs_duration_are_no_values(tmp_path):
+    """The CycleGAN Visualizer run under torchrun: "[Rank 0] (epoch: 1, iters: 100, time: 1.294, data: 0.907) , D_A:
+    …" is its loss_log line behind the process's label, and "End of epoch 1 / 200 	 Time Taken: 210 sec" a
+    duration: the losses are the curves, not a constant Rank nor the epoch's seconds."""
+    lines = []
+    for epoch in range(1, 4):
+        for iters in (100, 200):
+            lines.append(f"[Rank 0] (epoch: {epoch}, iters: {iters}, time: 1.294, data: 0.907) , D_A: "
+                         f"{1 / (epoch + iters / 100):.3f}, G_A: 0.6, cycle_A: {2 / epoch:.3f}, idt_A: 0.5")
+        lines.append(f"End of epoch {epoch} / 200 \t Time Taken: {200 + epoch} sec")
+    run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert sorted(run.tags) == ["D_A", "G_A", "cycle_A", "idt_A"]
+    assert len(steps(run, "cycle_A")) == 6

@@ -204,7 +204,7 @@ NONFINITE = r"[-+]?(?:nan|NaN|Infinity|inf|Inf)"
 # ... and durations: "Total time elapsed for training = 20120.7 seconds" measures no model
 COUNTED_THINGS = (
     "batches", "samples", "images", "examples", "steps", "files", "params", "parameters", "tokens", "sequences",
-    "sentences", "documents", "records", "seconds", "secs", "minutes", "mins", "hours",
+    "sentences", "documents", "records", "seconds", "secs", "sec", "ms", "minutes", "mins", "min", "hours", "hrs",
 )
 COUNT_OF_THINGS = (
     rf"\s{{1,3}}(?:{'|'.join(COUNTED_THINGS)})(?![\w.\-/]|\s{{0,10}}[:=]|\s{{1,10}}[-+]?\.?\d)"
@@ -251,6 +251,9 @@ LOSS_LOG_PREFIX = re.compile(
 CHECKPOINT_MESSAGE = re.compile(
     rf"'(?P<name>[^'\n]{{1,200}})' (?:reached (?P<value>{NUMBER}|{NONFINITE}) \(best [^)\n]{{0,100}}\).*|"
     r"was not in top \d+.*)")
+# The process a distributed job's line came from: the Visualizer's "[Rank 0] (epoch: 1, …", torchrun's "[rank0]:" and
+# "[default0]:" tees. It names a process, not a value
+RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
 # The line the Visualizer appends to loss_log.txt when a session starts: its date is no value
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
@@ -954,6 +957,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
+    if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
+        text = text[process.end():]
     if text.startswith("=") and LOSS_LOG_HEADER.match(text):
         return None
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
