@@ -255,6 +255,16 @@ def is_evaluation_score(tag: str) -> bool:
     return any(map(_EVALUATION_SCORE_WORD.match, _score_candidates(tag, tokens(tag))))
 
 
+_ERROR_METRIC_WORDS = {"mae", "mse", "rmse", "nrmse", "rmsle", "msle", "mape", "smape", "wer", "cer", "error"}
+
+
+def is_error_metric(tag: str) -> bool:
+    """True when ``tag`` names an error a run measures, lower being better, that no rule reads as a loss: a
+    regression's MAE or RMSE, a recogniser's WER or CER, a classification error. It turning NaN or Inf is the
+    run's numbers breaking as a loss's would."""
+    return not _ERROR_METRIC_WORDS.isdisjoint(tokens(tag))
+
+
 def is_perplexity(tag: str) -> bool:
     """True when ``tag`` logs a perplexity, exp(cross-entropy): read it as ``ln(value)`` to compare it with a loss."""
     return bool(_PERPLEXITY_WORDS & set(tokens(tag)))

@@ -87,3 +87,16 @@ def test_a_score_that_turns_nan_is_named_and_one_never_computed_is_not():
     (finding,) = [f for f in diagnose_run(run) if f.code == "CD101"]
     assert finding.severity == "warning" and finding.title == "bbox/AP becomes NaN at step 2"
     assert finding.tags == ["bbox/AP"]
+
+
+def test_an_error_metric_that_turns_inf_is_named_and_one_never_computed_is_not():
+    """A wind-power forecaster's first validation: val_mae=inf val_rmse=inf, finite after. An error metric (MAE,
+    RMSE, WER) breaks as a loss would; a column the run never filled (NaN throughout) is undefined."""
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_eps_loss", np.arange(6), [0.54, 0.30, 0.21, 0.17, 0.15, 0.14])
+    builder.add("val_mae", np.arange(6), [np.inf, 1.9, 1.6, 1.5, 1.4, 1.4])
+    builder.add("val_rmse", np.arange(6), [np.inf, 2.6, 2.2, 2.0, 1.9, 1.9])
+    builder.add("test_wer", np.arange(6), np.full(6, np.nan))
+    builder.add("tf", np.arange(6), [np.inf, 0.0, 0.0, 0.0, 0.0, 0.0])  # no error metric: not judged
+    (finding,) = [f for f in diagnose_run(builder.build()) if f.code == "CD101"]
+    assert finding.severity == "warning" and finding.tags == ["val_mae", "val_rmse"] and finding.step == 0

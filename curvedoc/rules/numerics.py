@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from curvedoc.features import LOSS_ROLES, RunCurves, fmt
-from curvedoc.roles import Role, tokens
+from curvedoc.roles import Role, is_error_metric, tokens
 from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
 METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC, Role.SCORE)
@@ -29,8 +29,8 @@ SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wga
           "drop the learning rate 10× and rerun to that step",
 )
 def nonfinite_values(run: RunCurves, limits: Limits):
-    """A loss (error) or an accuracy or score (warning) that takes a NaN or ±Inf value, on any curve of those roles
-    (train, validation, test, each term, a GAN's adversarial terms); names the first curve to do so and the step,
+    """A loss (error) or an accuracy, score or error metric (warning: MAE, RMSE, WER …) that takes a NaN or ±Inf
+    value, on any curve of those roles (train, validation, test, each term, a GAN's adversarial terms); names the first curve to do so and the step,
     the last finite value before it, and for every such curve whether it ever came back. A metric that never had a
     value at all is undefined (no example of its kind), not broken. A gradient norm that turns NaN/Inf for good
     while the loss stays finite is the same failure with the loss filtered by the logger (the Hugging Face
@@ -43,7 +43,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     for roles, severity in (((*LOSS_ROLES, Role.ADVERSARIAL), ERROR), (METRIC_ROLES, WARNING)):
         # A metric never computed at all (Detectron2's APs when the set has no small objects: NaN at every
         # evaluation) is undefined, not broken; a loss that is NaN from its first value is broken.
-        broken = [curve for role in roles for curve in run.curves(role) if curve.first_nonfinite is not None
+        judged = [curve for role in roles for curve in run.curves(role)]
+        if severity == WARNING:
+            judged += [curve for curve in run.curves(Role.OTHER) if is_error_metric(curve.tag)]
+        broken = [curve for curve in judged if curve.first_nonfinite is not None
                   and (severity == ERROR or len(curve.finite_values))]
         if not broken:
             continue
