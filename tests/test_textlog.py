@@ -1483,3 +1483,19 @@ def test_a_distributed_process_prefix_and_an_epochs_duration_are_no_values(tmp_p
     run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
     assert sorted(run.tags) == ["D_A", "G_A", "cycle_A", "idt_A"]
     assert len(steps(run, "cycle_A")) == 6
+
+
+def test_trainer_dicts_that_share_a_rounded_epoch_are_each_a_point(tmp_path):
+    """The Trainer prints round(epoch, 2): logged every 10 of 8,264 steps an epoch, four dicts fall on each 0.01.
+    Read at the epoch alone three of every four would be lost; they are placed one after another, and the
+    evaluation dict printed after a train dict stays at that dict's place."""
+    lines, losses = [], []
+    for record in range(12):
+        losses.append(round(1.0 / (record + 1), 4))
+        lines.append(f"{{'loss': {losses[-1]}, 'grad_norm': 1.5, 'learning_rate': 7e-05, 'epoch': {record // 4 / 100}}}")
+        if record % 4 == 3:
+            lines.append(f"{{'eval_loss': {losses[-1] + 0.1:.4f}, 'eval_runtime': 3.1, 'epoch': {record // 4 / 100}}}")
+    run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert values(run, "loss") == losses
+    assert steps(run, "loss") == list(range(12)) and steps(run, "eval_loss") == [3, 7, 11]
+    assert any("epoch × 400" in warning for warning in run.warnings)

@@ -1612,8 +1612,10 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
         own = has_epoch
         scale = _whole_number_scale(epoch[has_epoch])
         if scale != 1:
-            x = np.round(x * scale)
-            parsed.warn(f"no step in the log and the epoch is fractional; the x axis is the epoch × {scale}")
+            x, sharing = _apart_within_rounding(parsed, np.round(x * scale), own)
+            parsed.warn(f"no step in the log and the epoch is fractional; the x axis is the epoch × {scale * sharing}"
+                        + (f", the up to {sharing} records that print one rounded epoch placed one after another"
+                           if sharing > 1 else ""))
     else:
         parsed.warn("no step or epoch in the log; the order of the lines holding values is the x axis")
         return np.arange(len(step), dtype=np.float64), None
@@ -1652,6 +1654,39 @@ def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
             within = np.arange(len(epochs)) - np.repeat(starts, lengths)
             step[indexes] = np.where(np.isnan(step[indexes]), within, step[indexes])
     return step
+
+
+def _apart_within_rounding(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, int]:
+    """``x`` (a fractional epoch made whole) with the records that print the same rounded epoch placed one after
+    another, in the order printed, and how many share one at most (the factor the axis grows by). The Trainer
+    prints ``round(epoch, 2)``: an epoch of 8,264 steps logged every 10 puts eight records on each 0.01, which
+    read at the epoch alone would keep one of every eight. A record is the next one only when it logs a metric a
+    record before it on that epoch logged too; one that logs others (an evaluation's dict after the train dict of
+    its step) stays at the place of the record before it. A log whose epoch goes back (a restart) keeps its x."""
+    where = np.flatnonzero(own)
+    xs = x[where]
+    if len(xs) < 2 or np.any(np.diff(xs) < 0):
+        return x, 1
+    starts = np.r_[True, np.diff(xs) != 0]
+    epoch_of = np.cumsum(starts) - 1  # which rounded epoch each record with its own x is on
+    position = np.full(len(x), -1, dtype=np.int64)
+    position[where] = np.arange(len(where))
+    offset = np.zeros(len(xs), dtype=np.int64)
+    for indexes, _ in parsed.tags.values():
+        mine = position[np.frombuffer(indexes, dtype=np.int64)]
+        mine = mine[mine >= 0]
+        if len(mine) < 2:
+            continue
+        first = np.r_[True, epoch_of[mine][1:] != epoch_of[mine][:-1]]
+        nth = np.arange(len(mine)) - np.flatnonzero(first)[np.cumsum(first) - 1]  # its how-many-th on that epoch
+        offset[mine] = np.maximum(offset[mine], nth)
+    sharing = int(offset.max()) + 1
+    if sharing == 1:
+        return x, 1
+    offset = _carried_forward(offset, (offset > 0) | starts)
+    spread = x.copy()
+    spread[where] = xs * sharing + offset
+    return spread, sharing
 
 
 def _whole_number_scale(values: np.ndarray) -> int:
