@@ -1499,3 +1499,13 @@ def test_trainer_dicts_that_share_a_rounded_epoch_are_each_a_point(tmp_path):
     assert values(run, "loss") == losses
     assert steps(run, "loss") == list(range(12)) and steps(run, "eval_loss") == [3, 7, 11]
     assert any("epoch × 400" in warning for warning in run.warnings)
+
+
+def test_a_name_joining_terms_with_a_plus_is_one_name(tmp_path):
+    """DeblurGAN's Visualizer prints the discriminator's real and fake terms summed as ``D_real+fake``: one name,
+    the discriminator's, not a curve called ``fake``."""
+    text = "".join(f"(epoch: 1, iters: {i}, time: 0.77) G_GAN: {20 + i / 50:.3f} G_L1: {900 - i:.3f} "
+                   f"D_real+fake: {-50 - i / 20:.3f} \n" for i in range(100, 600, 100))
+    run = read(write(tmp_path / "loss_log.txt", text))
+    assert sorted(run.tags) == ["D_real+fake", "G_GAN", "G_L1"]
+    assert run.roles["D_real+fake"] == Role.ADVERSARIAL and values(run, "D_real+fake")[0] == -55.0

@@ -195,7 +195,7 @@ KERAS_ETA = " - ETA: "
 KERAS_BAR = re.compile(
     r"^\s{0,40}(?P<n>\d{1,12})/(?P<total>\d{1,12}|Unknown)\s{1,10}(?:\[[=>.]{0,200}\]|━{1,200}|(?=-\s))"
 )
-WORD = r"[A-Za-z_][\w.\-/@]{0,63}"
+WORD = r"[A-Za-z_][\w.\-/@+]{0,63}"
 NUMBER = r"[-+]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,4})?"
 NONFINITE = r"[-+]?(?:nan|NaN|Infinity|inf|Inf)"
 # A number followed by one of these words counts things (``Train=115 batches``, ``AKIEC: 303 images``): no value,
@@ -212,7 +212,7 @@ COUNT_OF_THINGS = (
 # A name, then a number: the pattern holds the name's last word only (the words before it are found by KEY_WORDS in
 # the text since the previous pair), so a line of words without numbers costs one short attempt per word.
 PAIR = re.compile(
-    rf"(?=[A-Za-z_])(?<![\w.\-/@])(?P<key>{WORD})"
+    rf"(?=[A-Za-z_])(?<![\w.\-/@+])(?P<key>{WORD})"
     rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?![\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
