@@ -798,3 +798,20 @@ def test_a_lightning_metrics_csv_beside_a_split_named_file_is_not_merged(tmp_pat
     assert sorted(run.name for run in runs) == [tmp_path.name, "val_x.csv"]
     assert load_one(tmp_path / "val_x.csv").tags == ["loss"]
     assert load_one(tmp_path / "metrics.csv").roles == load_one(LIGHTNING).roles
+
+
+def test_a_table_of_named_rows_without_a_step_is_no_log(tmp_path):
+    """pandas' DataFrame.to_csv of a data set's class counts: the index of class names under an empty header, a
+    column per split. Its Train and Val columns are counts per class, not curves: refused when named, passed over
+    in a folder beside the run's log."""
+    (tmp_path / "logs").mkdir()
+    stats = write(tmp_path / "logs" / "dataset_stats.csv", ",Train,Val,Test,Total\nEOSINOPHIL,160,40,623,823\n"
+                  "LYMPHOCYTE,160,40,620,820\nMONOCYTE,160,40,620,820\nNEUTROPHIL,160,40,624,824\n"
+                  "Total,640,160,2487,3287\n")
+    with pytest.raises(CurvedocError, match="one row per named item"):
+        curvedoc.load(stats)
+    write(tmp_path / "logs" / "training_log.csv", "epoch,loss\n" + "".join(f"{e},{1 / e:.3f}\n" for e in range(1, 6)))
+    assert [run.name for run in curvedoc.load(tmp_path / "logs")] == ["training_log.csv"]
+    # a pandas index of dates is points in time
+    dated = write(tmp_path / "daily.csv", ",loss\n" + "".join(f"2024-03-0{d},{1 / d:.3f}\n" for d in range(1, 6)))
+    assert curvedoc.load(dated)[0].point_counts() == {"loss": 5}

@@ -90,6 +90,9 @@ def read(source: Source) -> list[Run]:
                                   "step column), not a training curve; export a panel's CSV or the run history instead")
     if is_wandb_export(table.columns):
         return read_wandb_exports(source, [table])
+    if (names := _row_names(table)) is not None:
+        raise NotALog(path, f"a table of one row per named item ({', '.join(names[:3])} …) with no step column: "
+                            "a summary (class counts, per-class scores), not a curve over training")
     fmt = formatted(table)
     builders = []
     parts = ([(None, table)] if fmt in WHOLE_TABLE_FORMATS
@@ -103,6 +106,22 @@ def read(source: Source) -> list[Run]:
         # as notes are, refused when named
         raise NotALog(path, f"no numeric column (columns: {', '.join(table.columns)})")
     return runs
+
+
+def _row_names(table: Table) -> list[str] | None:
+    """The names in a table's first column when it is pandas' index of row names (written by ``DataFrame.to_csv``
+    under an empty header) holding text in every row and the table has no step column: its rows are items (a data
+    set's classes and their counts), not points in time."""
+    if not table.columns or not table.columns[0].startswith("Unnamed: ") or find_step_column(table.columns):
+        return None
+    cells = table.frame[table.columns[0]]
+    if cells.dtype.kind in "fiub" or cells.isna().any():
+        return None
+    names = [str(cell).strip() for cell in cells]
+    # a digit anywhere may be a time (a date index, "epoch_3"): only names without one are surely no points
+    if any(not name or any(character.isdigit() for character in name) for name in names):
+        return None
+    return names
 
 
 def read_split_files(source: Source) -> list[Run]:
