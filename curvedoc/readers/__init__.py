@@ -38,16 +38,19 @@ READER_MODULES = {
     "hf": "curvedoc.readers.huggingface",
     "wandb": "curvedoc.readers.wandb",
     "mlflow": "curvedoc.readers.mlflow",
+    "dvclive": "curvedoc.readers.dvclive",
     "text": "curvedoc.readers.textlog",
     "history": "curvedoc.readers.history",
     # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
     "wandb-export": "curvedoc.readers.csvlog",
 }
 
+DVCLIVE_METRICS = ("plots", "metrics")  # where a DVCLive folder keeps one table per metric
+
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
     "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
-    "W&B run folders, MLflow mlruns/ or mlflow.db, "
+    "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, "
     "captured training output (*.log, *.txt, *.out)"
 )
 
@@ -397,8 +400,8 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
             if real not in claimed_runs:
                 claimed_runs.add(real)
                 found.sources.append(Source(run_family, folder))
-            if run_family == "wandb":
-                return
+            if run_family in ("wandb", "dvclive"):
+                return  # the folder's files are the run's, read together
         for entry in entries:
             path = Path(entry.path)
             try:
@@ -642,4 +645,8 @@ def _run_folder_family(folder: Path, names: set[str]) -> str | None:
         or (folder.name.startswith(("run-", "offline-run-")) and (folder / "files" / "config.yaml").exists())
     ):
         return "wandb"
+    # DVCLive's output: plots/metrics/ beside the summary, the parameters or the pipeline stage it writes
+    if ("plots" in names and not names.isdisjoint({"metrics.json", "params.yaml", "dvc.yaml"})
+            and folder.joinpath(*DVCLIVE_METRICS).is_dir()):
+        return "dvclive"
     return None
