@@ -140,7 +140,9 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
         return _agreed(vocabulary, VOCABULARY)
     if named:
         return _agreed(named, CLASSES)
-    if placeholders and (not vocabulary or classifier):
+    # HF's default labels (LABEL_0, LABEL_1) are in every model config's dict: a class count only beside a
+    # classifier's head, or where nothing names a model at all (a bare settings dump of a classifier's run)
+    if placeholders and (classifier or not (vocabulary or architectures)):
         return _agreed(placeholders, CLASSES)
     if classifier and not classes and not label_maps:
         # HF saves id2label only when it differs from the default: a classifier's config without it has 2 labels

@@ -95,6 +95,16 @@ def test_a_config_states_its_class_count(config, expected):
     assert tuple(n_classes_from(config)) == expected
 
 
+def test_hf_default_labels_beside_a_model_that_is_no_classifier_count_nothing():
+    """ChatGLM2's config (a W&B run's hparams): architectures ChatGLMModel, vocab_size 65024 and the id2label every
+    PretrainedConfig carries, {0: LABEL_0, 1: LABEL_1}. Those two labels are no class count of a model without a
+    classifier's head, and its architecture's name says no more: the count stays unknown, not 2."""
+    config = {"architectures": ["ChatGLMModel"], "model_type": "chatglm", "vocab_size": 65024,
+              "padded_vocab_size": 65024, "id2label": {"0": "LABEL_0", "1": "LABEL_1"},
+              "label2id": {"LABEL_0": 0, "LABEL_1": 1}}
+    assert n_classes_from(config) is None
+
+
 @pytest.mark.parametrize("config", [
     {"num_attention_heads": 12, "hidden_size": 768, "num_hidden_layers": 12},
     {"nc": 3, "nz": 100, "ngf": 64},  # a DCGAN's nc counts image channels
