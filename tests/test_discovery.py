@@ -81,7 +81,7 @@ def test_several_event_files_in_one_folder_are_one_run_in_name_order(tmp_path):
 
 def test_a_folder_mixing_formats_yields_one_source_per_format(tmp_path):
     touch(tmp_path / EVENT)
-    touch(tmp_path / "metrics.csv", b"step,loss\n0,1.0\n")
+    touch(tmp_path / "log.csv", b"step,loss\n0,1.0\n")
     touch(tmp_path / "trainer_state.json", b'{"log_history": []}')
     touch(tmp_path / "log.jsonl", b'{"step": 0}\n{"step": 1}\n')
     found = discover(tmp_path)
@@ -350,3 +350,18 @@ def test_torch_optim_logger_tables_are_read_as_tables(tmp_path):
     (run,) = curvedoc.load(tmp_path / "two")
     assert run.roles["% mean class accuracy (test set)"] == curvedoc.Role.TEST_ACC
     assert run.series("% mean class accuracy (test set)")["value"].iloc[-1] == pytest.approx(46.5)
+
+
+@pytest.mark.parametrize("table", ["results.csv", "metrics.csv"])
+def test_an_event_file_beside_the_table_its_writer_also_wrote_is_one_run(tmp_path, table):
+    """YOLOv5 writes results.csv and, with TensorBoard on by default, the same metrics to an event file in the same
+    run folder; Lightning's CSVLogger and TensorBoardLogger share version_N/: one training, read from its table.
+    Event files in split subfolders (Keras' train/ and validation/) beside a table are another layout."""
+    run = tmp_path / "runs" / "train" / "exp"
+    touch(run / EVENT, b"")
+    touch(run / table, b"epoch,train/box_loss\n0,0.1\n")
+    assert families(discover(tmp_path)) == [("csv", os.path.relpath(run / table))]
+    keras = tmp_path / "keras"
+    touch(keras / "train" / EVENT, b"")
+    touch(keras / table, b"epoch,loss\n0,0.1\n")
+    assert "tensorboard" in {family for family, _ in families(discover(keras))}

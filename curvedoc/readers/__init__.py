@@ -45,6 +45,8 @@ READER_MODULES = {
     "wandb-export": "curvedoc.readers.csvlog",
 }
 
+# tables whose writers log the same metrics to an event file beside them (see _without_event_copies_of_tables)
+COPIED_BY_EVENT_FILES = {"results.csv", "metrics.csv"}
 DVCLIVE_METRICS = ("plots", "metrics")  # where a DVCLive folder keeps one table per metric
 
 LOOKED_FOR = (
@@ -449,6 +451,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
     found.sources = _wandb_exports_by_folder(found.sources)
     found.sources = _split_files_as_runs(found.sources)
     found.sources = _without_logger_copies(found.sources)
+    found.sources = _without_event_copies_of_tables(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
 
 
@@ -519,6 +522,19 @@ def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
     superseded.update(s for s in sources if s.family == "tensorboard" and s.path.parent.name == "runs"
                       and s.path.parent.parent in outputs)
     return [source for source in sources if source not in superseded]
+
+
+def _without_event_copies_of_tables(sources: list[Source]) -> list[Source]:
+    """One run from a folder where two loggers wrote the same training: YOLOv5 and Ultralytics write
+    ``results.csv`` and, with TensorBoard on (YOLOv5's default), the same metrics to an event file beside it;
+    Lightning's CSVLogger and TensorBoardLogger share ``lightning_logs/version_N/`` when both are given one save
+    directory. The table is kept, which its format's reader knows more of (Ultralytics' columns, Lightning's
+    hparams.yaml); event files in split subfolders (Keras' train/ and validation/) are another layout, kept."""
+    tables = {source.path.parent for source in sources
+              if source.family == "csv" and source.path.name in COPIED_BY_EVENT_FILES}
+    return [source for source in sources
+            if not (source.family == "tensorboard" and source.path in tables
+                    and all(path.parent == source.path for _, path in source.files))]
 
 
 def _without_logger_copies(sources: list[Source]) -> list[Source]:
