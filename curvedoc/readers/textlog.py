@@ -258,9 +258,9 @@ RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
 LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
-# A logging prefix: a timestamp, fields the format chose (the host and its rank, ``%(name)s:%(lineno)d``: "olmo.train:990")
-# and the level, then the message. What precedes the level says who wrote the line and when, never what it measures
-LOGGING_PREFIX = re.compile(r"\[?\d{2,4}[-/:.]\d{1,2}[^\n]{0,200}?(?:^|[\s\[|\-])(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
+# A logging prefix: a timestamp, fields the format chose (the host and its rank, ``%(name)s:%(lineno)d``:
+# "olmo.train:990") and the level, then the message. What precedes the level says who wrote the line and when
+LOGGING_PREFIX = re.compile(r"\[?\d{2,4}[-/:.]\d{1,2}[^\n]{0,200}?[\s\[|\-](?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
                             r"(?:\]|\s|:\s|\s?[-|]\s)")
 LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
