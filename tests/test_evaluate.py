@@ -79,18 +79,18 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s21": "public-s21", "wild-s22": "public-s22",
                      "wild-s23": "public-s23", "wild-dev12": "public-dev12",
                      "wild-dev13": "public-dev13", "wild-s24": "public-s24",
-                     "wild-dev14": "public-dev14", "wild-s25": "public-s25",
-                     "wild-s26": "public-s26", "wild-dev15": "public-dev15", "wild-s27": "public-s27",
-                     "wild-dev16": "public-dev16", "wild-s28": "public-s28", "wild-dev17": "public-dev17",
-                     "wild-dev18": "public-dev18", "wild-s29": "public-s29", "wild-dev19": "public-dev19",
-                     "wild-s30": "public-s30", "wild-dev20": "public-dev20", "wild-s31": "public-s31",
-                     "wild-dev21": "public-dev21", "wild-s32": "public-s32", "wild-s33": "public-s33",
-                     "wild-dev22": "public-dev22", "wild-s34": "public-s34", "wild-dev23": "public-dev23",
-                     "wild-s35": "public-s35", "wild-s36": "public-s36", "wild-dev24": "public-dev24",
-                     "wild-s37": "public-s37", "wild-dev25": "public-dev25", "wild-s38": "public-s38",
-                     "wild-dev26": "public-dev26", "wild-s39": "public-s39", "wild-dev27": "public-dev27",
-                     "wild-s40": "public-s40", "wild-dev28": "public-dev28", "wild-s41": "public-s41",
-                     "wild-dev29": "public-dev29"}
+                     "wild-dev14": "public-dev14", "wild-s25": "public-s25", "wild-s26": "public-s26",
+                     "wild-dev15": "public-dev15", "wild-s27": "public-s27", "wild-dev16": "public-dev16",
+                     "wild-s28": "public-s28", "wild-dev17": "public-dev17", "wild-dev18": "public-dev18",
+                     "wild-s29": "public-s29", "wild-dev19": "public-dev19", "wild-s30": "public-s30",
+                     "wild-dev20": "public-dev20", "wild-s31": "public-s31", "wild-dev21": "public-dev21",
+                     "wild-s32": "public-s32", "wild-s33": "public-s33", "wild-dev22": "public-dev22",
+                     "wild-s34": "public-s34", "wild-dev23": "public-dev23", "wild-s35": "public-s35",
+                     "wild-s36": "public-s36", "wild-dev24": "public-dev24", "wild-s37": "public-s37",
+                     "wild-dev25": "public-dev25", "wild-s38": "public-s38", "wild-dev26": "public-dev26",
+                     "wild-s39": "public-s39", "wild-dev27": "public-dev27", "wild-s40": "public-s40",
+                     "wild-dev28": "public-dev28", "wild-s41": "public-s41", "wild-dev29": "public-dev29",
+                     "wild-s42": "public-s42", "wild-s43": "public-s43", "wild-dev30": "public-dev30"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
