@@ -576,10 +576,13 @@ def test_runs_one_after_another_named_in_a_model_column_are_runs_of_their_own(tm
         assert run.meta.files == [str(path)] and not run.warnings
 
 
-def test_runs_numbered_by_a_seed_column_are_runs_and_the_seed_no_curve(tmp_path):
-    rows = "".join(f"{step},{seed},{2.0 / (step + 1) + seed / 100:.4f}\n" for seed in (0, 1, 2) for step in range(5))
-    runs = curvedoc.load(write(tmp_path / "sweep.csv", "step,seed,loss\n" + rows))
-    assert [run.name for run in runs] == ["sweep.csv#seed=0", "sweep.csv#seed=1", "sweep.csv#seed=2"]
+@pytest.mark.parametrize("column, first", [("seed", 0), ("run_id", 26), ("trial_id", 3)])
+def test_runs_numbered_by_a_seed_column_are_runs_and_the_seed_no_curve(tmp_path, column, first):
+    # a GAN's train_metrics.csv appends each run under its run_id: 26 for 19 epochs, 27 for 100 (a public log)
+    rows = "".join(f"{step},{number},{2.0 / (step + 1) + number / 100:.4f}\n"
+                   for number in (first, first + 1, first + 2) for step in range(5))
+    runs = curvedoc.load(write(tmp_path / "sweep.csv", f"step,{column},loss\n" + rows))
+    assert [run.name for run in runs] == [f"sweep.csv#{column}={number}" for number in (first, first + 1, first + 2)]
     assert all(run.tags == ["loss"] and run.point_counts() == {"loss": 5} for run in runs)
 
 

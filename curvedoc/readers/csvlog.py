@@ -57,7 +57,7 @@ LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
 # a block of val rows, each counting the epochs from 1), the class of per-class metrics.
 ROW_KIND_COLUMNS = SPLIT_COLUMNS | {"class", "class_name", "label", "category"}
 # Numbers that name a run rather than measure it: a file of several seeds or folds numbers them.
-RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial"}
+RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial", "run_id", "trial_id"}
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
 MIN_ROWS_PER_EPOCH = 3
 # A held-out value repeated on at least this many rows in a row (at its median), with at least this many different
