@@ -1509,3 +1509,16 @@ def test_a_name_joining_terms_with_a_plus_is_one_name(tmp_path):
     run = read(write(tmp_path / "loss_log.txt", text))
     assert sorted(run.tags) == ["D_real+fake", "G_GAN", "G_L1"]
     assert run.roles["D_real+fake"] == Role.ADVERSARIAL and values(run, "D_real+fake")[0] == -55.0
+
+
+def test_a_bare_split_name_with_a_percentage_is_that_split_s_accuracy(tmp_path):
+    """"Starting hybrid phase from Val: 50.48%, Test: 51.69%": a bare split name reads as that split's loss
+    (nanoGPT's "train 2.01 val 2.05"), but a value in percent is an accuracy, which a loss never is."""
+    text = "".join(f"Epoch {e}/4 loss: {1.2 - e / 10:.2f}\nfrom Val: {50 + e:.2f}%, Test: {49 + e:.2f}%\n"
+                   for e in range(1, 5))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["Val_acc"] == Role.VAL_ACC and run.roles["Test_acc"] == Role.TEST_ACC
+    assert values(run, "Val_acc") == [51.0, 52.0, 53.0, 54.0]
+    nanogpt = "".join(f"iter {i}: train {3 - i / 100:.2f} val {3.1 - i / 100:.2f}\n" for i in range(10, 50, 10))
+    run = read(write(tmp_path / "nanogpt.log", nanogpt))
+    assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.roles["val_loss"] == Role.VAL_LOSS

@@ -1291,7 +1291,7 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
     bare_kind = "loss"
     if not names_a_loss and any(name.split_word for name in names):
         words = set(tokens(text))
-        if "loss" not in words and not ACCURACY_WORDS.isdisjoint(words):
+        if "loss" not in words and (not ACCURACY_WORDS.isdisjoint(words) or _all_in_percent(names, text)):
             bare_kind = "acc"
     renamed = {}
     for name in names:
@@ -1302,6 +1302,13 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
             tag = f"{context}_{tag}"
         renamed.setdefault(tag, line.values[name.tag])
     line.values = renamed
+
+
+def _all_in_percent(names: list[Name], text: str) -> bool:
+    """Whether every bare split name's value is written as a percentage (``from Val: 50.48%, Test: 51.69%``): an
+    accuracy, which a loss never is."""
+    return all(re.search(rf"(?<![\w.]){re.escape(name.tag)}\W{{0,4}}{NUMBER}\s?%", text)
+               for name in names if name.split_word)
 
 
 def _place_training_loop(line: Line, text: str) -> None:
