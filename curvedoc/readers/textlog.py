@@ -953,7 +953,9 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = _last_drawn(text)
     if " - " in text:
         text = LOGURU_LOCATION.sub(" - ", text, count=1)
-    if any(level in text for level in LOGGING_LEVELS) and (prefix := LOGGING_PREFIX.match(text)) is not None:
+    # a prefix starts with its timestamp: the first character decides for nearly every line, at no cost
+    if ((text[:1].isdigit() or text.startswith("[")) and any(level in text for level in LOGGING_LEVELS)
+            and (prefix := LOGGING_PREFIX.match(text)) is not None):
         text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
