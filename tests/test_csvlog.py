@@ -473,6 +473,22 @@ def test_a_validation_loss_carried_forward_on_every_row_is_read_where_it_changes
     assert run.point_counts()["val_loss"] == 10
 
 
+def test_held_out_values_that_repeat_off_any_schedule_are_evaluations_each_kept(tmp_path):
+    """A held-out accuracy on a small set, evaluated every epoch, that holds 0.25 for 3 epochs, 0.5 for 4 and 0.75
+    for the other 73 (a model whose predictions barely change), and a validation loss rounded to two decimals that
+    repeats for 1 to 4 epochs at a time: no evaluation schedule repeats them, so every epoch is a point. Values that
+    change every 5 rows, or every 10 where two evaluations scored the same, were carried forward."""
+    accuracy = [0.25] * 3 + [0.5] * 4 + [0.75] * 73
+    rounded = [round(1.0 - 0.01 * (e // 3 + e % 2), 2) for e in range(80)]
+    rows = "".join(f"{e},{2 - e / 50:.4f},{rounded[e]},{accuracy[e]}\n" for e in range(80))
+    run = load_one(write(tmp_path / "history.csv", "epoch,train_loss,val_loss,val_accuracy\n" + rows))
+    assert run.point_counts() == {"train_loss": 80, "val_loss": 80, "val_accuracy": 80} and not run.warnings
+    scheduled = [round(1.0 - 0.05 * (e // 5), 2) if e // 5 != 4 else 0.85 for e in range(60)]
+    rows = "".join(f"{e},{2 - e / 50:.4f},{scheduled[e]}\n" for e in range(60))
+    run = load_one(write(tmp_path / "every_5.csv", "epoch,train_loss,val_loss\n" + rows))
+    assert run.series("val_loss")["step"].tolist() == [0, 5, 10, 15, 25, 30, 35, 40, 45, 50, 55]
+
+
 def test_a_long_table_with_columns_beside_reads_its_steps_once(tmp_path):
     text = "step,type,value,lr\n0,val,10.9,\n0,train,10.95,1e-5\n,train,10.8,2e-5\n2,train,10.7,3e-5\n3,train,10.6,4e-5\n"
     run = load_one(write(tmp_path / "training_metrics.csv", text))
