@@ -255,7 +255,7 @@ def is_evaluation_score(tag: str) -> bool:
     return any(map(_EVALUATION_SCORE_WORD.match, _score_candidates(tag, tokens(tag))))
 
 
-_ERROR_METRIC_WORDS = {"mae", "mse", "rmse", "nrmse", "rmsle", "msle", "mape", "smape", "wer", "cer", "error"}
+_ERROR_METRIC_WORDS = {"mae", "mse", "rmse", "nrmse", "rmsle", "msle", "mape", "smape", "wer", "cer", "error", "err"}
 
 
 def is_error_metric(tag: str) -> bool:

@@ -582,8 +582,8 @@ def _carried_forward(curves: dict[str, tuple[np.ndarray, np.ndarray]], validatio
     each run of equal values is at least CARRIED_ROWS rows long at its median, there are at least CARRIED_ROWS
     different values, and the values change on a schedule, as evaluations every so many rows do: every run between
     the first and the last spans a whole number of their median, give or take a tenth, three in four of them (two
-    evaluations that scored the same make one run twice as long). A held-out accuracy on a small set that holds its value for 3, then 4,
-    then 73 epochs is a model whose predictions barely change, every point of it kept."""
+    evaluations that scored the same make one run twice as long). A held-out accuracy on a small set that holds its
+    value for 3, then 4, then 73 epochs is a model whose predictions barely change, every point of it kept."""
     def changes(values: np.ndarray, rows: np.ndarray) -> np.ndarray:
         kept = values[rows]
         return np.r_[True, kept[1:] != kept[:-1]]

@@ -10,15 +10,15 @@ One folder is one run: its tables are its curves, read together, never as runs o
 
 from __future__ import annotations
 
-import os
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 
-from curvedoc.errors import CurvedocError, describe_os_error
+from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import DVCLIVE_METRICS, Source
 from curvedoc.readers.csvlog import load_hparams, load_table, note_table, numeric_cells
+from curvedoc.readers.records import files_under
 
 TABLE_SUFFIXES = (".tsv", ".csv")  # DVCLive writes .tsv; it reads either back
 
@@ -43,15 +43,8 @@ def read(source: Source) -> list[Run]:
 
 def _tables_under(folder: Path, builder: RunBuilder) -> list[tuple[str, Path]]:
     """``(metric name, path)`` of every table below ``folder``, the name its path under it (``train/loss``)."""
-    found = []
-    for current, folders, names in os.walk(folder, onerror=lambda exc: builder.warn(
-            f"{exc.filename}: {describe_os_error(exc)}")):
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
-        for name in sorted(names):
-            path = Path(current, name)
-            if path.suffix in TABLE_SUFFIXES and not name.startswith("."):
-                found.append((PurePosixPath(*path.relative_to(folder).with_suffix("").parts).as_posix(), path))
-    return found
+    return [(key.removesuffix(path.suffix), path) for key, path in files_under(folder, builder)
+            if path.suffix in TABLE_SUFFIXES]
 
 
 def _add_table(builder: RunBuilder, tag: str, path: Path) -> str | None:

@@ -33,7 +33,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.records import as_value, whole_steps
 from curvedoc.readers.text import read_json
-from curvedoc.roles import Role, infer_role, singular, tokens
+from curvedoc.roles import Role, infer_role, is_error_metric, singular, tokens
 
 # Keys scripts nest a history under, beside its config or summary
 CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metrics", "log", "logs", "results",
@@ -42,8 +42,6 @@ CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metri
 STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "epoch", "epochs")
 # A metric logged fewer times is a summary (a final test score), and says nothing of the file being a history
 MIN_EPOCHS = 3
-# Lower-is-better measurements that role inference leaves as "other"
-ERROR_WORDS = {"error", "err", "mse", "mae", "rmse", "mape", "wer", "cer"}
 # Not what a model is judged by, though a history logs them beside its metrics
 NOT_MEASUREMENTS = {Role.OTHER, Role.LR, Role.GRAD_NORM}
 # A key whose list starts with a number, as a history's first bytes show it: "val_loss": [0.93, …
@@ -155,7 +153,7 @@ def names_a_measurement(name: str) -> bool:
     words = [singular(word) for word in tokens(name)]
     # role inference reads a loss's and an accuracy's plural; a score's (val_f1s, rewards) is read off its singular
     return (any(infer_role(spelling) not in NOT_MEASUREMENTS for spelling in (name, "_".join(words)))
-            or not ERROR_WORDS.isdisjoint(words))
+            or is_error_metric("_".join(words)))
 
 
 def _is_number_list(value: Any) -> bool:

@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import io
 import math
-import os
 import sqlite3
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,7 +40,7 @@ from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.features import listed
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
-from curvedoc.readers.records import STEP_LIMIT, whole_steps
+from curvedoc.readers.records import STEP_LIMIT, files_under, whole_steps
 
 FLOAT64_MAX = np.finfo(np.float64).max
 METRIC_FIELD_COUNTS = {2, 3, 5}  # the line shapes MLflow's FileStore._get_metric_from_line accepts
@@ -68,7 +67,7 @@ def read_run_folder(run_dir: Path) -> Run:
         builder.name = _read_text(run_dir / "tags" / "mlflow.runName") or run_dir.name
     builder.meta.start_time = _seconds(meta.get("start_time"))
 
-    metric_files = _files_under(run_dir / "metrics", builder)
+    metric_files = files_under(run_dir / "metrics", builder)
     problems, stepless, curves = [], [], {}
     for tag, path in metric_files:
         problem = _read_metric_file(builder, tag, path, stepless, curves)
@@ -82,7 +81,7 @@ def read_run_folder(run_dir: Path) -> Run:
         builder.warn(f"{run_dir / 'metrics'}: no metrics logged")
 
     params = {}
-    for key, path in _files_under(run_dir / "params", builder):
+    for key, path in files_under(run_dir / "params", builder):
         text = _read_text(path)
         if text is None:
             builder.warn(f"{path}: unreadable parameter file")
@@ -101,21 +100,6 @@ def _run_meta(path: Path) -> tuple[dict, str | None]:
     except (yaml.YAMLError, UnicodeDecodeError):
         return {}, "not valid YAML"
     return (meta, None) if isinstance(meta, dict) else ({}, "not a YAML mapping")
-
-
-def _files_under(folder: Path, builder: RunBuilder) -> list[tuple[str, Path]]:
-    """``(key, path)`` for every file below ``folder``; keys with ``/`` are sub-folders on disk."""
-    found = []
-    if not folder.is_dir():
-        return found  # a run that logged no params has no params/ folder
-    for current, folders, names in os.walk(folder, onerror=lambda exc: builder.warn(
-            f"{exc.filename}: {describe_os_error(exc)}")):
-        # hidden entries are the OS's or an editor's (.DS_Store, .ipynb_checkpoints), not MLflow's
-        folders[:] = sorted(name for name in folders if not name.startswith("."))
-        for name in sorted(name for name in names if not name.startswith(".")):
-            path = Path(current, name)
-            found.append((PurePosixPath(*path.relative_to(folder).parts).as_posix(), path))
-    return found
 
 
 def _read_text(path: Path) -> str | None:

@@ -8,12 +8,14 @@ every row- and table-shaped format alike.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
 
+from curvedoc.errors import describe_os_error
 from curvedoc.model import RunBuilder
 from curvedoc.roles import tokens
 
@@ -336,3 +338,19 @@ def warn_restarts(builder: RunBuilder, path: Path, n_dropped: int, unit: str) ->
             f"{path}: the step went back (a restarted run); {n_dropped} {unit} logged before the restart at steps "
             "it logged again were dropped, the latest values kept"
         )
+
+
+def files_under(folder: Path, builder: RunBuilder) -> list[tuple[str, Path]]:
+    """``(key, path)`` for every file below ``folder``, its key its path under it with ``/`` between folders: MLflow's
+    ``metrics/train/loss``, DVCLive's ``plots/metrics/train/loss.tsv``. A folder that cannot be listed is a warning."""
+    found = []
+    if not folder.is_dir():
+        return found  # a run that logged no params has no params/ folder (MLflow)
+    for current, folders, names in os.walk(folder, onerror=lambda exc: builder.warn(
+            f"{exc.filename}: {describe_os_error(exc)}")):
+        # hidden entries are the OS's or an editor's (.DS_Store, .ipynb_checkpoints), not the logger's
+        folders[:] = sorted(name for name in folders if not name.startswith("."))
+        for name in sorted(name for name in names if not name.startswith(".")):
+            path = Path(current, name)
+            found.append((PurePosixPath(*path.relative_to(folder).parts).as_posix(), path))
+    return found

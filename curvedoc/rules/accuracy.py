@@ -98,10 +98,11 @@ def _training_steps(run: RunCurves, fallback: Curve) -> tuple[int, int]:
 )
 def accuracy_suspicious(run: RunCurves, limits: Limits):
     """Held-out (validation or test) accuracy ends near-perfect (at most one error in a thousand, or one example),
-    reaches it within the first few percent of training, or scores it at three evaluations or more. Only judged when the evaluation set is large enough
-    for one error to be under 1% (a 45-example set at 1.0 says little). With no held-out accuracy logged, a
-    held-out cross-entropy below error_share × ln 2 says the same: each wrong prediction costs at least ln 2. A
-    segmentation's accuracy (a run that logs Dice, IoU or Jaccard) counts pixels, mostly background: not judged.
+    reaches it within the first few percent of training, or scores it at three evaluations or more. Only judged
+    when the evaluation set is large enough for one error to be under 1% (a 45-example set at 1.0 says little).
+    With no held-out accuracy logged, a held-out cross-entropy below error_share × ln 2 says the same: each wrong
+    prediction costs at least ln 2. A segmentation's accuracy (a run that logs Dice, IoU or Jaccard) counts pixels,
+    mostly background: not judged.
     Also: a held-out loss that falls by a third when evaluated again with no training in between (a validation
     after fit on a split drawn anew) is a held-out set that now holds training examples."""
     return _near_perfect(run, limits) or _better_when_reevaluated(run, limits)
@@ -125,8 +126,8 @@ def _near_perfect(run: RunCurves, limits: Limits):
     first_step, last_step = _training_steps(run, curve)
     reached_step = curve.step_at(int(reached[0]))
     early = reached_step - first_step <= limits["early_share"] * max(1, last_step - first_step)
-    held = len(reached) >= limits["held_evaluations"]
-    if end < near_perfect and not early and not held:
+    only_held = end < near_perfect and not early  # near-perfect neither at the end nor early: only often
+    if only_held and len(reached) < limits["held_evaluations"]:
         return None
     share = (reached_step - first_step) / max(1, last_step - first_step)
     evidence = [
@@ -138,11 +139,11 @@ def _near_perfect(run: RunCurves, limits: Limits):
     if one_example is not None:
         evidence.append(f"smallest accuracy step {fmt(one_example)}: the evaluation set has at least "
                         f"{round(1 / one_example)} examples")
-    if end < near_perfect and not early:
+    if only_held:
         evidence.append(f"near-perfect at {len(reached)} of {len(values)} evaluations")
     title = (f"{curve.tag} is near-perfect ({fmt(end)})" if end >= near_perfect
-             else f"{curve.tag} reaches {fmt(values[reached[0]])} implausibly early" if early
-             else f"{curve.tag} is near-perfect at {len(reached)} evaluations")
+             else f"{curve.tag} is near-perfect at {len(reached)} evaluations" if only_held
+             else f"{curve.tag} reaches {fmt(values[reached[0]])} implausibly early")
     if end >= near_perfect and early:
         title += f", reached within the first {share:.0%} of training"
     return Found(title, [curve.tag], evidence, step=reached_step)

@@ -120,7 +120,6 @@ def _beside_the_turn(values: np.ndarray, best: int) -> np.ndarray:
     return np.r_[second[:max(0, best - 2)], second[best + 1:]]
 
 
-
 @rule(
     "CD501", "overfitting", symptom="overfitting", severity=WARNING, live=WHOLE_RUN,
     needs=(Role.VAL_LOSS, Role.TEST_LOSS),

@@ -30,8 +30,9 @@ SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wga
 )
 def nonfinite_values(run: RunCurves, limits: Limits):
     """A loss (error) or an accuracy, score or error metric (warning: MAE, RMSE, WER …) that takes a NaN or ±Inf
-    value, on any curve of those roles (train, validation, test, each term, a GAN's adversarial terms); names the first curve to do so and the step,
-    the last finite value before it, and for every such curve whether it ever came back. A metric that never had a
+    value, on any curve of those roles (train, validation, test, each term, a GAN's adversarial terms); names the
+    first curve to do so and the step, the last finite value before it, and for every such curve whether it ever
+    came back. A metric that never had a
     value at all is undefined (no example of its kind), not broken. A gradient norm that turns NaN/Inf for good
     while the loss stays finite is the same failure with the loss filtered by the logger (the Hugging Face
     Trainer's ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back
