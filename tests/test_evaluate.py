@@ -90,7 +90,9 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-dev25": "public-dev25", "wild-s38": "public-s38", "wild-dev26": "public-dev26",
                      "wild-s39": "public-s39", "wild-dev27": "public-dev27", "wild-s40": "public-s40",
                      "wild-dev28": "public-dev28", "wild-s41": "public-s41", "wild-dev29": "public-dev29",
-                     "wild-s42": "public-s42", "wild-s43": "public-s43", "wild-dev30": "public-dev30"}
+                     "wild-s42": "public-s42", "wild-s43": "public-s43", "wild-dev30": "public-dev30",
+                     "wild-s44": "public-s44", "wild-s45": "public-s45", "wild-dev32": "public-dev32",
+                     "wild-dev31": "public-dev31", "wild-s46": "public-s46"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
