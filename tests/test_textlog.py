@@ -125,6 +125,48 @@ def test_loss_log_variants_of_forks(tmp_path):
     assert steps(run, "G") == [100, 200, 300, 400]
 
 
+DARKNET_LOG = """\
+yolo-obj
+   layer   filters  size/strd(dil)      input                output
+   0 conv     32       3 x 3/ 1    416 x 416 x   3 ->  416 x 416 x  32 0.299 BF
+Learning Rate: 0.001, Momentum: 0.9, Decay: 0.0005
+ v3 (mse loss, Normalizer: (iou: 0.75, cls: 1.00) Region 82 Avg (IOU: 0.331524, GIOU: 0.267839), Class: 0.502185, \
+Obj: 0.475432, No Obj: 0.495226, .5R: 0.250000, .75R: 0.000000, count: 8, class_loss = 1234.5, iou_loss = 12.3, \
+total_loss = 1246.8
+ total_bbox = 8, rewritten_bbox = 0.000000 %
+
+ 1: 1384.392944, 1384.392944 avg loss, 0.000000 rate, 4.125046 seconds, 64 images, -1.000000 hours left
+Loaded: 0.000030 seconds
+
+ 2: 1210.123000, 1366.966000 avg loss, 0.000000 rate, 3.900000 seconds, 128 images, 12.300000 hours left
+
+ 3: 1100.500000, 1340.320000 avg loss, 0.000001 rate, 3.900000 seconds, 192 images, 12.200000 hours left
+ (next mAP calculation at 3 iterations)
+ calculation mAP (mean average precision)...
+ detections_count = 120, unique_truth_count = 40
+class_id = 0, name = cone, ap = 12.34%   \t (TP = 3, FP = 10)
+class_id = 1, name = sign, ap = 56.78%   \t (TP = 9, FP = 2)
+ for conf_thresh = 0.25, precision = 0.23, recall = 0.07, F1-score = 0.11
+ mean average precision (mAP@0.50) = 0.345600, or 34.56 %
+ Last accuracy mAP@0.5 = 34.56 %, best = 34.56 %
+ 4: 980.100000, 1304.300000 avg loss, 0.000001 rate, 3.900000 seconds, 256 images, 12.100000 hours left
+1000, 3.937: 2.310000, 2.402000 avg, 0.100000 rate, 0.201000 seconds, 128000 images
+"""
+
+
+def test_darknet_iterations_their_loss_running_average_rate_and_map(tmp_path):
+    """detector.c prints the iteration, that batch's loss and the running average (0.9 of the last) before their
+    names; with -map, the mean average precision of each evaluation, and a class a line before it (no curve).
+    classifier.c's line also says the epochs seen."""
+    run = read(write(tmp_path / "train.log", DARKNET_LOG))
+    assert sorted(run.tags) == ["avg_loss", "loss", "lr", "val_mAP50"]
+    assert steps(run, "loss") == [1, 2, 3, 4, 1000]
+    assert values(run, "loss") == [1384.392944, 1210.123, 1100.5, 980.1, 2.31]
+    assert values(run, "avg_loss") == [1384.392944, 1366.966, 1340.32, 1304.3, 2.402]
+    assert (steps(run, "val_mAP50"), values(run, "val_mAP50")) == ([3], [0.3456])
+    assert run.roles["loss"] == Role.TRAIN_LOSS and run.roles["val_mAP50"] == Role.SCORE
+
+
 def batch_loss_log(epochs: int, batches: int) -> str:
     """Python logging of a T5 fine-tuning script: a loss per batch with only its epoch, the epoch's average, BLEU
     on two held-out splits every second epoch and the checkpoint it saves."""

@@ -39,6 +39,7 @@ READER_MODULES = {
     "wandb": "curvedoc.readers.wandb",
     "mlflow": "curvedoc.readers.mlflow",
     "dvclive": "curvedoc.readers.dvclive",
+    "deepxde": "curvedoc.readers.deepxde",
     "text": "curvedoc.readers.textlog",
     "history": "curvedoc.readers.history",
     # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
@@ -52,7 +53,7 @@ DVCLIVE_METRICS = ("plots", "metrics")  # where a DVCLive folder keeps one table
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
     "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
-    "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, "
+    "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
     "captured training output (*.log, *.txt, *.out)"
 )
 
@@ -74,6 +75,8 @@ PEEK_BYTES = 4096
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 JSON_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 SQLITE_HEADER = b"SQLite format 3\x00"
+DEEPXDE_HEADER = b"# step, loss_train, loss_test"  # numpy.savetxt's header line of DeepXDE's loss.dat
+DEEPXDE_TABLE_HEADER = re.compile(rb"^Step +Train loss +Test loss +Test metric", re.MULTILINE)  # what its stdout prints
 TABLE_SUFFIXES = {".csv", ".tsv"}
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
 TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
@@ -155,7 +158,8 @@ class RunList(list):
 
 # Log files every run of their writer names the same (Lightning CSVLogger, Ultralytics, Detectron2, HF Trainer,
 # 2020-era W&B): the folder names the run, as a TensorBoard folder does.
-WRITER_FIXED_NAMES = {"metrics.csv", "results.csv", "metrics.json", "trainer_state.json", "wandb-history.jsonl"}
+WRITER_FIXED_NAMES = {"metrics.csv", "results.csv", "metrics.json", "trainer_state.json", "wandb-history.jsonl",
+                      "loss.dat"}
 
 
 def file_run_name(path: Path) -> str:
@@ -250,6 +254,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     head = head.removeprefix(codecs.BOM_UTF8)  # Windows editors and Excel start text files with one
     if head.startswith(SQLITE_HEADER):
         return Source("mlflow", path, ((None, path),), explicit)
+    if head.startswith(DEEPXDE_HEADER):
+        return Source("deepxde", path, ((None, path),), explicit)
     if suffix in JSON_SUFFIXES:
         text = head.lstrip()
         if b'"log_history"' in head or name == "trainer_state.json":
@@ -451,6 +457,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
     found.sources = _wandb_exports_by_folder(found.sources)
     found.sources = _split_files_as_runs(found.sources)
     found.sources = _without_logger_copies(found.sources)
+    found.sources = _without_printed_copies_of_loss_history(found.sources)
     found.sources = _without_event_copies_of_tables(found.sources)
     found.sources.sort(key=lambda source: (str(source.path), source.family))
 
@@ -544,6 +551,23 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
     return [source for source in sources
             if not (source.family == "text" and source.path.name == LOGGER_COPY and source.path.parent in tables)]
+
+
+def _without_printed_copies_of_loss_history(sources: list[Source]) -> list[Source]:
+    """One run from a DeepXDE folder holding both its ``loss.dat`` and the captured stdout of the training, whose
+    table prints the same rows rounded to three digits: the loss history is kept."""
+    histories = {source.path.parent for source in sources if source.family == "deepxde"}
+    return [source for source in sources
+            if not (source.family == "text" and source.path.parent in histories and _prints_deepxde_table(source.path))]
+
+
+def _prints_deepxde_table(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(PEEK_BYTES)
+    except OSError:
+        return False
+    return DEEPXDE_TABLE_HEADER.search(head) is not None
 
 
 def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:

@@ -88,7 +88,12 @@ printed to one stdout), each read as a run of its own (see ``records.runs_one_af
 lines under an ``Epoch 2/20`` heading count batches within that epoch. A tqdm bar's label that names a metric (``Train
 Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like any line; otherwise only its epoch or step is. Columns named
 by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as
-:class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says. A last line
+:class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says. Darknet's
+training line (``105: 229.96, 485.90 avg loss, 0.001 rate, 2.35 seconds, 6720 images``) gives the iteration, that
+batch's ``loss``, its running average ``avg_loss`` and the rate, its ``-map`` evaluation ``val_mAP50`` (the per-class
+lines before it no curve); DeepXDE's table rows (``1000  [1.58e-04, 1.02e-07]  [1.65e-04, 1.02e-07]  [2.60e-04]``) the
+step, ``train_loss`` and ``test_loss`` (the sums of the terms listed, each term as ``train_loss_1`` … when there are
+several) and ``test_metric``, its ``Best model at step N:`` summary no point. A last line
 without its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
@@ -251,6 +256,22 @@ LOSS_LOG_PREFIX = re.compile(
 CHECKPOINT_MESSAGE = re.compile(
     rf"'(?P<name>[^'\n]{{1,200}})' (?:reached (?P<value>{NUMBER}|{NONFINITE}) \(best [^)\n]{{0,100}}\).*|"
     r"was not in top \d+.*)")
+# Darknet's training line (detector.c's "%d: %f, %f avg loss, %f rate, %lf seconds, %d images, %f hours left", and
+# classifier.c's "%ld, %.3f: %f, %f avg, %f rate, …": the batch, the epochs seen, then the numbers): the iteration,
+# that batch's loss and its running average (0.9 of the last average), each before its name or with none
+DARKNET_ITERATION = re.compile(
+    rf"\s{{0,10}}(?P<iteration>\d{{1,12}})(?:,\s{{1,4}}{NUMBER})?:\s{{1,4}}(?P<loss>{NUMBER}|{NONFINITE}),\s{{1,4}}"
+    rf"(?P<average>{NUMBER}|{NONFINITE}) avg(?: loss)?,\s{{1,4}}(?P<rate>{NUMBER}) rate,"
+)
+# and its evaluation with -map: "mean average precision (mAP@0.50) = 0.593164, or 59.32 %"
+DARKNET_MAP = re.compile(rf"\s{{0,10}}mean average precision \(mAP@0?\.(?P<iou>\d{{1,2}})\) = (?P<map>{NUMBER})")
+# A row of DeepXDE's training table (display.TrainingDisplay: "Step  Train loss  Test loss  Test metric" over rows
+# "1000      [1.58e-04, 1.02e-07]    [1.65e-04, 1.02e-07]    [2.60e-04]"): the step, then a list of the loss terms on
+# the training points, the same terms on the test points, and the test metrics
+DEEPXDE_ROW = re.compile(
+    r"\s{0,10}(?P<step>\d{1,12})\s{1,40}\[(?P<train>[^\[\]\n]{0,4000})\]\s{1,40}\[(?P<test>[^\[\]\n]{0,4000})\]"
+    r"\s{1,40}\[(?P<metric>[^\[\]\n]{0,4000})\]\s{0,40}$"
+)
 # The process a distributed job's line came from: the Visualizer's "[Rank 0] (epoch: 1, …", torchrun's "[rank0]:" and
 # "[default0]:" tees. It names a process, not a value
 RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
@@ -783,6 +804,7 @@ class _Reading:
         self.started = False  # a line has named a step or an epoch
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
+        self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
         # the lines taken last, where a last line without its line end finds the line of its kind (the same
         # names, an epoch and a step or not) before it: (kind, last number) of each, noted before ``take`` places
         # a line under its header or filters its values
@@ -961,6 +983,23 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
+    if " avg" in text and (darknet := DARKNET_ITERATION.match(text)) is not None:
+        text = (f"iteration {darknet['iteration']}: loss {darknet['loss']}, avg_loss {darknet['average']}, "
+                f"lr {darknet['rate']}")
+    elif text.startswith(("mean average", " mean average")) and (darknet := DARKNET_MAP.match(text)) is not None:
+        text = f"val_mAP{darknet['iou']} {darknet['map']}"
+    elif text.startswith("class_id = "):
+        return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
+    elif text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
+        return _deepxde_row(table_row)
+    elif text.startswith("Best model at step "):
+        # DeepXDE's summary after its table, its indented lines under it: the best step's values again
+        state.best_summary = True
+        return None
+    if state.best_summary:
+        if text.startswith("  "):
+            return None
+        state.best_summary = False
     if text.startswith("=") and LOSS_LOG_HEADER.match(text):
         return None
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
@@ -1086,6 +1125,27 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if losses:
         state.parsed.loss_tags.update(line.values)
     return line
+
+
+def _deepxde_row(row: re.Match) -> Line | None:
+    """A DeepXDE table row's point: the train and test losses (the sums of their terms, which the optimiser
+    minimised), each term when there are several (``train_loss_1`` …, in DeepXDE's order), and the test metrics."""
+    line = Line(step=float(row["step"]))
+    for split in ("train", "test"):
+        terms = _listed_numbers(row[split])
+        if terms:
+            line.values[f"{split}_loss"] = math.fsum(terms)
+        if len(terms) > 1:
+            line.values.update({f"{split}_loss_{index}": value for index, value in enumerate(terms, start=1)})
+    metrics = _listed_numbers(row["metric"])
+    line.values.update({"test_metric" if len(metrics) == 1 else f"test_metric_{index}": value
+                        for index, value in enumerate(metrics, start=1)})
+    return line if line.values else None
+
+
+def _listed_numbers(listed: str) -> list[float]:
+    cells = [cell.strip() for cell in listed.split(",") if cell.strip()]
+    return [_number(cell) for cell in cells] if all(VALUE_CELL.fullmatch(cell) for cell in cells) else []
 
 
 def _each_split_its_value(match: re.Match) -> str:
