@@ -20,9 +20,9 @@ HEADER = "# step, loss_train, loss_test, metrics_test\n"
 def test_a_loss_history_is_the_sums_its_terms_and_the_metric():
     (run,) = curvedoc.load(FIXTURES / "healthy" / "loss.dat")
     assert (run.name, run.format) == ("healthy", "deepxde")
-    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "train_loss_1": Role.TRAIN_LOSS, "train_loss_2": Role.TRAIN_LOSS,
-                         "test_loss": Role.TEST_LOSS, "test_loss_1": Role.TEST_LOSS, "test_loss_2": Role.TEST_LOSS,
-                         "test_metric": Role.OTHER}
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "train_loss_1": Role.TRAIN_LOSS,
+                         "train_loss_2": Role.TRAIN_LOSS, "test_loss": Role.TEST_LOSS, "test_loss_1": Role.TEST_LOSS,
+                         "test_loss_2": Role.TEST_LOSS, "test_metric": Role.OTHER}
     # Adam's 31 rows (steps 0..6000), then L-BFGS's, whose first row repeats Adam's last and is read once
     assert run.point_counts()["train_loss"] == 32 and not run.warnings
     assert run.series("train_loss")["step"].tolist()[-2:] == [6000, 6073]

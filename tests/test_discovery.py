@@ -217,6 +217,12 @@ def test_a_named_text_file_is_read_for_what_it_holds_whatever_its_suffix(tmp_pat
         curvedoc.load(touch(tmp_path / "notes", "Les résultats sont bons\n".encode()))
     with pytest.raises(CurvedocError, match="a .yaml file .*not a training log"):
         discover(touch(tmp_path / "args.yaml", b"lr0: 0.01\niou: 0.7\nwarmup_bias_lr: 0.1\n"))
+    # console output pasted into Markdown, named on the command line, is read; notes are not a log
+    pasted = touch(tmp_path / "log_cifar10.md", b"# run 3\n```\n" + b"".join(
+        f"Epoch {epoch} loss {2 / epoch:.3f} | Acc {40 + epoch}%\n".encode() for epoch in range(1, 6)) + b"```\n")
+    assert curvedoc.load(pasted)[0].point_counts() == {"loss": 5, "Acc": 5}
+    with pytest.raises(CurvedocError, match="no training log in it"):
+        curvedoc.load(touch(tmp_path / "README.md", b"# Results\n\nThe model reaches 91% on the test set.\n"))
 
 
 def test_keras_csvlogger_training_log_is_found_by_content(tmp_path):

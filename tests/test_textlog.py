@@ -1564,3 +1564,11 @@ def test_a_bare_split_name_with_a_percentage_is_that_split_s_accuracy(tmp_path):
     nanogpt = "".join(f"iter {i}: train {3 - i / 100:.2f} val {3.1 - i / 100:.2f}\n" for i in range(10, 50, 10))
     run = read(write(tmp_path / "nanogpt.log", nanogpt))
     assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.roles["val_loss"] == Role.VAL_LOSS
+
+
+def test_a_sentence_s_full_stop_ends_a_value_but_a_version_s_next_group_does_not(tmp_path):
+    text = "".join(f"Epoch: {epoch}.   Avg.loss: {1.5 / epoch}.   Accuracy: {40 + epoch}.22%.\n" for epoch in (1, 2, 3))
+    text += "torch version 2.13.0 cuda 12.4.1\n"
+    run = read(write(tmp_path / "output.txt", text))
+    assert values(run, "Avg.loss") == [1.5, 0.75, 0.5] and values(run, "Accuracy") == [41.22, 42.22, 43.22]
+    assert sorted(run.tags) == ["Accuracy", "Avg.loss"]

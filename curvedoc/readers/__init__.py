@@ -80,8 +80,10 @@ DEEPXDE_TABLE_HEADER = re.compile(rb"^Step +Train loss +Test loss +Test metric",
 TABLE_SUFFIXES = {".csv", ".tsv"}
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
 TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
-# text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve)
-NOT_LOG_SUFFIXES = {".yaml", ".yml", ".toml", ".cfg", ".ini", ".py", ".ipynb", ".md", ".rst", ".html", ".xml", ".sh"}
+# text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve).
+# Markdown may be: console output pasted into a code block, an experiment's notes kept as its log (a .md file named
+# on the command line is read as text, which says so when it holds no log)
+NOT_LOG_SUFFIXES = {".yaml", ".yml", ".toml", ".cfg", ".ini", ".py", ".ipynb", ".rst", ".html", ".xml", ".sh"}
 EVENT_FILE = re.compile(r"tfevents")
 # The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
 WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
