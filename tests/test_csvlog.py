@@ -501,6 +501,13 @@ def test_an_atari_agents_frames_are_its_steps(tmp_path):
     assert run.series("episode_reward")["step"].tolist() == [640 * (i + 1) for i in range(6)] and not run.warnings
 
 
+@pytest.mark.parametrize("counter", ["Episode", "generation", "round"])
+def test_an_episode_generation_or_round_counter_is_the_step(tmp_path, counter):
+    rows = "".join(f"{10 * i},{i / 7},{0.5 + i / 20}\n" for i in range(1, 7))
+    run = load_one(write(tmp_path / "training_log.csv", f"{counter},reward,epsilon\n" + rows))
+    assert run.tags == ["reward", "epsilon"] and run.series("reward")["step"].tolist() == [10, 20, 30, 40, 50, 60]
+
+
 def test_train_block_then_val_block_is_not_a_restart(tmp_path):
     text = "step,loss,val_loss\n" + "".join(f"{i},{1 / (i + 1)},\n" for i in range(10)) + "4,,0.5\n9,,0.4\n"
     run = load_one(write(tmp_path / "log.csv", text))
@@ -533,6 +540,15 @@ def test_cut_or_corrupted_tables_only_give_curvedoc_errors(tmp_path, data):
         assert "\n" not in str(error)
     else:
         assert all(run.scalars["value"].dtype == np.float64 and len(run.scalars) for run in runs)
+
+
+def test_a_header_of_its_epoch_alone_above_rows_of_text_is_refused_in_one_line(tmp_path):
+    # an Ultralytics results.csv with a line end written into its header: no row has an epoch
+    path = write(tmp_path / "results.csv", " " * 18 + "epoch\n" + " " * 13 + "train/loss,  metrics/accuracy_top1,"
+                 + " " * 15 + "val/loss," + " " * 17 + "l")
+    with pytest.raises(CurvedocError) as error:
+        csvlog.read(Source("csv", path, ((None, path),), True))
+    assert "\n" not in str(error.value)
 
 
 def test_step_beyond_int64_is_no_step_rather_than_a_wrapped_number(tmp_path):

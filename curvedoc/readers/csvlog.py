@@ -251,7 +251,7 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_sta
     if any(_tells_rows_apart(column, table.frame[column]) for column in table.columns):
         return [(None, table)]
     ended = None
-    if every_start_over_a_run:
+    if every_start_over_a_run and has_step.any():
         owned = steps[has_step]
         ended = np.r_[owned[1:] <= owned[0], False]  # the record before the epoch goes back to the first
     run_of = run_of_each_record(steps, has_step, ended=ended)
