@@ -125,6 +125,12 @@ def test_keras_fit_called_again_from_epoch_0_is_a_run_of_its_own():
     assert not crashed.warnings and not rerun.warnings
 
 
+def test_a_lightning_metrics_csv_naming_its_losses_by_split_folders_is_lightning_s(tmp_path):
+    text = "epoch,step,train/loss,val/loss\n0,9,0.9,\n0,9,,1.0\n1,19,0.7,\n1,19,,0.8\n"
+    run = load_one(write(tmp_path / "metrics.csv", text))
+    assert run.format == "lightning-csv" and run.roles["val/loss"] == Role.VAL_LOSS
+
+
 def test_ultralytics_padded_results():
     path = FIXTURES / "ultralytics" / "results.csv"
     assert path.read_text().startswith("     ")

@@ -29,6 +29,7 @@ def load_one(path: Path):
 
 
 def write_lines(path: Path, rows: list, tail: str = "") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(row) + "\n" for row in rows) + tail)
     return path
 
@@ -100,6 +101,21 @@ def test_restarted_run_keeps_what_was_logged_last(tmp_path):
     assert series["step"].tolist() == [0, 1, 2, 3, 4, 5]
     assert series["value"].tolist() == [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]
     assert any("restarted" in warning for warning in run.warnings)
+
+
+def test_a_training_started_again_after_a_finished_run_is_a_run_of_its_own(tmp_path):
+    """Detectron2's JSONWriter appends: train_net.py run twice into one output folder without --resume writes the
+    second training's iterations from the first after the whole first run. One started again after a run cut short
+    is that run restarted (the restart rule), as in a text or CSV log."""
+    first = [{"iteration": i, "total_loss": 4.0 - i / 50} for i in range(19, 200, 20)]
+    second = [{"iteration": i, "total_loss": 3.0 - i / 100} for i in range(19, 200, 20)]
+    runs = curvedoc.load(write_lines(tmp_path / "output" / "metrics.json", first + second))
+    assert [run.name for run in runs] == ["output#1", "output#2"]
+    assert [run.series("total_loss")["value"].iloc[0] for run in runs] == [3.62, 2.81]
+    assert all(run.point_counts() == {"total_loss": 10} and not run.warnings for run in runs)
+    (restarted,) = curvedoc.load(write_lines(tmp_path / "cut" / "metrics.json", first[:4] + second))
+    assert restarted.series("total_loss")["value"].iloc[0] == 2.81
+    assert any("restarted run" in warning for warning in restarted.warnings)
 
 
 def test_a_last_session_that_stopped_as_it_began_does_not_replace_the_run(tmp_path):

@@ -1572,3 +1572,10 @@ def test_a_sentence_s_full_stop_ends_a_value_but_a_version_s_next_group_does_not
     run = read(write(tmp_path / "output.txt", text))
     assert values(run, "Avg.loss") == [1.5, 0.75, 0.5] and values(run, "Accuracy") == [41.22, 42.22, 43.22]
     assert sorted(run.tags) == ["Accuracy", "Avg.loss"]
+
+
+def test_a_duration_a_full_stop_ends_is_no_value(tmp_path):
+    # ssd.pytorch's train.py: the time of the batch, then the loss
+    text = "".join(f"timer: 0.{2500 + i} sec.\niter {10 * i} || Loss: {3 - i / 10:.4f} ||\n" for i in range(5))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.tags == ["Loss"] and steps(run, "Loss") == [0, 10, 20, 30, 40]

@@ -417,16 +417,17 @@ def table_format(table: Table) -> str:
         return "long-csv"
     if "_step" in lowered and lowered & {"_runtime", "_timestamp"}:
         return "wandb-history-csv"
-    if "epoch" in lowered and any(column.startswith(("train/", "metrics/", "val/")) for column in columns):
-        return "ultralytics-csv"
-    if columns[0] == "epoch" and "step" not in lowered:
-        return "keras-csv"
+    # Lightning's before Ultralytics': a LightningModule may log "train/loss" too, beside its step column
     if "step" in columns and (
         table.path.name == "metrics.csv"
         or (table.path.parent / "hparams.yaml").is_file()
         or any(column.endswith(("_step", "_epoch")) or column.startswith("lr-") for column in columns)
     ):
         return "lightning-csv"
+    if "epoch" in lowered and any(column.startswith(("train/", "metrics/", "val/")) for column in columns):
+        return "ultralytics-csv"
+    if columns[0] == "epoch" and "step" not in lowered:
+        return "keras-csv"
     return "csv"
 
 

@@ -17,7 +17,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, find_step_column, restart_drops,
-    stopped_as_it_began, warn_restarts, whole_steps,
+    run_of_each_record, stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
 
@@ -42,10 +42,40 @@ def read(source: Source) -> list[Run]:
         wall_key = next((key for key in sorted(keys) if key.lower() in WALL_TIME_COLUMNS), None)
         if step_key is None:
             builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")
-    add_history_rows(builder, rows, step_key, wall_key, path)
-    if not builder.has_points:
-        raise CurvedocError(path, "no numeric values in its JSON lines")
-    return [builder.build()]
+    sessions = _sessions(rows, step_key)
+    runs = []
+    for number, session in enumerate(sessions, start=1):
+        if len(sessions) > 1:
+            # each run the file holds, named after it and "#" and its number, as a text or CSV log's are
+            run_builder = RunBuilder(f"{path}#{number}", builder.format, name=f"{builder.name}#{number}")
+            run_builder.meta.files = list(builder.meta.files)
+            run_builder.warnings = list(builder.warnings)
+        else:
+            run_builder = builder
+        add_history_rows(run_builder, session, step_key, wall_key, path)
+        if not run_builder.has_points:
+            raise CurvedocError(path, "no numeric values in its JSON lines")
+        runs.append(run_builder.build())
+    return runs
+
+
+def _sessions(rows: list[dict], step_key: str | None) -> list[list[dict]]:
+    """The runs a file holds one after another (see ``records.runs_one_after_another``): Detectron2's JSONWriter
+    appends to ``metrics.json``, so a training started again in the same output folder without ``--resume``
+    writes its iterations from the first after the run before it; one resumed from its checkpoint goes on from a
+    later iteration, and stays one run, restarted. A last session that stopped as it began stays with the run it
+    would have replaced (``add_history_rows`` says so)."""
+    if step_key is None:
+        return [rows]
+    steps = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
+    usable, whole = whole_steps(steps)
+    if not whole or not usable.any():
+        return [rows]
+    run_of = run_of_each_record(steps, usable)
+    if not (run_of > 0).any():
+        return [rows]
+    run_of[run_of < 0] = run_of.max()  # a session that stopped as it began: read with the run before it
+    return [[row for row, run in zip(rows, run_of.tolist()) if run == number] for number in range(run_of.max() + 1)]
 
 
 def add_history_file(builder: RunBuilder, path: Path) -> int:

@@ -206,13 +206,14 @@ NONFINITE = r"[-+]?(?:nan|NaN|Infinity|inf|Inf)"
 # A number followed by one of these words counts things (``Train=115 batches``, ``AKIEC: 303 images``): no value,
 # though still a pair, whose name says nothing about the line (``Val=25 batches`` makes no ``val_`` of the rest).
 # Only as a word of its own that names no number itself: ``samples/s``, ``steps_per_second`` and ``steps: 500`` do.
-# ... and durations: "Total time elapsed for training = 20120.7 seconds" measures no model
+# ... and durations: "Total time elapsed for training = 20120.7 seconds" measures no model, nor ssd.pytorch's
+# "timer: 0.2510 sec." (a full stop may end the word)
 COUNTED_THINGS = (
     "batches", "samples", "images", "examples", "steps", "files", "params", "parameters", "tokens", "sequences",
     "sentences", "documents", "records", "seconds", "secs", "sec", "ms", "minutes", "mins", "min", "hours", "hrs",
 )
 COUNT_OF_THINGS = (
-    rf"\s{{1,3}}(?:{'|'.join(COUNTED_THINGS)})(?![\w.\-/]|\s{{0,10}}[:=]|\s{{1,10}}[-+]?\.?\d)"
+    rf"\s{{1,3}}(?:{'|'.join(COUNTED_THINGS)})(?![\w\-/]|\.\w|\s{{0,10}}[:=]|\s{{1,10}}[-+]?\.?\d)"
 )
 # A name, then a number, which a sentence's full stop may end ("Avg.loss: 1.4685.   Accuracy: 49.22%.") but not a
 # version's or an address's next group (1.2.3): the pattern holds the name's last word only (the words before it are

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt, robust_sigma
+from curvedoc.features import (Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt, rank_trend_z,
+                               robust_sigma)
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import HELD_OUT_ACC, LOSS_OF_ACCURACY, OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -336,7 +337,8 @@ def _averages_hold(curve: Curve, values: np.ndarray, limits: Limits) -> bool:
 def _level_holds(values: np.ndarray, tolerance: float) -> bool:
     """A minibatch accuracy that never leaves its level: the change its straight-line trend makes over the span
     is within the tolerance plus three of its standard errors (0.855 → 0.940 over 5 points is a model that
-    learns, however noisy each point is), and its points scatter around that trend no more than a constant
+    learns, however noisy each point is), no rank trend beyond 3σ moves it by more than the tolerance between its
+    first and last quarters, and its points scatter around that trend no more than a constant
     prediction's would: twice the binomial σ of the smallest batch its values allow (swings of 0.50 ↔ 0.99 on an
     accuracy over dozens of examples have no trend either, and are no fixed prediction)."""
     positions = np.arange(len(values), dtype=float)
@@ -348,6 +350,13 @@ def _level_holds(values: np.ndarray, tolerance: float) -> bool:
         return False
     change_error = math.sqrt(float(np.sum(residual ** 2)) / dof / spread) * positions[-1]
     if abs(slope * positions[-1]) > tolerance + 3 * change_error:
+        return False
+    # a climb that saturates (0.68, 0.93, 0.94 … 0.99: Detectron2's mask accuracy) bends away from a straight line,
+    # and its first point inflates that line's error: its order says it moved, by more than the tolerance from its
+    # first quarter to its last
+    quarter = max(1, len(values) // 4)
+    if (abs(rank_trend_z(values)) >= 3 and
+            abs(float(np.median(values[-quarter:])) - float(np.median(values[:quarter]))) > tolerance):
         return False
     # a level and a scatter are read as well off READ_BATCH_VALUES evenly spaced points as off a million
     every = max(1, len(values) // READ_BATCH_VALUES)
