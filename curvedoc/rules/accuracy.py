@@ -351,17 +351,18 @@ def _level_holds(values: np.ndarray, tolerance: float) -> bool:
     change_error = math.sqrt(float(np.sum(residual ** 2)) / dof / spread) * positions[-1]
     if abs(slope * positions[-1]) > tolerance + 3 * change_error:
         return False
+    # a level, a scatter and an order are read as well off READ_BATCH_VALUES evenly spaced points as off a million
+    every = max(1, len(values) // READ_BATCH_VALUES)
     # a climb that saturates (0.68, 0.93, 0.94 … 0.99: Detectron2's mask accuracy) bends away from a straight line,
     # and its first point inflates that line's error: its order says it moved, by more than the tolerance from its
     # first quarter to its last
-    quarter = max(1, len(values) // 4)
-    if (abs(rank_trend_z(values)) >= 3 and
-            abs(float(np.median(values[-quarter:])) - float(np.median(values[:quarter]))) > tolerance):
+    read = values[::every]
+    quarter = max(1, len(read) // 4)
+    if (abs(float(np.median(read[-quarter:])) - float(np.median(read[:quarter]))) > tolerance
+            and abs(rank_trend_z(read)) >= 3):
         return False
-    # a level and a scatter are read as well off READ_BATCH_VALUES evenly spaced points as off a million
-    every = max(1, len(values) // READ_BATCH_VALUES)
-    level = float(np.clip(np.median(values[::every]), 0.0, 1.0))
-    batch = _smallest_batch(values[::every])
+    level = float(np.clip(np.median(read), 0.0, 1.0))
+    batch = _smallest_batch(read)
     return robust_sigma(residual[::every]) <= max(2 * math.sqrt(level * (1 - level) / batch), tolerance)
 
 
