@@ -1579,3 +1579,32 @@ def test_a_duration_a_full_stop_ends_is_no_value(tmp_path):
     text = "".join(f"timer: 0.{2500 + i} sec.\niter {10 * i} || Loss: {3 - i / 10:.4f} ||\n" for i in range(5))
     run = read(write(tmp_path / "train.log", text))
     assert run.tags == ["Loss"] and steps(run, "Loss") == [0, 10, 20, 30, 40]
+
+
+def sectioned_log(epochs: int) -> str:
+    """A loop that prints its train and its validation results in one format, each under a heading naming its
+    split (a date, then the training section, then the validation section, every epoch)."""
+    lines = []
+    for epoch in range(epochs):
+        lines += [f"2022-03-06 10:5{epoch}:37", f"{'=' * 22}training epoch {epoch + 1}{'=' * 22}",
+                  f"Epoch {epoch} | loss = {0.9 - epoch / 20:.3f} | current = {0.6 + epoch / 50:.3f}",
+                  "Training consumes 53.71 second", "", f"{'=' * 22}validate epoch {epoch + 1}{'=' * 22}",
+                  f"Epoch {epoch} | loss = {1.0 - epoch / 40:.3f} | current = {0.5 + epoch / 60:.3f}",
+                  "Validation consumes 3.77 second"]
+    return "\n".join(lines) + "\n"
+
+
+def test_results_printed_alike_under_headings_naming_their_splits_are_each_split_s(tmp_path):
+    run = read(write(tmp_path / "log.txt", sectioned_log(6)))
+    assert sorted(run.tags) == ["current", "loss", "validate_current", "validate_loss"]
+    assert values(run, "loss") == [0.9, 0.85, 0.8, 0.75, 0.7, 0.65]
+    assert values(run, "validate_loss") == [1.0, 0.975, 0.95, 0.925, 0.9, 0.875]
+    assert run.roles["validate_loss"] == Role.VAL_LOSS and not run.warnings
+
+
+def test_a_heading_naming_a_split_renames_nothing_that_does_not_repeat_the_point_before(tmp_path):
+    # "Validation:" heads a block whose lines name their split themselves; the training lines after it are train's
+    text = "".join(f"Epoch {epoch} | loss = {1 / (epoch + 1):.3f}\nValidation:\nEpoch {epoch} | val_loss = "
+                   f"{1.2 / (epoch + 1):.3f}\n" for epoch in range(5))
+    run = read(write(tmp_path / "log.txt", text))
+    assert sorted(run.tags) == ["loss", "val_loss"] and len(values(run, "loss")) == 5

@@ -148,6 +148,9 @@ SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
     "evaluating", "test", "testing", "dev",
 }
+# A split's name as a word of its own in a line (see _split_named)
+SPLIT_WORD = re.compile(rf"(?<![\w.\-/])(?:{'|'.join(sorted(SPLIT_WORDS, key=len, reverse=True))})(?![\w.\-/])",
+                        re.IGNORECASE)
 # Words a line uses to say that what it reports is not the training split (outside its name/value pairs).
 EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
 # Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".
@@ -374,6 +377,7 @@ class Line:
     values: dict[str, float] = field(default_factory=dict)
     last_number: str = ""  # the line's last named number as printed: how a line cut mid-write would show
     settings: bool = False  # a printed dict of settings (see SETTINGS_DICT): its values are no points
+    section: str | None = None  # the split a heading with an epoch or step but no values names ("validate epoch 1")
 
 
 @dataclass
@@ -808,6 +812,10 @@ class _Reading:
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
         self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
+        # the split the last heading with an epoch or step named (see take) and the last point placed: a loop that
+        # prints its train and its validation results alike, each under such a heading, says which is which only there
+        self.section: str | None = None
+        self.last_point: Line | None = None
         # the lines taken last, where a last line without its line end finds the line of its kind (the same
         # names, an epoch and a step or not) before it: (kind, last number) of each, noted before ``take`` places
         # a line under its header or filters its values
@@ -826,6 +834,18 @@ class _Reading:
                     and not CONFIG_KEY_BEFORE.search(text, 0, context.start())):
                 self.evaluation = context.group().lower()
 
+    def _split_by_section(self, line: Line) -> None:
+        """A point that repeats the names of the point before it at the same x, under a heading that named an
+        evaluation split since ("=====validate epoch 1=====" between two "Epoch 0 | loss = …" lines), is that
+        split's: its names that say no split get the heading's word. Without the repeat nothing is renamed, so a
+        heading that only announces results naming their own split, or a status line, changes no name."""
+        previous, self.last_point = self.last_point, line
+        if (self.section in EVALUATION_WORDS and previous is not None
+                and (previous.epoch, previous.step) == (line.epoch, line.step)
+                and not previous.values.keys().isdisjoint(line.values)):
+            line.values = {tag if split_of(tokens(tag)) else f"{self.section}_{tag}": value
+                           for tag, value in line.values.items()}
+
     def take(self, line: Line) -> None:
         self.recent.append((_kind_of(line), line.last_number))
         if line.settings:
@@ -838,6 +858,10 @@ class _Reading:
         if line.epoch is not None or line.step is not None:
             self.parsed.evidence = True
             self.evaluation = None
+            if not line.values and line.section is not None:
+                self.section = line.section
+            if line.values:
+                self._split_by_section(line)
             if not line.values:
                 # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
                 # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
@@ -1125,9 +1149,18 @@ def read_line(text: str, state: _Reading) -> Line | None:
         _name_splits(line, names, text, spans, heading)
     if not line.values and line.epoch is None and line.step is None:
         return None
+    if not line.values:
+        line.section = _split_named(text)
     if losses:
         state.parsed.loss_tags.update(line.values)
     return line
+
+
+def _split_named(text: str) -> str | None:
+    """The split a heading names first ("training epoch 1", "validate epoch 1"), lower-cased as printed, if any: as a
+    word of its own, not within a name (``batch_eval: 512``, a logging prefix's ``train.py:244``)."""
+    named = SPLIT_WORD.search(text)
+    return named.group().lower() if named is not None else None
 
 
 def _deepxde_row(row: re.Match) -> Line | None:
