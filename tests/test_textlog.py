@@ -1608,3 +1608,10 @@ def test_a_heading_naming_a_split_renames_nothing_that_does_not_repeat_the_point
                    f"{1.2 / (epoch + 1):.3f}\n" for epoch in range(5))
     run = read(write(tmp_path / "log.txt", text))
     assert sorted(run.tags) == ["loss", "val_loss"] and len(values(run, "loss")) == 5
+
+
+def test_a_count_out_of_a_total_is_a_loop_s_progress_not_a_value(tmp_path):
+    text = "".join(f"epoch {epoch} i={92 + epoch}/530 loss={1 / epoch:.3f} Accuracy: {900 + epoch}/1000\n"
+                   for epoch in range(1, 6))
+    run = read(write(tmp_path / "overnight.log", text))
+    assert sorted(run.tags) == ["Accuracy", "loss"] and values(run, "Accuracy")[0] == 0.901

@@ -72,7 +72,7 @@ def _numeric_rows(lines: list[str], path, builder: RunBuilder, cut: bool) -> lis
         except ValueError:
             skipped.append(number)
             continue
-        if rows and len(row) != len(rows[0]) or len(row) < 3:
+        if len(row) < 3 or (rows and len(row) != len(rows[0])):
             skipped.append(number)
             continue
         rows.append(row)

@@ -858,11 +858,9 @@ class _Reading:
         if line.epoch is not None or line.step is not None:
             self.parsed.evidence = True
             self.evaluation = None
-            if not line.values and line.section is not None:
-                self.section = line.section
-            if line.values:
-                self._split_by_section(line)
             if not line.values:
+                if line.section is not None:
+                    self.section = line.section
                 # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
                 # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
                 if self.header is None or (line.epoch, line.step) != (self.header.epoch, self.header.step):
@@ -870,6 +868,7 @@ class _Reading:
                     self.header_from = len(self.parsed.placed)
                 self.header = line
             else:
+                self._split_by_section(line)
                 if line.epoch is None and self.header is not None and self.header.step is None:
                     # "Batch 10/165 | loss …" lines under "Epoch 2/20" count batches within that epoch
                     line.epoch, line.epoch_total = self.header.epoch, self.header.epoch_total
@@ -1106,6 +1105,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
         if match["counted"]:
             continue
+        if match["total"] and not name.accuracy and not name.split_word and match["value"].isdigit():
+            continue  # "i=92/530", "sample 5/20": a loop's progress out of its length, no measurement
         if name.split_word and match["value"].isdigit():
             if SPLIT_EPOCH.match(text, match.end()):
                 _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
