@@ -8,10 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from damage import assert_reads_or_refuses_in_one_line, damaged
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
 from curvedoc.diagnose import diagnose_run
+from curvedoc.readers import deepxde
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "deepxde"
 HEADER = "# step, loss_train, loss_test, metrics_test\n"
@@ -84,3 +88,12 @@ def test_a_history_without_a_row_is_a_one_line_error(tmp_path):
     with pytest.raises(CurvedocError, match="without a row of numbers") as error:
         curvedoc.load(path)
     assert "\n" not in str(error.value)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cut_or_corrupted_loss_histories_only_give_curvedoc_errors(tmp_path, data):
+    source = data.draw(st.sampled_from(sorted(FIXTURES.glob("*/loss.dat"))))
+    path = tmp_path / "loss.dat"
+    path.write_bytes(damaged(data, source.read_bytes()))
+    assert_reads_or_refuses_in_one_line(deepxde, path)
