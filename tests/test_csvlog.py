@@ -304,6 +304,14 @@ def test_a_log_written_in_another_language_has_its_epoch_and_loss(tmp_path):
     assert run.series("Pérdida")["step"].tolist() == [1, 2] and run.roles["Pérdida_validación"] is Role.VAL_LOSS
 
 
+def test_every_malformed_line_is_counted(tmp_path):
+    # two records written onto one line (rows 1, 5 and 9), as a logger racing another process leaves them
+    text = "step,loss\n" + "".join(f"{i},{1 / (i + 1)}\n" if i % 4 != 1 else f"{i},0.5,{i}.1632,0.4\n"
+                                   for i in range(12))
+    run = load_one(write(tmp_path / "log.csv", text))
+    assert any("3 malformed line(s) skipped" in warning for warning in run.warnings)
+
+
 def test_malformed_middle_line_is_skipped(tmp_path):
     run = load_one(write(tmp_path / "log.csv", "step,loss\n0,1.0\n1,0.9,extra,cells\n2,0.8\n"))
     assert run.series("loss")["step"].tolist() == [0, 2]
@@ -512,6 +520,25 @@ def test_an_episode_generation_or_round_counter_is_the_step(tmp_path, counter):
     rows = "".join(f"{10 * i},{i / 7},{0.5 + i / 20}\n" for i in range(1, 7))
     run = load_one(write(tmp_path / "training_log.csv", f"{counter},reward,epsilon\n" + rows))
     assert run.tags == ["reward", "epsilon"] and run.series("reward")["step"].tolist() == [10, 20, 30, 40, 50, 60]
+
+
+def test_a_phase_column_names_each_row_s_split(tmp_path):
+    rows = "".join(f"{epoch / 4:.2f},{epoch * 50},train,{3 - epoch / 10:.2f},,1e-5\n" for epoch in range(1, 9))
+    rows += "".join(f"{epoch:.2f},{epoch * 200},val,{2.5 - epoch / 10:.2f},0.{60 + epoch},\n" for epoch in (1, 2))
+    run = load_one(write(tmp_path / "training_metrics.csv", "epoch,global_step,phase,loss,accuracy,learning_rate\n"
+                         + rows))
+    assert sorted(run.tags) == ["learning_rate", "loss", "val_accuracy", "val_loss"]
+    assert run.series("val_loss")["step"].tolist() == [200, 400] and run.roles["val_loss"] == Role.VAL_LOSS
+    assert run.point_counts()["loss"] == 8
+
+
+def test_counters_beside_the_step_and_a_lone_batch_counter_are_no_curves(tmp_path):
+    run = load_one(write(tmp_path / "metrics.csv", "step,global_step,loss\n" + "".join(
+        f"{i},{i},{1 / (i + 1)}\n" for i in range(5))))
+    assert run.tags == ["loss"]
+    run = load_one(write(tmp_path / "gan.csv", "batch,d_loss,g_loss\n" + "".join(
+        f"{1 + 5 * i},{1 / (i + 1)},{i / 10}\n" for i in range(5))))
+    assert run.tags == ["d_loss", "g_loss"] and run.series("d_loss")["step"].tolist() == [1, 6, 11, 16, 21]
 
 
 def test_train_block_then_val_block_is_not_a_restart(tmp_path):

@@ -1615,3 +1615,13 @@ def test_a_count_out_of_a_total_is_a_loop_s_progress_not_a_value(tmp_path):
                    for epoch in range(1, 6))
     run = read(write(tmp_path / "overnight.log", text))
     assert sorted(run.tags) == ["Accuracy", "loss"] and values(run, "Accuracy")[0] == 0.901
+
+
+def test_one_line_whose_epoch_goes_back_alone_is_no_restart(tmp_path):
+    # a CycleGAN loss_log.txt with one line of epoch 11 printed as epoch 1 (iters counted within each epoch)
+    lines = [f"(epoch: {epoch}, iters: {iters}, time: 0.060, data: 0.002) D_A: {1 / epoch:.3f} G_A: 0.5 "
+             for epoch in range(1, 16) for iters in range(100, 500, 100)]
+    lines[41] = lines[41].replace("(epoch: 11,", "(epoch: 1,")
+    run = read(write(tmp_path / "loss_log.txt", "\n".join(lines) + "\n"))
+    assert len(values(run, "D_A")) == 59 and steps(run, "D_A")[:5] == [100, 200, 300, 400, 500]
+    assert any("goes back for that line alone" in warning for warning in run.warnings)

@@ -169,9 +169,30 @@ def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> 
     elif fmt == "long-csv":
         tag_column = next(by_lower[name] for name in LONG_FORMAT_TAG_COLUMNS if name in by_lower)
         add_long_format(builder, table, tag_column, step_column, by_lower["value"], prefix)
+    elif (splits := _rows_by_split(table)) is not None:
+        # one block of columns for every split, the split named on each row: each split's rows are its curves
+        for split, part in splits:
+            add_columns(builder, part, step_column, restart_on_repeat=fmt == "keras-csv",
+                        prefix=prefix if split == "train" else f"{prefix}{split}_")
     else:
         add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv", prefix=prefix,
                     skip=evaluation_batch_columns(table.columns) if fmt == "lightning-csv" else frozenset())
+
+
+def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
+    """A table whose split column (``phase``: ``train`` and ``val`` rows under the same ``loss`` column) names the
+    split of every row: each split's rows, the split column left out; None for any other table."""
+    column = next((column for column in table.columns if column.lower() in SPLIT_COLUMNS), None)
+    if column is None or table.frame[column].dtype.kind in "fiub":
+        return None
+    kinds = table.frame[column].astype(str).str.strip()
+    splits = {kind: split_of(tokens(kind)) for kind in kinds.unique()}
+    if len(set(splits.values())) < 2 or None in splits.values():
+        return None
+    rest = table.frame.drop(columns=[column])
+    return [(split, Table(table.path, rest[kinds.isin([kind for kind, of in splits.items() if of == split])],
+                          table.warnings, table.decimal))
+            for split in dict.fromkeys(splits.values())]
 
 
 def evaluation_batch_columns(columns: list[str]) -> set[str]:
@@ -357,9 +378,12 @@ def load_table(path: Path) -> Table:
             )
         except (ValueError, pd.errors.ParserError, csv.Error) as exc:
             raise CurvedocError(path, f"not a readable table ({' '.join(str(exc).split())})") from None
-    skipped = [str(item.message).strip() for item in caught if "Skipping line" in str(item.message)]
+    # pandas reports each chunk's bad lines in one message: "Skipping line 26: expected 14 fields, saw 27\n…"
+    skipped = [line.strip() for item in caught for line in str(item.message).splitlines()
+               if line.strip().startswith("Skipping line")]
     if skipped:
-        found.append(f"{path}: {len(skipped)} malformed line(s) skipped ({skipped[0]})")
+        found.append(f"{path}: {len(skipped)} malformed line(s) skipped ({skipped[0]}"
+                     f"{', …' if len(skipped) > 1 else ''})")
     frame.columns = [str(column).strip() for column in frame.columns]
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
@@ -542,6 +566,9 @@ def add_columns(
     if columns is None:
         skipped = {step_column if step_used else None, wall_column} | SKIPPED_COLUMNS | skip
         if step_used:
+            # the other counters beside the step (a global_step beside Lightning's step, an iteration beside a
+            # frame count) count the same progress: no curves
+            skipped |= {column for column in table.columns if column.lower() in STEP_COLUMNS}
             steps, step_columns = steps_within_epochs(builder, table, step_column, steps, has_step)
             skipped |= step_columns
         columns = {c: prefix + c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}

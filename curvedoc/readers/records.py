@@ -29,10 +29,11 @@ NONFINITE_WORDS = {
 # time/total_timesteps, OpenAI Baselines' misc/total_timesteps, total/steps and TimestepsSoFar; Atari agents count
 # frames (TorchBeast's frames, an A2C's frame). Coarsest, the counters of other loops: an agent's episode (a DQN
 # script's episode,reward table; "Episodes" in the plural counts those an iteration collected, no index), an
-# evolutionary search's generation, federated learning's round.
+# evolutionary search's generation, federated learning's round; last, a batch counter that is a table's only one
+# (beside an epoch it counts batches within it: WITHIN_EPOCH_COLUMNS).
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "time/total_timesteps",
                 "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps", "timestepssofar", "epoch",
-                "frames", "frame", "total_frames", "episode", "generation", "round")
+                "frames", "frame", "total_frames", "episode", "generation", "round", "batch")
 # Counters a table may log beside its epoch that count batches within it (``Epoch,Batch,Gen Loss``).
 WITHIN_EPOCH_COLUMNS = ("batch", "batch_idx", "iters", "it", "update")
 WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}

@@ -1702,6 +1702,12 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
     """Every record's x, and which records have it of their own (None: the order of the lines is the x)."""
     epoch = np.frombuffer(parsed.epoch, dtype=np.float64)
     step = np.frombuffer(parsed.step, dtype=np.float64)
+    stray = _out_of_order(epoch)
+    if stray.any():
+        # its values then sit at the x of the line before, where they override nothing (see log_curves)
+        epoch, step = np.where(stray, np.nan, epoch), np.where(stray, np.nan, step)
+        parsed.warn(f"{int(stray.sum())} line(s) whose epoch goes back for that line alone (epoch 1 amid epoch 11: a "
+                    "line garbled or pasted in) not read as a point")
     has_step, has_epoch = ~np.isnan(step), ~np.isnan(epoch)
     if not has_step.any() and has_epoch.any():
         step = _batches_within_epochs(parsed, epoch)
@@ -1726,6 +1732,21 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
         parsed.warn("no step or epoch in the log; the order of the lines holding values is the x axis")
         return np.arange(len(step), dtype=np.float64), None
     return _carried_forward(x, own), own
+
+
+def _out_of_order(positions: np.ndarray) -> np.ndarray:
+    """The records whose epoch goes back for that record alone: below the one before it, while the one after it is
+    back at that level or beyond, and further on than the epoch after it. A run restarted or resumed goes on from
+    where it went back to (1, 2, then 1, 2, 3); one line garbled or pasted in does not (11, 1, 11), and read as a
+    restart it would drop all the run logged before. (A step may go back for one line by design: an evaluation's own
+    counter printed between training iterations.)"""
+    placed = np.flatnonzero(~np.isnan(positions))
+    values = positions[placed]
+    stray = np.zeros(len(positions), dtype=bool)
+    if len(values) >= 3:
+        alone = (values[1:-1] < values[:-2]) & (values[2:] >= values[:-2]) & (values[2:] > values[1:-1] + 1)
+        stray[placed[1:-1][alone]] = True
+    return stray
 
 
 def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
