@@ -1625,3 +1625,31 @@ def test_one_line_whose_epoch_goes_back_alone_is_no_restart(tmp_path):
     run = read(write(tmp_path / "loss_log.txt", "\n".join(lines) + "\n"))
     assert len(values(run, "D_A")) == 59 and steps(run, "D_A")[:5] == [100, 200, 300, 400, 500]
     assert any("goes back for that line alone" in warning for warning in run.warnings)
+
+
+YOLOV5_RESULTS_TXT = "".join(
+    f"{epoch:>10}/299{'4.69G':>10}{0.12 - epoch / 500:>10.4g}{0.0346:>10.4g}{0.0309:>10.4g}{0.185 - epoch / 500:>10.4g}"
+    f"{60:>10}{640:>10}{0.1 + epoch / 50:>10.4g}{0.2 + epoch / 50:>10.4g}{0.05 + epoch / 60:>10.4g}"
+    f"{0.02 + epoch / 80:>10.4g}{0.115 - epoch / 600:>10.4g}{0.0275:>10.4g}{0.0305:>10.4g}\n" for epoch in range(6))
+
+
+def test_yolov5_results_txt_rows_are_its_epochs(tmp_path):
+    """YOLOv5 up to v5.0 (and YOLOv3) writes results.txt without a header: the epoch of the last, GPU memory, the
+    mean box, objectness, class and total losses, labels and image size of the last batch, precision, recall, the
+    two mAPs and the validation losses, named as its later results.csv names them."""
+    run = read(write(tmp_path / "results.txt", YOLOV5_RESULTS_TXT))
+    assert sorted(run.tags) == sorted(["train/box_loss", "train/obj_loss", "train/cls_loss", "train/total_loss",
+                                       "metrics/precision", "metrics/recall", "metrics/mAP_0.5",
+                                       "metrics/mAP_0.5:0.95", "val/box_loss", "val/obj_loss", "val/cls_loss"])
+    assert steps(run, "train/total_loss") == [0, 1, 2, 3, 4, 5] and values(run, "val/obj_loss")[0] == 0.0275
+    assert run.roles["val/box_loss"] == Role.VAL_LOSS and run.roles["metrics/mAP_0.5"] == Role.SCORE
+
+
+def test_a_yolov5_results_txt_and_its_event_file_are_one_run(tmp_path):
+    from event_files import write_scalars
+
+    exp = tmp_path / "runs" / "train" / "exp"
+    exp.mkdir(parents=True)
+    write(exp / "results.txt", YOLOV5_RESULTS_TXT)
+    write_scalars(exp, {"train/box_loss": [0.12 - epoch / 500 for epoch in range(6)]})
+    assert [source.path.name for source in discover(tmp_path).sources] == ["results.txt"]

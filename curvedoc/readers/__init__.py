@@ -48,6 +48,7 @@ READER_MODULES = {
 
 # tables whose writers log the same metrics to an event file beside them (see _without_event_copies_of_tables)
 COPIED_BY_EVENT_FILES = {"results.csv", "metrics.csv"}
+YOLO_RESULTS_TEXT = "results.txt"  # YOLOv5's (to v5.0) and YOLOv3's table of one row an epoch, with no header
 DVCLIVE_METRICS = ("plots", "metrics")  # where a DVCLive folder keeps one table per metric
 
 LOOKED_FOR = (
@@ -535,15 +536,30 @@ def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
 
 def _without_event_copies_of_tables(sources: list[Source]) -> list[Source]:
     """One run from a folder where two loggers wrote the same training: YOLOv5 and Ultralytics write
-    ``results.csv`` and, with TensorBoard on (YOLOv5's default), the same metrics to an event file beside it;
+    ``results.csv`` (up to YOLOv5 v5.0, ``results.txt``) and, with TensorBoard on (YOLOv5's default), the same metrics
+    to an event file beside it;
     Lightning's CSVLogger and TensorBoardLogger share ``lightning_logs/version_N/`` when both are given one save
     directory. The table is kept, which its format's reader knows more of (Ultralytics' columns, Lightning's
     hparams.yaml); event files in split subfolders (Keras' train/ and validation/) are another layout, kept."""
     tables = {source.path.parent for source in sources
-              if source.family == "csv" and source.path.name in COPIED_BY_EVENT_FILES}
+              if (source.family == "csv" and source.path.name in COPIED_BY_EVENT_FILES)
+              or (source.family == "text" and source.path.name == YOLO_RESULTS_TEXT
+                  and _yolo_results_text(source.path))}
     return [source for source in sources
             if not (source.family == "tensorboard" and source.path in tables
                     and all(path.parent == source.path for _, path in source.files))]
+
+
+def _yolo_results_text(path: Path) -> bool:
+    """Whether ``path`` is the results.txt YOLOv5 (to v5.0) and YOLOv3 write: its first line is one of its rows."""
+    from curvedoc.readers.textlog import YOLO_RESULTS_ROW  # the readers import this module
+
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(PEEK_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return YOLO_RESULTS_ROW.match(first) is not None and len(first.split()) == 15
 
 
 def _without_logger_copies(sources: list[Source]) -> list[Source]:

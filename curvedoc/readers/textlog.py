@@ -93,7 +93,8 @@ training line (``105: 229.96, 485.90 avg loss, 0.001 rate, 2.35 seconds, 6720 im
 batch's ``loss``, its running average ``avg_loss`` and the rate, its ``-map`` evaluation ``val_mAP50`` (the per-class
 lines before it no curve); DeepXDE's table rows (``1000  [1.58e-04, 1.02e-07]  [1.65e-04, 1.02e-07]  [2.60e-04]``) the
 step, ``train_loss`` and ``test_loss`` (the sums of the terms listed, each term as ``train_loss_1`` … when there are
-several) and ``test_metric``, its ``Best model at step N:`` summary no point. A last line
+several) and ``test_metric``, its ``Best model at step N:`` summary no point. YOLOv5's (to v5.0) and YOLOv3's
+headerless ``results.txt`` rows are read as :data:`YOLO_RESULTS_ROW` says. A last line
 without its line end is kept when it is whole (see ``_Reading.completes_its_pattern``), else dropped with a warning.
 
 A file is a training log when at least ``MIN_POINTS`` values carry a step or epoch of their own, or one metric is
@@ -278,6 +279,14 @@ DEEPXDE_ROW = re.compile(
     r"\s{0,10}(?P<step>\d{1,12})\s{1,40}\[(?P<train>[^\[\]\n]{0,4000})\]\s{1,40}\[(?P<test>[^\[\]\n]{0,4000})\]"
     r"\s{1,40}\[(?P<metric>[^\[\]\n]{0,4000})\]\s{0,40}$"
 )
+# A row of the results.txt YOLOv5 (to v5.0) and YOLOv3 write, one an epoch, no header: "0/499  4.69G  0.12
+# 0.03458 0.03086 0.1854 60 640 0.0007451 0.06832 0.0001041 1.791e-05 0.1153 0.0275 0.03046": the epoch of the last,
+# the GPU memory, the epoch's mean box, objectness, class and total loss, the last batch's labels and image size,
+# then precision, recall, mAP@0.5, mAP@0.5:0.95 (YOLOv3: F1) and the validation box, objectness and class losses
+YOLO_RESULTS_ROW = re.compile(r"\s{0,20}(?P<epoch>\d{1,9})/(?P<last>\d{1,9})\s{1,20}(?:\d{1,9}(?:\.\d{1,9})?[GM]?|-)\s")
+YOLO_RESULTS_COLUMNS = {2: "train/box_loss", 3: "train/obj_loss", 4: "train/cls_loss", 5: "train/total_loss",
+                        8: "metrics/precision", 9: "metrics/recall", 10: "metrics/mAP_0.5", 11: "metrics/mAP_0.5:0.95",
+                        12: "val/box_loss", 13: "val/obj_loss", 14: "val/cls_loss"}
 # The process a distributed job's line came from: the Visualizer's "[Rank 0] (epoch: 1, …", torchrun's "[rank0]:" and
 # "[default0]:" tees. It names a process, not a value
 RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
@@ -1018,6 +1027,9 @@ def read_line(text: str, state: _Reading) -> Line | None:
         return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
     elif text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
         return _deepxde_row(table_row)
+    elif (text[:1].isdigit() or text[:1] == " ") and (row := YOLO_RESULTS_ROW.match(text)) is not None:
+        if (yolo := _yolo_results_row(row, text)) is not None:
+            return yolo
     elif text.startswith("Best model at step "):
         # DeepXDE's summary after its table, its indented lines under it: the best step's values again
         state.best_summary = True
@@ -1178,6 +1190,16 @@ def _deepxde_row(row: re.Match) -> Line | None:
     line.values.update({"test_metric" if len(metrics) == 1 else f"test_metric_{index}": value
                         for index, value in enumerate(metrics, start=1)})
     return line if line.values else None
+
+
+def _yolo_results_row(row: re.Match, text: str) -> Line | None:
+    """A YOLOv5/YOLOv3 results.txt row's point at its epoch (see YOLO_RESULTS_ROW), or None when the line holds
+    another number of columns or a cell that is no number."""
+    cells = text.split()
+    if len(cells) != 15 or not all(VALUE_CELL.fullmatch(cell) for cell in cells[2:]):
+        return None
+    return Line(epoch=float(row["epoch"]), epoch_total=float(row["last"]) + 1,
+                values={name: _number(cells[column]) for column, name in YOLO_RESULTS_COLUMNS.items()})
 
 
 def _listed_numbers(listed: str) -> list[float]:
