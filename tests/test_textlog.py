@@ -1653,3 +1653,12 @@ def test_a_yolov5_results_txt_and_its_event_file_are_one_run(tmp_path):
     write(exp / "results.txt", YOLOV5_RESULTS_TXT)
     write_scalars(exp, {"train/box_loss": [0.12 - epoch / 500 for epoch in range(6)]})
     assert [source.path.name for source in discover(tmp_path).sources] == ["results.txt"]
+
+
+def test_a_number_qualifying_a_name_and_an_argparse_namespace_are_no_values(tmp_path):
+    text = "Namespace(Gamma=0.9, batch_size=64, lr=0.001, test=False)\n" + "".join(
+        f"Episode {episode} | Reward: {episode / 10:.2f} | Avg Reward (100): {episode / 20:.2f}\n"
+        for episode in range(1, 6))
+    run = read(write(tmp_path / "training.log", text))
+    assert sorted(run.tags) == ["Avg_Reward", "Reward"] and values(run, "Avg_Reward")[:2] == [0.05, 0.1]
+    assert run.meta.hparams["lr"] == 0.001 and run.meta.hparams["batch_size"] == 64

@@ -143,8 +143,8 @@ MAX_FILE_BYTES = 512 << 20  # ~1 minute of parsing; the rest of a longer log is 
 GIVE_UP_BYTES = 32 << 20
 
 EPOCH_KEYS = {"epoch", "ep"}
-# Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count.
-STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch")
+# Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count; an agent's episode last.
+STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch", "episode")
 SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
     "evaluating", "test", "testing", "dev",
@@ -329,6 +329,11 @@ SETTINGS_DICT = re.compile(
     r"\s{0,3}[:=]?\s{0,3}\{",
     re.IGNORECASE,
 )
+# print(args) of an argparse parser: "Namespace(batch_size=64, lr=0.001, test=False, …)", the run's settings
+ARGPARSE_NAMESPACE = re.compile(r"(?<![\w.])Namespace\(\w{1,64}=")
+# A number in brackets between a name and its value qualifies the name ("Avg Reward (100): 1.19", a mean over the
+# last 100 episodes): the value is the one after it
+QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}{NUMBER}\s{{0,3}}\)(?=\s{{0,10}}[:=]\s{{0,10}}[-+]?\.?\d)")
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE,
@@ -1059,8 +1064,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
             state.parsed.per_batch_lines += 1
             return None
         text = text[keras.end():]
-    if "/" in text and "(" in text:
-        text = SPLIT_PAIRED.sub(_each_split_its_value, text)
+    if "(" in text:
+        if "/" in text:
+            text = SPLIT_PAIRED.sub(_each_split_its_value, text)
+        if ")" in text:
+            text = QUALIFIER_NUMBER.sub("", text)
     line = Line()
     losses = LOSS_LOG_PREFIX.match(text) if text.startswith("(") else None
     if losses:
@@ -1079,6 +1087,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             spans.append((counter.start("n"), counter.end("total")))  # the split's name still says the line's split
     # every match ends in a "{": the search needs to go no further than the last one
     settings = SETTINGS_DICT.search(text, 0, text.rfind("{") + 1) if "{" in text else None
+    if settings is None and "Namespace(" in text:
+        settings = ARGPARSE_NAMESPACE.search(text)
     if settings is None and "-" in text[:40]:
         settings = CONFIG_TREE.match(text)  # a configuration printed as a tree: settings, even its "iter 250000"
     first_value = None  # where the first value's name starts
