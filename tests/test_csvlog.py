@@ -532,6 +532,16 @@ def test_a_phase_column_names_each_row_s_split(tmp_path):
     assert run.point_counts()["loss"] == 8
 
 
+def test_columns_that_name_their_split_are_not_named_again_by_a_phase_column(tmp_path):
+    rows = "".join(f"{epoch},fit,{1 / epoch:.3f},{1.2 / epoch:.3f}\n" for epoch in range(1, 5))
+    run = load_one(write(tmp_path / "log.csv", "epoch,phase,train_loss,val_loss\n" + rows))
+    assert sorted(run.tags) == ["train_loss", "val_loss"]
+    rows = "".join(f"{epoch},{phase},{1 / epoch:.3f},{1.2 / epoch:.3f}\n" for epoch in range(1, 5)
+                   for phase in ("train", "val"))
+    run = load_one(write(tmp_path / "split.csv", "epoch,phase,train_loss,val_loss\n" + rows))
+    assert sorted(run.tags) == ["train_loss", "val_loss"]
+
+
 def test_counters_beside_the_step_and_a_lone_batch_counter_are_no_curves(tmp_path):
     run = load_one(write(tmp_path / "metrics.csv", "step,global_step,loss\n" + "".join(
         f"{i},{i},{1 / (i + 1)}\n" for i in range(5))))

@@ -181,9 +181,12 @@ def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> 
 
 def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
     """A table whose split column (``phase``: ``train`` and ``val`` rows under the same ``loss`` column) names the
-    split of every row: each split's rows, the split column left out; None for any other table."""
+    split of every row: each split's rows, the split column left out; None for any other table, and for one whose
+    columns name their splits themselves (``val_loss``)."""
     column = next((column for column in table.columns if column.lower() in SPLIT_COLUMNS), None)
     if column is None or table.frame[column].dtype.kind in "fiub":
+        return None
+    if any(split_of(tokens(other)) for other in table.columns if other != column):
         return None
     kinds = table.frame[column].astype(str).str.strip()
     splits = {kind: split_of(tokens(kind)) for kind in kinds.unique()}
