@@ -552,7 +552,8 @@ def _without_event_copies_of_tables(sources: list[Source]) -> list[Source]:
 
 def _yolo_results_text(path: Path) -> bool:
     """Whether ``path`` is the results.txt YOLOv5 (to v5.0) and YOLOv3 write: its first line is one of its rows."""
-    from curvedoc.readers.textlog import YOLO_RESULTS_ROW  # the readers import this module
+    # imported here, as the readers are: the text reader imports Source from this module
+    from curvedoc.readers.textlog import YOLO_RESULTS_ROW
 
     try:
         with open(path, "rb") as handle:
