@@ -40,6 +40,7 @@ READER_MODULES = {
     "mlflow": "curvedoc.readers.mlflow",
     "dvclive": "curvedoc.readers.dvclive",
     "deepxde": "curvedoc.readers.deepxde",
+    "metric-files": "curvedoc.readers.series",
     "text": "curvedoc.readers.textlog",
     "history": "curvedoc.readers.history",
     # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
@@ -55,7 +56,7 @@ LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
     "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
-    "captured training output (*.log, *.txt, *.out)"
+    "captured training output (*.log, *.txt, *.out), a metric's values saved one file each (train_loss.txt)"
 )
 
 # Folders holding one split of a run whose tags repeat the other splits' names (``loss``): the folder names the
@@ -287,6 +288,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return f"a {suffix} file (configuration, code or notes), not a training log; curvedoc reads {LOOKED_FOR}"
         if not _is_text(head, whole_file):
             return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
+    if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
+        return Source("metric-files", path, ((None, path),), explicit)
     if suffix in TABLE_SUFFIXES or _looks_like_table(head):
         family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
         return Source(family, path, ((None, path),), explicit)
@@ -299,6 +302,13 @@ def _holds_a_history(head: bytes, whole_file: bool) -> bool:
     from curvedoc.readers.history import looks_like_history
 
     return looks_like_history(head, complete=whole_file)
+
+
+def _holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
+    # imported here, as the readers are: it imports Source from this module
+    from curvedoc.readers.series import holds_metric_values
+
+    return holds_metric_values(path, head, whole_file)
 
 
 def _is_text(head: bytes, whole_file: bool) -> bool:
@@ -458,6 +468,7 @@ def _walk(root: Path, found: Discovery, excluded: set[tuple[int, int]]) -> None:
         found.sources.append(Source("tensorboard", run_folder, tuple(ordered)))
     found.sources = _without_superseded_checkpoints(found.sources)
     found.sources = _wandb_exports_by_folder(found.sources)
+    found.sources = _metric_files_by_folder(found.sources)
     found.sources = _split_files_as_runs(found.sources)
     found.sources = _without_logger_copies(found.sources)
     found.sources = _without_printed_copies_of_loss_history(found.sources)
@@ -592,16 +603,26 @@ def _prints_deepxde_table(path: Path) -> bool:
 def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:
     """The W&B panel exports of one folder as one source: the UI exports a CSV per panel, so one run's curves are
     spread over the folder's files, and the reader joins them by run name."""
+    return _by_folder(sources, "wandb-export")
+
+
+def _metric_files_by_folder(sources: list[Source]) -> list[Source]:
+    """A folder's files of one metric each (``train_loss.txt`` beside ``val_loss.txt``) as one run's source."""
+    return _by_folder(sources, "metric-files")
+
+
+def _by_folder(sources: list[Source], family: str) -> list[Source]:
+    """The sources of ``family`` in one folder as one source of all their files, in the order of their names."""
     by_folder: dict[Path, list[Source]] = {}
     for source in sources:
-        if source.family == "wandb-export":
+        if source.family == family:
             by_folder.setdefault(source.path.parent, []).append(source)
-    grouped = {id(source) for exports in by_folder.values() if len(exports) > 1 for source in exports}
+    grouped = {id(source) for files in by_folder.values() if len(files) > 1 for source in files}
     kept = [source for source in sources if id(source) not in grouped]
-    for folder, exports in by_folder.items():
-        if len(exports) > 1:
-            files = tuple(sorted((file for source in exports for file in source.files), key=lambda item: item[1].name))
-            kept.append(Source("wandb-export", folder, files))
+    for folder, members in by_folder.items():
+        if len(members) > 1:
+            files = tuple(sorted((file for source in members for file in source.files), key=lambda item: item[1].name))
+            kept.append(Source(family, folder, files))
     return kept
 
 

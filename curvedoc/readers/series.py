@@ -1,0 +1,79 @@
+"""One metric per file: a text file of nothing but numbers whose name says what they measure, the way a training
+script saves a curve it kept in a Python list (``np.savetxt("train_loss.txt", losses)``: one number a line;
+``f.write(str(val_accs))``: the list on one line). The file's name is the curve's (``train_loss``, ``val_acc``); the
+files of one folder are the curves of one run, named after the folder, as the files of a W&B run folder are. The
+values have no step beside them: each sits at its place in the file (0, 1, 2 …), as an epoch's or an evaluation's
+would, and the run says so in a warning.
+
+A line or item that is no number is skipped with a warning; a file cut off mid-number loses that number only.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from curvedoc.errors import CurvedocError
+from curvedoc.model import Run, RunBuilder
+from curvedoc.readers import Source
+from curvedoc.readers.text import encoding_of, read_bytes
+from curvedoc.roles import tokens
+
+FORMAT = "metric-files"
+NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|NaN|inf|Inf|Infinity)")
+# a list printed by Python or numpy: "[2.3, 1.9, …]", "[2.3 1.9 …]", np.float64(2.3) and tensor(2.3) around a value
+WRAPPED = re.compile(r"(?:np\.float\d\d|numpy\.float\d\d|tensor|float)\(([^()]{1,64})\)")
+MIN_VALUES = 3
+
+
+def read(source: Source) -> list[Run]:
+    folder = source.path if source.path.is_dir() else source.path.parent
+    several = len(source.files) > 1
+    name = folder.name if several else source.path.name
+    builder = RunBuilder(source.path, FORMAT, name=name)
+    for _, path in source.files:
+        values, skipped = file_values(path)
+        builder.add_file(path)
+        if skipped:
+            builder.warn(f"{path}: {skipped} item(s) that are no number skipped")
+        if len(values):
+            builder.add(path.stem, np.arange(len(values)), values)
+    if not builder.has_points:
+        raise CurvedocError(source.path, "a file of numbers with nothing to read")
+    builder.warn(f"{source.path}: no step beside the values; each is at its place in its file (0, 1, 2 …)")
+    return [builder.build()]
+
+
+def file_values(path: Path) -> tuple[np.ndarray, int]:
+    """The numbers a metric file holds, in order, and how many items were no number."""
+    data = read_bytes(path)
+    encoding, _ = encoding_of(data, path)
+    text = WRAPPED.sub(r"\1", data.decode(encoding, errors="replace")).strip()
+    items = re.split(r"[,\s]+", text.strip("[]() \n")) if text.startswith(("[", "(")) else text.split()
+    items = [item.strip("[]()") for item in items if item.strip("[]()")]
+    numbers = [float(item) for item in items if NUMBER.fullmatch(item)]
+    return np.array(numbers, dtype=np.float64), len(items) - len(numbers)
+
+
+def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
+    """Whether a text file is one metric's values: a name that says what it measures, then (in the first bytes)
+    nothing but numbers, one a line or one list, at least MIN_VALUES of them."""
+    # imported here, as the readers are: the text reader imports this package
+    from curvedoc.readers.textlog import names_a_metric
+
+    if not names_a_metric("_".join(tokens(path.stem))):
+        return False
+    text = WRAPPED.sub(r"\1", head.decode("utf-8", errors="replace")).strip()
+    if not whole_file:
+        text = re.split(r"[,\s]+(?=[^,\s]*$)", text)[0]  # the peek may end inside a number
+    if text.startswith(("[", "(")):
+        items = [item for item in re.split(r"[,\s]+", text.strip("[]() \n")) if item]
+    elif "\n" in text or whole_file:
+        items = text.split()
+        if any(len(line.split()) > 1 for line in text.splitlines()):
+            return False  # columns: a table, not one metric
+    else:
+        return False
+    return len(items) >= MIN_VALUES and all(NUMBER.fullmatch(item.strip("[]()")) for item in items)

@@ -1,0 +1,69 @@
+"""One metric per file: the numbers a training script saved of a curve it kept in a list (curvedoc.readers.series)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from damage import assert_reads_or_refuses_in_one_line, damaged
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import curvedoc
+from curvedoc import Role
+from curvedoc.diagnose import diagnose_run
+from curvedoc.readers import discover, series
+
+TRAIN = [2.3 / (epoch + 1) ** 0.5 for epoch in range(20)]
+VAL = [1.8 - epoch / 20 if epoch < 10 else 1.3 + (epoch - 10) / 10 for epoch in range(20)]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_a_file_of_one_number_a_line_is_the_curve_its_name_says(tmp_path):
+    # np.savetxt("train_loss.txt", losses)
+    path = tmp_path / "train_loss.txt"
+    np.savetxt(path, TRAIN)
+    (run,) = curvedoc.load(path)
+    assert (run.name, run.format, run.roles) == ("train_loss.txt", "metric-files", {"train_loss": Role.TRAIN_LOSS})
+    assert run.series("train_loss")["step"].tolist() == list(range(20))
+    assert np.allclose(run.series("train_loss")["value"], TRAIN)
+    assert any("no step beside the values" in warning for warning in run.warnings)
+
+
+def test_a_folder_of_metric_files_is_one_run_whose_shape_is_judged(tmp_path):
+    # f.write(str(val_losses)), one Python list a file, and numpy's repr of its floats
+    write(tmp_path / "exp" / "loss_log.txt", str(TRAIN))
+    write(tmp_path / "exp" / "val_loss_log.txt", "[" + ", ".join(f"np.float64({value})" for value in VAL) + "]")
+    write(tmp_path / "exp" / "notes.txt", "lr 0.01, batch 32\n")
+    (run,) = curvedoc.load(tmp_path)
+    assert run.name == "exp" and run.point_counts() == {"loss_log": 20, "val_loss_log": 20}
+    assert run.roles["val_loss_log"] == Role.VAL_LOSS
+    assert "overfitting" in {finding.symptom for finding in diagnose_run(run)}
+
+
+def test_numbers_whose_file_names_no_metric_or_that_stand_in_columns_are_no_metric_file(tmp_path):
+    write(tmp_path / "x.txt", "\n".join(map(str, TRAIN)))
+    write(tmp_path / "losses.txt", "".join(f"{epoch} {value}\n" for epoch, value in enumerate(TRAIN)))
+    assert [source.family for source in discover(tmp_path).sources] != ["metric-files"] * 2
+    assert all(source.family != "metric-files" for source in discover(tmp_path).sources)
+
+
+def test_items_that_are_no_number_past_the_first_ones_are_skipped_with_a_warning(tmp_path):
+    values = [f"{0.5 + step / 4000:.6f}" for step in range(1000)]
+    path = write(tmp_path / "val_acc.txt", "\n".join(values[:900] + ["--"] + values[900:]) + "\n")
+    (run,) = curvedoc.load(path)
+    assert len(run.series("val_acc")) == 1000
+    assert any("1 item(s) that are no number skipped" in warning for warning in run.warnings)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_cut_or_corrupted_metric_files_only_give_curvedoc_errors(tmp_path, data):
+    path = tmp_path / "train_loss.txt"
+    path.write_bytes(damaged(data, str(TRAIN).encode()))
+    assert_reads_or_refuses_in_one_line(series, path)
