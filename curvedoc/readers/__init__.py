@@ -566,12 +566,18 @@ def _yolo_results_text(path: Path) -> bool:
     # imported here, as the readers are: the text reader imports Source from this module
     from curvedoc.readers.textlog import YOLO_RESULTS_ROW
 
+    first = _head(path).split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    return YOLO_RESULTS_ROW.match(first) is not None and len(first.split()) == 15
+
+
+def _head(path: Path) -> bytes:
+    """The first PEEK_BYTES of a file discovery has classified already, to tell two of a folder's logs apart;
+    nothing when it cannot be read now."""
     try:
         with open(path, "rb") as handle:
-            first = handle.readline(PEEK_BYTES).decode("utf-8", errors="replace")
+            return handle.read(PEEK_BYTES)
     except OSError:
-        return False
-    return YOLO_RESULTS_ROW.match(first) is not None and len(first.split()) == 15
+        return b""
 
 
 def _without_logger_copies(sources: list[Source]) -> list[Source]:
@@ -592,12 +598,7 @@ def _without_printed_copies_of_loss_history(sources: list[Source]) -> list[Sourc
 
 
 def _prints_deepxde_table(path: Path) -> bool:
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(PEEK_BYTES)
-    except OSError:
-        return False
-    return DEEPXDE_TABLE_HEADER.search(head) is not None
+    return DEEPXDE_TABLE_HEADER.search(_head(path)) is not None
 
 
 def _wandb_exports_by_folder(sources: list[Source]) -> list[Source]:

@@ -45,13 +45,11 @@ def read(source: Source) -> list[Run]:
     sessions = _sessions(rows, step_key)
     runs = []
     for number, session in enumerate(sessions, start=1):
+        run_builder = builder
         if len(sessions) > 1:
             # each run the file holds, named after it and "#" and its number, as a text or CSV log's are
-            run_builder = RunBuilder(f"{path}#{number}", builder.format, name=f"{builder.name}#{number}")
-            run_builder.meta.files = list(builder.meta.files)
-            run_builder.warnings = list(builder.warnings)
-        else:
-            run_builder = builder
+            run_builder = builder.without_points()
+            run_builder.path, run_builder.name = f"{path}#{number}", f"{builder.name}#{number}"
         add_history_rows(run_builder, session, step_key, wall_key, path)
         if not run_builder.has_points:
             raise CurvedocError(path, "no numeric values in its JSON lines")

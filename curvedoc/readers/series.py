@@ -18,11 +18,11 @@ import numpy as np
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
+from curvedoc.readers.records import as_value
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import tokens
 
 FORMAT = "metric-files"
-NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:nan|NaN|inf|Inf|Infinity)")
 # a list printed by Python or numpy: "[2.3, 1.9, …]", "[2.3 1.9 …]", np.float64(2.3) and tensor(2.3) around a value
 WRAPPED = re.compile(r"(?:np\.float\d\d|numpy\.float\d\d|tensor|float)\(([^()]{1,64})\)")
 MIN_VALUES = 3
@@ -50,11 +50,16 @@ def file_values(path: Path) -> tuple[np.ndarray, int]:
     """The numbers a metric file holds, in order, and how many items were no number."""
     data = read_bytes(path)
     encoding, _ = encoding_of(data, path)
-    text = WRAPPED.sub(r"\1", data.decode(encoding, errors="replace")).strip()
-    items = re.split(r"[,\s]+", text.strip("[]() \n")) if text.startswith(("[", "(")) else text.split()
-    items = [item.strip("[]()") for item in items if item.strip("[]()")]
-    numbers = [float(item) for item in items if NUMBER.fullmatch(item)]
+    items = _items(data.decode(encoding, errors="replace"))
+    numbers = [value for item in items if (value := as_value(item)) is not None]
     return np.array(numbers, dtype=np.float64), len(items) - len(numbers)
+
+
+def _items(text: str) -> list[str]:
+    """The items of a metric file's text, a printed list's or one a line, the wrappers around them taken off."""
+    text = WRAPPED.sub(r"\1", text).strip()
+    items = re.split(r"[,\s]+", text.strip("[]() \n")) if text.startswith(("[", "(")) else text.split()
+    return [item.strip("[]()") for item in items if item.strip("[]()")]
 
 
 def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
@@ -68,12 +73,7 @@ def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
     text = WRAPPED.sub(r"\1", head.decode("utf-8", errors="replace")).strip()
     if not whole_file:
         text = re.split(r"[,\s]+(?=[^,\s]*$)", text)[0]  # the peek may end inside a number
-    if text.startswith(("[", "(")):
-        items = [item for item in re.split(r"[,\s]+", text.strip("[]() \n")) if item]
-    elif "\n" in text or whole_file:
-        items = text.split()
-        if any(len(line.split()) > 1 for line in text.splitlines()):
-            return False  # columns: a table, not one metric
-    else:
-        return False
-    return len(items) >= MIN_VALUES and all(NUMBER.fullmatch(item.strip("[]()")) for item in items)
+    if not text.startswith(("[", "(")) and any(len(line.split()) > 1 for line in text.splitlines()):
+        return False  # columns: a table, not one metric
+    items = _items(text)
+    return len(items) >= MIN_VALUES and all(as_value(item) is not None for item in items)

@@ -1023,26 +1023,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
-    if " avg" in text and (darknet := DARKNET_ITERATION.match(text)) is not None:
-        text = (f"iteration {darknet['iteration']}: loss {darknet['loss']}, avg_loss {darknet['average']}, "
-                f"lr {darknet['rate']}")
-    elif text.startswith(("mean average", " mean average")) and (darknet := DARKNET_MAP.match(text)) is not None:
-        text = f"val_mAP{darknet['iou']} {darknet['map']}"
-    elif text.startswith("class_id = "):
-        return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
-    elif text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
-        return _deepxde_row(table_row)
-    elif (text[:1].isdigit() or text[:1] == " ") and (row := YOLO_RESULTS_ROW.match(text)) is not None:
-        if (yolo := _yolo_results_row(row, text)) is not None:
-            return yolo
-    elif text.startswith("Best model at step "):
-        # DeepXDE's summary after its table, its indented lines under it: the best step's values again
-        state.best_summary = True
-        return None
-    if state.best_summary:
-        if text.startswith("  "):
-            return None
-        state.best_summary = False
+    writer_line = _writer_line(text, state)
+    if not isinstance(writer_line, str):
+        return writer_line
+    text = writer_line
     if text.startswith("=") and LOSS_LOG_HEADER.match(text):
         return None
     description = ""  # a progress bar's label: it may say which epoch, its numbers are no values
@@ -1177,6 +1161,33 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if losses:
         state.parsed.loss_tags.update(line.values)
     return line
+
+
+def _writer_line(text: str, state: _Reading) -> Line | str | None:
+    """A line of a writer whose layout name/value pairs do not read: Darknet's iteration and ``-map`` lines, as the
+    pairs they mean (a text); a DeepXDE or YOLOv5 ``results.txt`` table row, as its point (a Line); a line that holds
+    no point (None: Darknet's per-class AP, DeepXDE's ``Best model at step N:`` summary and the lines under it).
+    Any other line comes back as it was. Each test looks at a substring or a first character before a pattern."""
+    if " avg" in text and (darknet := DARKNET_ITERATION.match(text)) is not None:
+        return (f"iteration {darknet['iteration']}: loss {darknet['loss']}, avg_loss {darknet['average']}, "
+                f"lr {darknet['rate']}")
+    if text.startswith(("mean average", " mean average")) and (darknet := DARKNET_MAP.match(text)) is not None:
+        return f"val_mAP{darknet['iou']} {darknet['map']}"
+    if text.startswith("class_id = "):
+        return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
+    if text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
+        return _deepxde_row(table_row)
+    if ((text[:1].isdigit() or text[:1] == " ") and (row := YOLO_RESULTS_ROW.match(text)) is not None
+            and (yolo := _yolo_results_row(row, text)) is not None):
+        return yolo
+    if text.startswith("Best model at step "):
+        state.best_summary = True
+        return None
+    if state.best_summary:
+        if text.startswith("  "):
+            return None
+        state.best_summary = False
+    return text
 
 
 def _split_named(text: str) -> str | None:
