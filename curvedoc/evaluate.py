@@ -61,7 +61,8 @@ PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, P
               "public-s36", "public-dev24", "public-s37", "public-dev25", "public-s38", "public-dev26", "public-s39",
               "public-dev27", "public-s40", "public-dev28", "public-s41", "public-dev29", "public-s42", "public-s43",
               "public-dev30", "public-s44", "public-s45", "public-dev32", "public-dev31", "public-s46", "public-s47",
-              "public-s48", "public-dev33", "public-s49", "public-s50", "public-dev34", "public-dev35", "public-s51")
+              "public-s48", "public-dev33", "public-s49", "public-s50", "public-dev34", "public-dev35", "public-s51",
+              "public-s52")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them. A final part that has judged changes for several
 # stops is retired to development once newer final parts stand in for it (public-fresh and public-s18 to s20, on
@@ -70,7 +71,8 @@ FINAL_PARTS = {"held-out-final", FINETUNE_HELD_OUT, "public-held-out", "public-s
                "public-s24", "public-s25", "public-s26", "public-s27", "public-s28", "public-s29", "public-s30",
                "public-s31", "public-s32", "public-s33", "public-s34", "public-s35", "public-s36", "public-s37",
                "public-s38", "public-s39", "public-s40", "public-s41", "public-s42", "public-s43", "public-s44",
-               "public-s45", "public-s46", "public-s47", "public-s48", "public-s49", "public-s50", "public-s51"}
+               "public-s45", "public-s46", "public-s47", "public-s48", "public-s49", "public-s50", "public-s51",
+               "public-s52"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
