@@ -384,3 +384,15 @@ def test_one_hard_batch_among_a_few_logged_single_batch_losses_is_no_spike():
     for tag, fires in (("train_loss_step", False), ("train_loss_epoch", True)):
         run = synthetic({tag: losses}, steps={tag: steps})
         assert ("CD402" in alarms(run)) == fires, tag
+
+
+def test_a_few_leaps_far_beyond_a_clean_loss_are_spikes_however_many():
+    """A controller regression logged every 50 steps (a real public run's shape): the step loss settles at 0.1 with
+    small noise, and eight single batches leap 37-89x above it across the run. Each stands far beyond everything
+    else the curve does, so they are eight spikes, not a heavy tail that the largest has to stand out of."""
+    rng = np.random.default_rng(3)
+    loss = 0.1 + 0.5 * np.exp(-np.arange(18_000) / 300) + 0.012 * np.abs(rng.standard_normal(18_000))
+    leaps = [1231, 3164, 4677, 7677, 8087, 11495, 17443, 17804]
+    loss[leaps] = [8.6, 7.8, 4.6, 5.9, 5.7, 5.0, 3.7, 3.6]
+    (finding,) = [f for f in diagnose_run(synthetic({"train_loss_step": loss})) if f.code == "CD402"]
+    assert "its other spikes set aside" in " ".join(finding.evidence) and "more spikes" in " ".join(finding.evidence)

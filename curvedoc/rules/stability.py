@@ -34,6 +34,8 @@ SWING_VS_PROGRESS = 0.4
 MIN_BASELINE = 3
 NO_PROGRESS = 0.95  # a loss that never got below this share of its first value had made no progress yet
 SHORT_CURVE = 50  # fewer points than this are not smoothed (an epoch log): their noise comes from their bends
+# Jumps on more than this share of a curve's points are a second mode of the loss, not spikes on it.
+SEPARATED_SHARE = 0.05
 # The noise at a point is read off at least this many points before it: enough for a median absolute deviation.
 LOCAL_NOISE_POINTS = 20
 
@@ -281,6 +283,7 @@ class Jump:
     baseline: float
     sigma: float  # the noise before it
     reach: float  # how far the curve's own noise reaches elsewhere (its rare excursions)
+    reach_apart: bool  # that reach leaves out the curve's other jumps, which stand far beyond it
     recovered: int | None  # first index back at the pre-jump level
     others: list[OtherJump]  # every other jump event that passes the same tests, in step order
 
@@ -317,6 +320,9 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     recovered = back_at_level(peak)
     event = slice(max(0, peak - window), max(peak + window + 1, recovered or len(values)))
     reach = noise_reach(rise, event)
+    reach_apart = (_reach_below_jumps(rise, sized, event, limits["beyond_noise"])
+                   if rise[peak] < limits["beyond_noise"] * reach else None)
+    reach = reach if reach_apart is None else reach_apart
     is_jump = sized & (rise >= limits["beyond_noise"] * reach)
     if not is_jump[peak]:
         return None
@@ -327,7 +333,22 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
         highest = int(start) + int(np.argmax(values[start:start + window + 1]))
         size = float(values[highest] / baseline[start]) if baseline[start] > 0 else math.inf
         others.append(OtherJump(int(start), highest, size, back_at_level(int(start))))
-    return Jump(peak, float(rise[peak]), float(baseline[peak]), float(sigma[peak]), reach, recovered, others)
+    return Jump(peak, float(rise[peak]), float(baseline[peak]), float(sigma[peak]), reach, reach_apart is not None,
+                recovered, others)
+
+
+def _reach_below_jumps(rise: np.ndarray, sized: np.ndarray, event: slice, factor: float) -> float | None:
+    """How far the curve's noise reaches once its other jumps are set aside, when those jumps are few (at most
+    SEPARATED_SHARE of the points) and every one of them stands ``factor`` times beyond it: a clean loss that
+    leaps 40-90x on eight single batches has eight spikes, whereas a tiny batch's heavy-tailed noise fills the
+    whole range up to its largest excursions and leaves no such gap (None then)."""
+    outside = np.ones(len(rise), dtype=bool)
+    outside[event] = False
+    others = sized & outside
+    if not others.any() or sized.sum() > SEPARATED_SHARE * len(rise):
+        return None
+    bulk_reach = noise_reach(rise[outside & ~sized], slice(0, 0))
+    return bulk_reach if rise[others].min() >= factor * bulk_reach else None
 
 
 @rule(
@@ -523,8 +544,9 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     evidence = [
         f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {min(window, jump.index)} points "
         f"before the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
-        f"{noise_text}; the curve's rare excursions elsewhere (99.5th percentile) reach {fmt(jump.reach)} above "
-        f"its running median",
+        f"{noise_text}; the curve's rare excursions elsewhere (99.5th percentile"
+        f"{', its other spikes set aside' if jump.reach_apart else ''}) reach {fmt(jump.reach)} above its running "
+        f"median",
     ]
     # too few points after the jump to show a level: a jump that began a level's worth of points before the end
     # and climbed to it never came back
