@@ -364,6 +364,11 @@ def names_a_term(tag: str) -> bool:
     return bool(words) and not set(words) <= _LOSS_ALONE
 
 
+def same_curve_named(tag: str, other: str) -> bool:
+    """True when two tags name the same curve of different splits (``val/obj_loss`` and ``train/obj_loss``)."""
+    return _naming_words(tag) == _naming_words(other)
+
+
 def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
     """The tag a person would plot for a role: a loss before a perplexity of it; the total loss (named ``total``,
     ``overall``, ``sum``, or bare ``loss``) over its components; a headline score (mAP, F1, a return) over

@@ -340,3 +340,20 @@ def test_a_held_out_loss_that_never_improves_beside_perfect_held_out_accuracy_is
     val = np.r_[0.314, 0.3135, np.full(18, 0.31323)]
     assert findings(build({"train/loss": train, "val/loss": val}, epochs), {"CD502"})
     assert not findings(build({"train/loss": train, "val/loss": val, "val/acc": np.ones(20)}, epochs), {"CD502"})
+
+
+def test_a_detector_whose_objectness_term_overfits_is_overfitting_on_that_term():
+    """A YOLOv5 run logs its held-out loss only as terms: val/box_loss keeps falling while val/obj_loss bottoms out
+    at epoch 170 of 600 and climbs 27% above it by the end (a real public run's shape), each beside its own train
+    term. A term's steady climb of a few percent moves the loss less than the term and is quiet."""
+    rng = np.random.default_rng(5)
+    epochs = np.arange(600)
+    train_box, train_obj = falling_train(600, start=0.076, end=0.009), falling_train(600, start=0.046, end=0.006)
+    val_box = 0.017 + 0.05 * np.exp(-epochs / 60) + 0.0002 * rng.standard_normal(600)
+    obj_shape = np.where(epochs < 170, 0.0126 + 0.02 * np.exp(-epochs / 30), 0.0126)
+    curves = {"train/box_loss": train_box, "train/obj_loss": train_obj, "val/box_loss": val_box}
+    climbing = obj_shape + 0.0034 * np.clip(epochs - 170, 0, None) / 430 + 0.0002 * rng.standard_normal(600)
+    (finding,) = findings(build({**curves, "val/obj_loss": climbing}, epochs), {"CD501"})
+    assert finding.tags == ["val/obj_loss", "train/obj_loss"]
+    drifting = obj_shape + 0.0006 * np.clip(epochs - 170, 0, None) / 430 + 0.00005 * rng.standard_normal(600)
+    assert not findings(build({**curves, "val/obj_loss": drifting}, epochs), {"CD501"})

@@ -14,7 +14,7 @@ import numpy as np
 
 from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_loss_of, fmt, rank_trend_z,
                                second_difference_sigma, terms_beside)
-from curvedoc.roles import Role
+from curvedoc.roles import Role, same_curve_named
 from curvedoc.rules import WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 from curvedoc.rules.accuracy import held_out_accuracy
 
@@ -155,13 +155,32 @@ def overfitting(run: RunCurves, limits: Limits):
     """Train loss still falls while the validation loss, after its best point, has risen by more than its own
     noise and by a meaningful share of its best level (a tenth; a fiftieth when the points from the best on also
     climb steadily, a rank trend beyond chance), and stays up to the last points. On an unsmoothed curve the noise
-    is read beside the turn at the best, which is the rise under test. Reports the best validation step
-    (where to stop) and the rise. Runs where validation never improved are CD502's."""
+    is read beside the turn at the best, which is the rise under test. A held-out loss logged only as terms (a
+    detector's box, objectness and class losses) overfits when one term does, against its own train term. Reports
+    the best validation step (where to stop) and the rise. Runs where validation never improved are CD502's."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
-    if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
+    if (val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values)
+            or _memorizing(run, train, val, limits)):
         return None
-    if _memorizing(run, train, val, limits):
-        return None
+    if (found := _overfit(run, val, train, limits, limits["steady_share"])) is not None:
+        return found
+    # A detector logs its held-out loss only as terms (YOLO's val/box_loss, val/obj_loss, val/cls_loss): each is
+    # judged against its own train term, as the term that overfits (the objectness of a small dataset) is seldom
+    # the one shown first. A term is a part of the loss, and its steady climb of a few percent a smaller move of
+    # it: a term's rise must be a meaningful share of its own level however steady
+    for term in terms_beside(run, val):
+        partner = next((curve for curve in run.curves(Role.TRAIN_LOSS) if same_curve_named(curve.tag, term.tag)),
+                       None)
+        if (term is not val and partner is not None and len(partner.finite_values)
+                and not _memorizing(run, partner, term, limits)
+                and (found := _overfit(run, term, partner, limits, limits["rise_share"])) is not None):
+            return found
+    return None
+
+
+def _overfit(run: RunCurves, val: Curve, train: Curve, limits: Limits, steady_share: float) -> Found | None:
+    """CD501 on one held-out curve and the train curve it is the held-out side of; ``steady_share``: the smallest
+    rise, as a share of the best level, that a steady climb is reported from."""
     values, smooth = val.finite_values, val.smooth
     best = val.best_index
     after = len(values) - 1 - best
@@ -197,7 +216,7 @@ def overfitting(run: RunCurves, limits: Limits):
             # a certain rise (beyond the noise and climbing steadily from the best) is reported from a smaller size
             steady = rank_trend_z(values[best:]) >= limits["rise_noise"]
             needed = max(chance_depth * best_noise + limits["rise_noise"] * math.hypot(best_noise, tail_noise),
-                         (limits["steady_share"] if steady else limits["rise_share"]) * abs(best_level))
+                         (steady_share if steady else limits["rise_share"]) * abs(best_level))
         else:
             noise = _noise_beside_the_turn(values, best, noise)
             chance_depth = NormalDist().inv_cdf((len(values) - 0.375) / (len(values) + 0.25))
@@ -207,7 +226,7 @@ def overfitting(run: RunCurves, limits: Limits):
                 # choice of the lowest point does not bias): a steady rise, however its size compares with the
                 # depth one noisy minimum reaches, is then only asked to be meaningful; one that clears that depth
                 # too is certain, and is reported from the smaller steady share.
-                certain = max((limits["rise_noise"] + chance_depth) * noise, limits["steady_share"] * abs(best_level))
+                certain = max((limits["rise_noise"] + chance_depth) * noise, steady_share * abs(best_level))
                 needed = min(limits["rise_share"] * abs(best_level), certain)
         if not (needed > 0 and rise >= needed and values[-1] - best_level >= needed / 2):
             return None
