@@ -468,7 +468,10 @@ class RunBuilder:
             self._loss_hint.add(tag)
 
     def warn(self, message: str) -> None:
-        self.warnings.append(" ".join(message.split()))
+        """Notes a problem once: the rows of each split of one table meet the same one."""
+        message = " ".join(message.split())
+        if message not in self.warnings:
+            self.warnings.append(message)
 
     def add_file(self, path: str | os.PathLike[str]) -> None:
         self.meta.files.append(os.fspath(path))

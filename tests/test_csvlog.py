@@ -542,6 +542,21 @@ def test_columns_that_name_their_split_are_not_named_again_by_a_phase_column(tmp
     assert sorted(run.tags) == ["train_loss", "val_loss"]
 
 
+def test_a_phase_column_beside_columns_filled_on_the_validation_rows_alone(tmp_path):
+    """A script that writes one row per split and epoch, the shared loss and accuracy on both, and the scores it
+    only computes on validation (val_macro_f1) on the validation rows: each split's curves, the validation scores
+    under their own names."""
+    rows = "".join(f"{e},train,{0.5 / e:.3f},{0.8 + e / 50:.3f},,\n{e},val,{0.6 / e:.3f},{0.85 + e / 50:.3f},"
+                   f"{0.84 + e / 50:.3f},{0.83 + e / 50:.3f}\n" for e in range(1, 6))
+    run = load_one(write(tmp_path / "train_log.csv", "epoch,phase,loss,acc,val_macro_f1,val_f1_curling\n" + rows))
+    assert sorted(run.tags) == ["acc", "loss", "val_acc", "val_f1_curling", "val_loss", "val_macro_f1"]
+    assert run.point_counts()["val_macro_f1"] == 5 and run.roles["val_loss"] == Role.VAL_LOSS and not run.warnings
+    filled_on_train = rows.replace("1,train,0.500,0.820,,", "1,train,0.500,0.820,0.9,", 1)
+    run = load_one(write(tmp_path / "mixed.csv", "epoch,phase,loss,acc,val_macro_f1,val_f1_curling\n"
+                         + filled_on_train))
+    assert "val_loss" not in run.tags  # a validation column filled on a train row: no table of per-row splits
+
+
 def test_counters_beside_the_step_and_a_lone_batch_counter_are_no_curves(tmp_path):
     run = load_one(write(tmp_path / "metrics.csv", "step,global_step,loss\n" + "".join(
         f"{i},{i},{1 / (i + 1)}\n" for i in range(5))))

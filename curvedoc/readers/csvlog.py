@@ -182,16 +182,20 @@ def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> 
 def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
     """A table whose split column (``phase``: ``train`` and ``val`` rows under the same ``loss`` column) names the
     split of every row: each split's rows, the split column left out; None for any other table, and for one whose
-    columns name their splits themselves (``val_loss``)."""
+    columns name their splits themselves (``val_loss``) on every row."""
     column = next((column for column in table.columns if column.lower() in SPLIT_COLUMNS), None)
     if column is None or table.frame[column].dtype.kind in "fiub":
-        return None
-    if any(split_of(tokens(other)) for other in table.columns if other != column):
         return None
     kinds = table.frame[column].astype(str).str.strip()
     splits = {kind: split_of(tokens(kind)) for kind in kinds.unique()}
     if len(set(splits.values())) < 2 or None in splits.values():
         return None
+    # a column may name its split when it is filled on that split's rows alone (a val_macro_f1 beside the shared
+    # loss, empty on the train rows); one filled on the rows of another split is no table of this kind
+    for other in table.columns:
+        named = split_of(tokens(other)) if other != column else None
+        if named is not None and {splits[kind] for kind in kinds[table.frame[other].notna()].unique()} - {named}:
+            return None
     rest = table.frame.drop(columns=[column])
     return [(split, Table(table.path, rest[kinds.isin([kind for kind, of in splits.items() if of == split])],
                           table.warnings, table.decimal))
@@ -574,7 +578,9 @@ def add_columns(
             skipped |= {column for column in table.columns if column.lower() in STEP_COLUMNS}
             steps, step_columns = steps_within_epochs(builder, table, step_column, steps, has_step)
             skipped |= step_columns
-        columns = {c: prefix + c for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
+        # a column that names its own split (a val_macro_f1 among a validation file's or rows' columns) keeps it
+        columns = {c: c if prefix and split_of(tokens(c)) else prefix + c
+                   for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
     stray_cells = []
     superseded = np.zeros(len(steps), dtype=bool)
     curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}
