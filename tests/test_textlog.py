@@ -1662,3 +1662,46 @@ def test_a_number_qualifying_a_name_and_an_argparse_namespace_are_no_values(tmp_
     run = read(write(tmp_path / "training.log", text))
     assert sorted(run.tags) == ["Avg_Reward", "Reward"] and values(run, "Avg_Reward")[:2] == [0.05, 0.1]
     assert run.meta.hparams["lr"] == 0.001 and run.meta.hparams["batch_size"] == 64
+
+
+def test_a_counter_glued_to_its_number_is_that_counter(tmp_path):
+    """One script prints f"Batch{i},TrainLoss:{loss}" where another writes "Batch {i}, …", and Facebook research's
+    logger prefixes "Epoch[3] - Iter: [0/13]" with its level, date and elapsed time: the same counters."""
+    glued = "".join(f"Epoch {e}/2\n" + "".join(f"Batch{b},TrainLoss:{0.69 - e / 10 - b / 10_000:.4f},"
+                                               f"TrainAcc:{50 + e + b / 100:.4f}\n" for b in (500, 1000, 1500))
+                    for e in range(3))
+    run = load_one(write(tmp_path / "vgg.txt", glued))
+    assert run.point_counts()["TrainLoss"] == 9 and run.series("TrainLoss")["step"].is_monotonic_increasing
+    swav = "".join(f"INFO - 09/04/20 07:56:{10 + e:02d} - 0:00:{27 + e:02d} - Epoch[{e}] - Iter: [0/13]\tTime 4.1 (4.1)"
+                   f"\tLoss {6.7 - e / 2:.4f} ({6.7 - e / 2:.4f})\tPrec {40 + e}.1 ({40 + e}.1)\tLR 0.3\n"
+                   f"INFO - 09/04/20 07:56:{40 + e:02d} - 0:01:{2 + e:02d} - Test:\tTime 4.7\tLoss {5 - e / 3:.4f}"
+                   f"\tAcc@1 {27 + e}.240\tBest Acc@1 so far {27 + e}.2\n" for e in range(6))
+    run = load_one(write(tmp_path / "train.log", swav))
+    assert run.series("Loss")["step"].tolist() == [0, 13, 26, 39, 52, 65] and run.point_counts()["test_Loss"] == 6
+    assert not run.warnings
+    named = "".join(f"epoch10_loss: {0.5 - e / 20:.3f} step 2.pth\n" for e in range(4))  # names, not counters
+    assert "epoch10_loss" in load_one(write(tmp_path / "named.log", named)).tags
+
+
+def test_a_line_opening_with_its_epoch_of_the_total_in_brackets_counts_batches_within_it(tmp_path):
+    """ "[1/100] batch 50/5305 loss=…" under a logging prefix and DCGAN's "[0/5][50/1583]\tLoss_D: …": the bracket
+    is the epoch of the total, so the batch counter that starts again every epoch is counted on across epochs, one
+    run, not a run per epoch."""
+    lines = []
+    for epoch in range(1, 4):
+        lines += [f"12:34:13 [INFO]   [{epoch}/100] batch {b}/300 loss={-100 + epoch * 3 + b / 100:.4f} lr=1.00e-05"
+                  for b in range(50, 301, 50)]
+        lines.append(f"12:36:36 [INFO] Epoch {epoch}/100 (127.7s) | train_loss={-90 + epoch:.4f} | "
+                     f"val_loss={-76 + epoch:.4f}")
+    run = load_one(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert run.point_counts()["loss"] == 18 and run.point_counts()["val_loss"] == 3
+    assert run.series("loss")["step"].is_monotonic_increasing
+    dcgan = "".join(f"[{e}/5][{b}/300]\tLoss_D: {1.5 - e / 10:.4f}\tLoss_G: {2 - e / 10:.4f}\tD(x): 0.5\n"
+                    for e in range(3) for b in range(0, 300, 50))
+    run = load_one(write(tmp_path / "dcgan.log", dcgan))
+    assert run.series("Loss_D")["step"].tolist()[:8] == [0, 50, 100, 150, 200, 250, 300, 350]
+    # a script's stages, no batch after them: "[5/7] Phase 1" is no epoch 5
+    staged = "[ 5/7 ] Phase 1 - top layers\n" + "".join(f"Epoch {e}/3\nloss: {1 - e / 10:.2f} - accuracy: 0.{e}\n"
+                                                         for e in range(1, 4)) + "[6/6] Saving model...\n"
+    run = load_one(write(tmp_path / "staged.log", staged))
+    assert sorted(run.tags) == ["accuracy", "loss"] and run.series("loss")["step"].tolist() == [1, 2, 3]

@@ -232,6 +232,17 @@ PAIR = re.compile(
 # "第 3 轮" (round, i.e. epoch 3), "第 100 步" (step 100)
 CJK_COUNTERS = {"轮": "epoch", "步": "step", "次迭代": "iteration"}
 CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次迭代)")
+# A counter glued to its number at a line's start ("Batch500,TrainLoss:0.6933", "Epoch[3] - Iter: [0/13]"), which a
+# script printed with f"Batch{i}," where another writes "Batch {i},": the same counter. Never a name's part
+# ("epoch10_loss", "step2.pth").
+GLUED_COUNTER = re.compile(r"\s{0,20}(?P<word>epoch|batch|step|iter|iteration|episode)(?:(?P<n>\d{1,12})|\[\s{0,3}"
+                           r"(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)", re.IGNORECASE)
+# A line that opens with its epoch of the total in brackets, then its batch of the epoch: "[1/100] batch 50/5305
+# loss=…", DCGAN's "[0/5][50/1583]\tLoss_D: 1.2". Without a batch after it the bracket may count a script's stages
+# ("[5/7] Phase 1 - training top layers", "[6/6] Saving model...")
+LEADING_EPOCH = re.compile(r"\s{0,20}\[\s{0,3}(?P<n>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}"
+                           r"(?P<batch>\d{1,12})\s?/\s?(?P<batches>\d{1,12})\s{0,3}\]|(?=(?:batch|iter|iteration|step)"
+                           r"\s{0,3}[:=]?\s{0,3}\d))", re.IGNORECASE)
 FULL_WIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "％": "%", "｜": "|"})
 # One name, two splits, two values: "Loss (train/val): 0.9226/0.6834" says train loss 0.9226 and val loss 0.6834
 SPLIT_PAIRED = re.compile(
@@ -299,6 +310,10 @@ LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{
 LOGGING_PREFIX = re.compile(r"\[?\d{2,4}[-/:.]\d{1,2}[^\n]{0,200}?[\s\[|\-](?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
                             r"(?:\]|\s|:\s|\s?[-|]\s)")
 LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")
+# The level first, then the date and the time since the start: "INFO - 09/04/20 07:56:14 - 0:00:27 - " (the
+# LogFormatter of Facebook research code: SwAV, XLM, DINO's kin)
+LEVEL_FIRST_PREFIX = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - \d{1,4}[-/.]\d{1,2}[-/.]\d{1,4} "
+                                r"\d{1,2}:\d{2}:\d{2} - (?:\d{1,6} days?, )?\d{1,9}:\d{2}:\d{2} - ")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
 # A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
 # ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
@@ -1019,10 +1034,17 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if ((text[:1].isdigit() or text.startswith("[")) and any(level in text for level in LOGGING_LEVELS)
             and (prefix := LOGGING_PREFIX.match(text)) is not None):
         text = text[prefix.end():]
+    elif text.startswith(LOGGING_LEVELS) and (prefix := LEVEL_FIRST_PREFIX.match(text)) is not None:
+        text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
+    if (glued := GLUED_COUNTER.match(text)) is not None:
+        text = f"{glued['word']} {glued['n'] or glued['bracketed']}{text[glued.end():]}"
+    elif (leading := LEADING_EPOCH.match(text)) is not None:
+        batch = f" batch {leading['batch']}/{leading['batches']}" if leading["batch"] else " "
+        text = f"epoch {leading['n']}/{leading['total']}{batch}{text[leading.end():]}"
     writer_line = _writer_line(text, state)
     if not isinstance(writer_line, str):
         return writer_line
