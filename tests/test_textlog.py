@@ -1705,3 +1705,13 @@ def test_a_line_opening_with_its_epoch_of_the_total_in_brackets_counts_batches_w
                                                          for e in range(1, 4)) + "[6/6] Saving model...\n"
     run = load_one(write(tmp_path / "staged.log", staged))
     assert sorted(run.tags) == ["accuracy", "loss"] and run.series("loss")["step"].tolist() == [1, 2, 3]
+
+
+def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_path):
+    """VideoPose3D-style evaluation lines: "Protocol #1 Error (MPJPE): 164.3 mm" names the error by its
+    abbreviation, which tells it from "Protocol #2 Error (P-MPJPE)" printed beside it."""
+    text = "".join(f"Epoch {e}\nProtocol #1 Error (MPJPE): {160 - 10 * e:.3f} mm\nAcceleration error: {3 - e / 5:.3f}"
+                   f" mm/s^2\nProtocol #2 Error (P-MPJPE): {110 - 5 * e:.3f} mm\n" for e in range(1, 5))
+    run = load_one(write(tmp_path / "output.log", text))
+    assert sorted(run.tags) == ["Acceleration_error", "Error_MPJPE", "Error_P-MPJPE"]
+    assert run.series("Error_P-MPJPE")["value"].tolist() == [105, 100, 95, 90]

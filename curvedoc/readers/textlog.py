@@ -349,6 +349,11 @@ ARGPARSE_NAMESPACE = re.compile(r"(?<![\w.])Namespace\(\w{1,64}=")
 # A number in brackets between a name and its value qualifies the name ("Avg Reward (100): 1.19", a mean over the
 # last 100 episodes): the value is the one after it
 QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}{NUMBER}\s{{0,3}}\)(?=\s{{0,10}}[:=]\s{{0,10}}[-+]?\.?\d)")
+# A name's abbreviation in brackets right before its value ("Protocol #1 Error (MPJPE): 164.3 mm", "Loss (CE): 0.4")
+# is the name's last word, which says what was measured; a word in brackets is a part of the line's text
+# ("time (data): 2.06 (0.52)", "500 (iteration) = 30000")
+NAMING_ABBREVIATION = re.compile(r"(?<=[A-Za-z]) \((?P<abbreviation>[A-Z][\w\-@.]{0,30}[A-Z][\w\-@.]{0,30})\)"
+                                 r"(?=\s{0,10}[:=]\s{0,10}[-+]?\.?\d)")
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE,
@@ -1074,7 +1079,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
         if "/" in text:
             text = SPLIT_PAIRED.sub(_each_split_its_value, text)
         if ")" in text:
-            text = QUALIFIER_NUMBER.sub("", text)
+            text = NAMING_ABBREVIATION.sub(r" \g<abbreviation>", QUALIFIER_NUMBER.sub("", text))
     line = Line()
     losses = LOSS_LOG_PREFIX.match(text) if text.startswith("(") else None
     if losses:
