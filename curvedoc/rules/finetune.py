@@ -149,9 +149,11 @@ def _zero_or_nan(values: np.ndarray) -> str:
         "generation broken: empty, truncated or constant outputs all score alike",
         "a judge that ignores the criteria (or the output) and gives every answer the same mark",
         "a rubric that does not discriminate: every output lands in one bucket",
+        "an evaluation split with no labelled example, or labels the model cannot predict: every evaluation scores 0",
     ),
-    check="read 20 generations next to their scores by hand; score a deliberately wrong answer and a reference "
-          "answer: a working judge tells them apart",
+    check="read 20 outputs next to their scores and targets by hand, and count the labelled examples of the "
+          "evaluation split; score a deliberately wrong answer and a reference answer: a working metric tells them "
+          "apart",
     thresholds={
         "min_points": Threshold(4, "evaluations the score must take its one value at"),
         "moving_share": Threshold(0.05, "the train loss moves when its level changes by this share of its start "
@@ -162,15 +164,18 @@ def _zero_or_nan(values: np.ndarray) -> str:
 def eval_scores_clustered(run: RunCurves, limits: Limits):
     """An evaluation score of a generative run (exact match, a judge's mark, BLEU, ROUGE …; the run's main one, not a
     per-class breakdown) takes one and the same value at every one of at least four evaluations while the train
-    loss keeps moving: whatever the model produces, the score cannot tell it apart."""
-    if not (run.run.meta.language_model or run.run.generations):
-        return None  # a classifier's held-out score that never moves is predictions-frozen's case, not a judge's
+    loss keeps moving: whatever the model produces, the score cannot tell it apart. Of any other run (a classifier's
+    F1, a detector's mAP), when that one value is 0: no evaluation scored anything."""
     score = run.curve(Role.SCORE)
     train = run.curve(Role.TRAIN_LOSS)
     if score is None or train is None or split_of(tokens(score.tag)) == "train" or run.reinforcement_learning:
         return None
     values = score.finite_values
     if len(values) < limits["min_points"] or not np.all(values == values[0]):
+        return None
+    # A classifier's or a detector's held-out score that keeps one value is predictions-frozen's case, unless that
+    # value is 0: then no evaluation scored anything (a split with no labelled example, predictions never kept)
+    if not (run.run.meta.language_model or run.run.generations or values[0] == 0):
         return None
     change, noise = train.level_change()
     needed = max(limits["moving_share"] * abs(train.start_level), limits["moving_noise"] * noise)
