@@ -1715,3 +1715,25 @@ def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_
     run = load_one(write(tmp_path / "output.log", text))
     assert sorted(run.tags) == ["Acceleration_error", "Error_MPJPE", "Error_P-MPJPE"]
     assert run.series("Error_P-MPJPE")["value"].tolist() == [105, 100, 95, 90]
+
+
+def test_an_evaluations_own_progress_on_its_line_counts_its_batches_not_training(tmp_path):
+    """Demucs' LogProgress: "Train | Epoch 1 | 143/573 | … | Loss 0.23" counts training's batches within the epoch,
+    "Valid | Epoch 1 | 2/3 | … | Loss 0.22" the evaluation's: one run whose validation sits at its epoch's end, not
+    a run per epoch cut where the evaluation's counter went back."""
+    lines = []
+    for epoch in range(1, 5):
+        lines += [f"- Train | Epoch {epoch} | {b}/573 | 1.45 it/sec | Loss {0.3 - epoch / 50 - b / 10_000:.4f} | "
+                  f"Reco {0.29 - epoch / 50:.4f}" for b in (143, 286, 429, 572)]
+        lines += [f"- Valid | Epoch {epoch} | {b}/3 | 0.31 it/sec | Loss {0.25 - epoch / 40:.4f} | Nsdr {3 + epoch}.1"
+                  for _ in range(3) for b in (1, 2)]
+    run = load_one(write(tmp_path / "train_log.txt", "\n".join(lines) + "\n"))
+    assert run.point_counts()["Loss"] == 16 and run.point_counts()["valid_Loss"] == 4
+    assert run.series("valid_Loss")["step"].tolist() == [572, 1145, 1718, 2291]
+
+
+def test_words_and_a_number_in_brackets_before_a_value_qualify_its_name(tmp_path):
+    text = "".join(f"Epoch 1, Global Batch {25 * b}, Training Loss: {8 - b / 10:.4f}, Validation Accuracy: {b}.00%, "
+                   f"Average Validation Accuracy (last 25): {b / 100:.4f}\n" for b in range(1, 6))
+    run = load_one(write(tmp_path / "training.log", text))
+    assert sorted(run.tags) == ["Average_Validation_Accuracy", "Training_Loss", "Validation_Accuracy"]

@@ -347,8 +347,9 @@ SETTINGS_DICT = re.compile(
 # print(args) of an argparse parser: "Namespace(batch_size=64, lr=0.001, test=False, …)", the run's settings
 ARGPARSE_NAMESPACE = re.compile(r"(?<![\w.])Namespace\(\w{1,64}=")
 # A number in brackets between a name and its value qualifies the name ("Avg Reward (100): 1.19", a mean over the
-# last 100 episodes): the value is the one after it
-QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}{NUMBER}\s{{0,3}}\)(?=\s{{0,10}}[:=]\s{{0,10}}[-+]?\.?\d)")
+# last 100 episodes; "Average Validation Accuracy (last 25): 0.41"): the value is the one after it
+QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}}){{0,2}}{NUMBER}(?:\s{{1,3}}[A-Za-z]{{1,12}}){{0,2}}"
+                              rf"\s{{0,3}}\)(?=\s{{0,10}}[:=]\s{{0,10}}[-+]?\.?\d)")
 # A name's abbreviation in brackets right before its value ("Protocol #1 Error (MPJPE): 164.3 mm", "Loss (CE): 0.4")
 # is the name's last word, which says what was measured; a word in brackets is a part of the line's text
 # ("time (data): 2.06 (0.52)", "500 (iteration) = 30000")
@@ -1496,10 +1497,13 @@ def _place_training_loop(line: Line, text: str) -> None:
 
 
 def _step_within_epoch(line: Line, text: str, spans: list[tuple[int, int]]) -> None:
-    """An unnamed ``640/60000`` on a line with an epoch is how far into the epoch it is (PyTorch's MNIST example)."""
+    """An unnamed ``640/60000`` on a line with an epoch is how far into the epoch it is (PyTorch's MNIST example).
+    On an evaluation's line (Demucs' ``Valid | Epoch 1 | 2/3 | … | Loss 0.22``) it counts the evaluation's batches,
+    not training's: the line stays at its epoch."""
     for match in UNNAMED_FRACTION.finditer(text):
         if not any(start <= match.start() < end for start, end in spans):
-            line.step, line.step_total = float(match["n"]), float(match["total"])
+            if (_split_named(text[:match.start()]) or "").lower() not in EVALUATION_WORDS:
+                line.step, line.step_total = float(match["n"]), float(match["total"])
             return
 
 
