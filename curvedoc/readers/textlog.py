@@ -232,17 +232,18 @@ PAIR = re.compile(
 # "第 3 轮" (round, i.e. epoch 3), "第 100 步" (step 100)
 CJK_COUNTERS = {"轮": "epoch", "步": "step", "次迭代": "iteration"}
 CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次迭代)")
-# A counter glued to its number at a line's start ("Batch500,TrainLoss:0.6933", "Epoch[3] - Iter: [0/13]"), which a
-# script printed with f"Batch{i}," where another writes "Batch {i},": the same counter. Never a name's part
-# ("epoch10_loss", "step2.pth").
-GLUED_COUNTER = re.compile(r"\s{0,20}(?P<word>epoch|batch|step|iter|iteration|episode)(?:(?P<n>\d{1,12})|\[\s{0,3}"
-                           r"(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)", re.IGNORECASE)
-# A line that opens with its epoch of the total in brackets, then its batch of the epoch: "[1/100] batch 50/5305
-# loss=…", DCGAN's "[0/5][50/1583]\tLoss_D: 1.2". Without a batch after it the bracket may count a script's stages
-# ("[5/7] Phase 1 - training top layers", "[6/6] Saving model...")
-LEADING_EPOCH = re.compile(r"\s{0,20}\[\s{0,3}(?P<n>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}"
-                           r"(?P<batch>\d{1,12})\s?/\s?(?P<batches>\d{1,12})\s{0,3}\]|(?=(?:batch|iter|iteration|step)"
-                           r"\s{0,3}[:=]?\s{0,3}\d))", re.IGNORECASE)
+# How a line may open with its counter, each read as the words the rest of the reader knows:
+# - a counter glued to its number ("Batch500,TrainLoss:0.6933", "Epoch[3] - Iter: [0/13]"), which a script printed
+#   with f"Batch{i}," where another writes "Batch {i},": the same counter, never a name's part ("epoch10_loss");
+# - its epoch of the total in brackets, then its batch of the epoch ("[1/100] batch 50/5305 loss=…", DCGAN's
+#   "[0/5][50/1583]\tLoss_D: 1.2"). Without a batch after it the bracket may count a script's stages ("[5/7] Phase 1
+#   - training top layers", "[6/6] Saving model...").
+# One pattern, matched once at the line's start, case spelled out: this runs on every line.
+OPENING_COUNTER = re.compile(
+    r"[ \t]{0,20}(?:(?P<word>[Ee]poch|EPOCH|[Bb]atch|BATCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?|[Ee]pisode"
+    r"|EPISODE)(?:(?P<n>\d{1,12})|\[\s{0,3}(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)"
+    r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
+    r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d)))")
 FULL_WIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "％": "%", "｜": "|"})
 # One name, two splits, two values: "Loss (train/val): 0.9226/0.6834" says train loss 0.9226 and val loss 0.6834
 SPLIT_PAIRED = re.compile(
@@ -1046,11 +1047,13 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
-    if (glued := GLUED_COUNTER.match(text)) is not None:
-        text = f"{glued['word']} {glued['n'] or glued['bracketed']}{text[glued.end():]}"
-    elif (leading := LEADING_EPOCH.match(text)) is not None:
-        batch = f" batch {leading['batch']}/{leading['batches']}" if leading["batch"] else " "
-        text = f"epoch {leading['n']}/{leading['total']}{batch}{text[leading.end():]}"
+    if (opening := OPENING_COUNTER.match(text)) is not None:
+        if opening["word"]:
+            counter = f"{opening['word']} {opening['n'] or opening['bracketed']}"
+        else:
+            batch = f" batch {opening['batch']}/{opening['batches']}" if opening["batch"] else " "
+            counter = f"epoch {opening['epoch']}/{opening['total']}{batch}"
+        text = counter + text[opening.end():]
     writer_line = _writer_line(text, state)
     if not isinstance(writer_line, str):
         return writer_line
