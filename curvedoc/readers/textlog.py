@@ -349,8 +349,8 @@ SETTINGS_DICT = re.compile(
 ARGPARSE_NAMESPACE = re.compile(r"(?<![\w.])Namespace\(\w{1,64}=")
 # A number in brackets between a name and its value qualifies the name ("Avg Reward (100): 1.19", a mean over the
 # last 100 episodes; "Average Validation Accuracy (last 25): 0.41"): the value is the one after it
-QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}}){{0,2}}{NUMBER}(?:\s{{1,3}}[A-Za-z]{{1,12}}){{0,2}}"
-                              rf"\s{{0,3}}\)(?=\s{{0,10}}[:=]\s{{0,10}}[-+]?\.?\d)")
+QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}}){{0,2}}{NUMBER}"
+                              rf"(?:\s{{1,3}}[A-Za-z]{{1,12}}){{0,2}}\s{{0,3}}\)(?=\s{{0,10}}[:=]\s{{0,10}}[-+]?\.?\d)")
 # A name's abbreviation in brackets right before its value ("Protocol #1 Error (MPJPE): 164.3 mm", "Loss (CE): 0.4")
 # is the name's last word, which says what was measured; a word in brackets is a part of the line's text
 # ("time (data): 2.06 (0.52)", "500 (iteration) = 30000")
@@ -1037,11 +1037,14 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = _last_drawn(text)
     if " - " in text:
         text = LOGURU_LOCATION.sub(" - ", text, count=1)
-    # a prefix starts with its timestamp: the first character decides for nearly every line, at no cost
-    if ((text[:1].isdigit() or text.startswith("[")) and any(level in text for level in LOGGING_LEVELS)
-            and (prefix := LOGGING_PREFIX.match(text)) is not None):
-        text = text[prefix.end():]
-    elif text.startswith(LOGGING_LEVELS) and (prefix := LEVEL_FIRST_PREFIX.match(text)) is not None:
+    # a prefix starts with its timestamp, or with its level (LEVEL_FIRST_PREFIX): the first character decides for
+    # nearly every line, at no cost
+    prefix = None
+    if (text[:1].isdigit() or text.startswith("[")) and any(level in text for level in LOGGING_LEVELS):
+        prefix = LOGGING_PREFIX.match(text)
+    elif text.startswith(LOGGING_LEVELS):
+        prefix = LEVEL_FIRST_PREFIX.match(text)
+    if prefix is not None:
         text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
@@ -1505,7 +1508,7 @@ def _step_within_epoch(line: Line, text: str, spans: list[tuple[int, int]]) -> N
     not training's: the line stays at its epoch."""
     for match in UNNAMED_FRACTION.finditer(text):
         if not any(start <= match.start() < end for start, end in spans):
-            if (_split_named(text[:match.start()]) or "").lower() not in EVALUATION_WORDS:
+            if _split_named(text[:match.start()]) not in EVALUATION_WORDS:
                 line.step, line.step_total = float(match["n"]), float(match["total"])
             return
 
