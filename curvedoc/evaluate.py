@@ -62,7 +62,8 @@ PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, P
               "public-dev27", "public-s40", "public-dev28", "public-s41", "public-dev29", "public-s42", "public-s43",
               "public-dev30", "public-s44", "public-s45", "public-dev32", "public-dev31", "public-s46", "public-s47",
               "public-s48", "public-dev33", "public-s49", "public-s50", "public-dev34", "public-dev35", "public-s51",
-              "public-s52", "public-dev36", "public-s53", "public-s54", "public-dev37", "public-s55", "public-dev38")
+              "public-s52", "public-dev36", "public-s53", "public-s54", "public-dev37", "public-s55", "public-dev38",
+              "public-dev39")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them. A final part that has judged changes for several
 # stops is retired to development once newer final parts stand in for it (public-fresh and public-s18 to s20, on
