@@ -97,7 +97,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s50": "public-s50", "wild-dev34": "public-dev34", "wild-dev35": "public-dev35",
                      "wild-s51": "public-s51", "wild-s52": "public-s52", "wild-dev36": "public-dev36",
                      "wild-s53": "public-s53", "wild-s54": "public-s54", "wild-dev37": "public-dev37",
-                     "wild-s55": "public-s55", "wild-dev38": "public-dev38", "wild-dev39": "public-dev39"}
+                     "wild-s55": "public-s55", "wild-dev38": "public-dev38", "wild-dev39": "public-dev39",
+                     "wild-s56": "public-s56"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
