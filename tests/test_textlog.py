@@ -1737,3 +1737,16 @@ def test_words_and_a_number_in_brackets_before_a_value_qualify_its_name(tmp_path
                    f"Average Validation Accuracy (last 25): {b / 100:.4f}\n" for b in range(1, 6))
     run = load_one(write(tmp_path / "training.log", text))
     assert sorted(run.tags) == ["Average_Validation_Accuracy", "Training_Loss", "Validation_Accuracy"]
+
+
+def test_a_counters_count_of_its_total_in_brackets_after_its_name_places_the_line(tmp_path):
+    """A k-fold script's "fold[1/5] epoch[3/100] loss: 3.01": each fold trained to its last epoch, then the next
+    fold starts over, a run of its own (not a restart whose epochs replace the fold before). An index in brackets
+    ("weights[0]: 0.5") counts no total and stays a name's."""
+    lines = [f"2022-04-21 13:25:23,878 train_log INFO: fold[{fold}/2] epoch[{e}/6] loss: {3.6 - e / 3:.6f} "
+             f"train accuracy: {0.04 * e:.6f}" for fold in (1, 2) for e in range(1, 7)]
+    runs = curvedoc.load(write(tmp_path / "train_log.txt", "\n".join(lines) + "\n"))
+    assert [run.name for run in runs] == ["train_log.txt#1", "train_log.txt#2"]
+    assert runs[0].series("loss")["step"].tolist() == [1, 2, 3, 4, 5, 6] and not runs[0].warnings
+    indexed = "".join(f"step {s}: loss {1 / s:.3f} weights[0]: 0.5\n" for s in range(1, 5))
+    assert "weights" not in load_one(write(tmp_path / "indexed.log", indexed)).tags

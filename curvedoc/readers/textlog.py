@@ -222,10 +222,11 @@ COUNT_OF_THINGS = (
 # A name, then a number, which a sentence's full stop may end ("Avg.loss: 1.4685.   Accuracy: 49.22%.") but not a
 # version's or an address's next group (1.2.3): the pattern holds the name's last word only (the words before it are
 # found by KEY_WORDS in the text since the previous pair), so a line of words without numbers costs one short attempt
-# per word.
+# per word. A counter's count of its total may follow its name in brackets ("fold[1/5] epoch[3/100] loss: 3.01"),
+# which an index never has.
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@+])(?P<key>{WORD})"
-    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
+    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}}|(?=\[\d{{1,15}}/\d))[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?!\w|\.[\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
