@@ -222,11 +222,10 @@ COUNT_OF_THINGS = (
 # A name, then a number, which a sentence's full stop may end ("Avg.loss: 1.4685.   Accuracy: 49.22%.") but not a
 # version's or an address's next group (1.2.3): the pattern holds the name's last word only (the words before it are
 # found by KEY_WORDS in the text since the previous pair), so a line of words without numbers costs one short attempt
-# per word. A counter's count of its total may follow its name in brackets ("fold[1/5] epoch[3/100] loss: 3.01"),
-# which an index never has.
+# per word.
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@+])(?P<key>{WORD})"
-    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}}|(?=\[\d{{1,15}}/\d))[\[(]?['\"]?"
+    rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
     rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?!\w|\.[\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
@@ -245,6 +244,9 @@ OPENING_COUNTER = re.compile(
     r"|EPISODE)(?:(?P<n>\d{1,12})|\[\s{0,3}(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)"
     r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d)))")
+# A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
+# index never has: read as the name and its count ("epoch 3/100")
+BRACKETED_COUNT = re.compile(r"(?<=[A-Za-z_])\[\s{0,3}(\d{1,15})\s?/\s?(\d{1,15})\s{0,3}\]")
 FULL_WIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "％": "%", "｜": "|"})
 # One name, two splits, two values: "Loss (train/val): 0.9226/0.6834" says train loss 0.9226 and val loss 0.6834
 SPLIT_PAIRED = re.compile(
@@ -1058,6 +1060,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             batch = f" batch {opening['batch']}/{opening['batches']}" if opening["batch"] else " "
             counter = f"epoch {opening['epoch']}/{opening['total']}{batch}"
         text = counter + text[opening.end():]
+    if "[" in text and "/" in text:
+        text = BRACKETED_COUNT.sub(r" \1/\2", text)
     writer_line = _writer_line(text, state)
     if not isinstance(writer_line, str):
         return writer_line
