@@ -557,6 +557,14 @@ def test_a_phase_column_beside_columns_filled_on_the_validation_rows_alone(tmp_p
     assert "val_loss" not in run.tags  # a validation column filled on a train row: no table of per-row splits
 
 
+def test_a_problem_met_by_each_splits_rows_of_one_table_is_one_warning(tmp_path):
+    """Two sessions appended to one phase-column CSV: the train rows and the val rows each go back to epoch 1, one
+    restart of one run, said once."""
+    session = "".join(f"{e},train,{0.5 / e:.3f}\n{e},val,{0.6 / e:.3f}\n" for e in range(1, 4))
+    run = load_one(write(tmp_path / "train_log.csv", "epoch,phase,loss\n" + session + session))
+    assert len([message for message in run.warnings if "step went back" in message]) == 1
+
+
 def test_counters_beside_the_step_and_a_lone_batch_counter_are_no_curves(tmp_path):
     run = load_one(write(tmp_path / "metrics.csv", "step,global_step,loss\n" + "".join(
         f"{i},{i},{1 / (i + 1)}\n" for i in range(5))))
