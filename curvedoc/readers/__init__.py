@@ -564,10 +564,10 @@ def _without_event_copies_of_tables(sources: list[Source]) -> list[Source]:
 def _yolo_results_text(path: Path) -> bool:
     """Whether ``path`` is the results.txt YOLOv5 (to v5.0) and YOLOv3 write: its first line is one of its rows."""
     # imported here, as the readers are: the text reader imports Source from this module
-    from curvedoc.readers.textlog import YOLO_RESULTS_ROW
+    from curvedoc.readers.textlog import yolo_results_row
 
     first = _head(path).split(b"\n", 1)[0].decode("utf-8", errors="replace")
-    return YOLO_RESULTS_ROW.match(first) is not None and len(first.split()) == 15
+    return yolo_results_row(first) is not None
 
 
 def _head(path: Path) -> bytes:

@@ -192,8 +192,8 @@ def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
         return None
     # a column may name its split when it is filled on that split's rows alone (a val_macro_f1 beside the shared
     # loss, empty on the train rows); one filled on the rows of another split is no table of this kind
-    for other in table.columns:
-        named = split_of(tokens(other)) if other != column else None
+    for other in (other for other in table.columns if other != column):
+        named = split_of(tokens(other))
         if named is not None and {splits[kind] for kind in kinds[table.frame[other].notna()].unique()} - {named}:
             return None
     rest = table.frame.drop(columns=[column])

@@ -302,6 +302,7 @@ YOLO_RESULTS_ROW = re.compile(r"\s{0,20}(?P<epoch>\d{1,9})/(?P<last>\d{1,9})\s{1
 YOLO_RESULTS_COLUMNS = {2: "train/box_loss", 3: "train/obj_loss", 4: "train/cls_loss", 5: "train/total_loss",
                         8: "metrics/precision", 9: "metrics/recall", 10: "metrics/mAP_0.5", 11: "metrics/mAP_0.5:0.95",
                         12: "val/box_loss", 13: "val/obj_loss", 14: "val/cls_loss"}
+YOLO_RESULTS_CELLS = 15  # the epoch of the last, the GPU memory, and thirteen numbers
 # The process a distributed job's line came from: the Visualizer's "[Rank 0] (epoch: 1, …", torchrun's "[rank0]:" and
 # "[default0]:" tees. It names a process, not a value
 RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
@@ -311,13 +312,13 @@ LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
 # A logging prefix: a timestamp, fields the format chose (the host and its rank, ``%(name)s:%(lineno)d``:
 # "olmo.train:990") and the level, then the message. What precedes the level says who wrote the line and when
-LOGGING_PREFIX = re.compile(r"\[?\d{2,4}[-/:.]\d{1,2}[^\n]{0,200}?[\s\[|\-](?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
-                            r"(?:\]|\s|:\s|\s?[-|]\s)")
-LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")
+LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")  # WARN also begins WARNING
+LEVEL_NAME = "(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
+LOGGING_PREFIX = re.compile(rf"\[?\d{{2,4}}[-/:.]\d{{1,2}}[^\n]{{0,200}}?[\s\[|\-]{LEVEL_NAME}(?:\]|\s|:\s|\s?[-|]\s)")
 # The level first, then the date and the time since the start: "INFO - 09/04/20 07:56:14 - 0:00:27 - " (the
 # LogFormatter of Facebook research code: SwAV, XLM, DINO's kin)
-LEVEL_FIRST_PREFIX = re.compile(r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - \d{1,4}[-/.]\d{1,2}[-/.]\d{1,4} "
-                                r"\d{1,2}:\d{2}:\d{2} - (?:\d{1,6} days?, )?\d{1,9}:\d{2}:\d{2} - ")
+LEVEL_FIRST_PREFIX = re.compile(rf"{LEVEL_NAME} - \d{{1,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}} \d{{1,2}}:\d{{2}}:\d{{2}} - "
+                                r"(?:\d{1,6} days?, )?\d{1,9}:\d{2}:\d{2} - ")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
 # A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
 # ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
@@ -1216,8 +1217,7 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
         return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
     if text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
         return _deepxde_row(table_row)
-    if ((text[:1].isdigit() or text[:1] == " ") and (row := YOLO_RESULTS_ROW.match(text)) is not None
-            and (yolo := _yolo_results_row(row, text)) is not None):
+    if (text[:1].isdigit() or text[:1] == " ") and (yolo := yolo_results_row(text)) is not None:
         return yolo
     if text.startswith("Best model at step "):
         state.best_summary = True
@@ -1252,11 +1252,13 @@ def _deepxde_row(row: re.Match) -> Line | None:
     return line if line.values else None
 
 
-def _yolo_results_row(row: re.Match, text: str) -> Line | None:
-    """A YOLOv5/YOLOv3 results.txt row's point at its epoch (see YOLO_RESULTS_ROW), or None when the line holds
-    another number of columns or a cell that is no number."""
+def yolo_results_row(text: str) -> Line | None:
+    """A YOLOv5/YOLOv3 results.txt row's point at its epoch (see YOLO_RESULTS_ROW), or None when the line is none:
+    another start, another number of columns, or a cell that is no number."""
+    if (row := YOLO_RESULTS_ROW.match(text)) is None:
+        return None
     cells = text.split()
-    if len(cells) != 15 or not all(VALUE_CELL.fullmatch(cell) for cell in cells[2:]):
+    if len(cells) != YOLO_RESULTS_CELLS or not all(VALUE_CELL.fullmatch(cell) for cell in cells[2:]):
         return None
     return Line(epoch=float(row["epoch"]), epoch_total=float(row["last"]) + 1,
                 values={name: _number(cells[column]) for column, name in YOLO_RESULTS_COLUMNS.items()})

@@ -168,11 +168,10 @@ def overfitting(run: RunCurves, limits: Limits):
     # judged against its own train term, as the term that overfits (the objectness of a small dataset) is seldom
     # the one shown first. A term is a part of the loss, and its steady climb of a few percent a smaller move of
     # it: a term's rise must be a meaningful share of its own level however steady
-    for term in terms_beside(run, val):
+    for term in (term for term in terms_beside(run, val) if term is not val):
         partner = next((curve for curve in run.curves(Role.TRAIN_LOSS) if same_curve_named(curve.tag, term.tag)),
                        None)
-        if (term is not val and partner is not None and len(partner.finite_values)
-                and not _memorizing(run, partner, term, limits)
+        if (partner is not None and len(partner.finite_values) and not _memorizing(run, partner, term, limits)
                 and (found := _overfit(run, term, partner, limits, limits["rise_share"])) is not None):
             return found
     return None
