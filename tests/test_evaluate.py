@@ -98,7 +98,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s51": "public-s51", "wild-s52": "public-s52", "wild-dev36": "public-dev36",
                      "wild-s53": "public-s53", "wild-s54": "public-s54", "wild-dev37": "public-dev37",
                      "wild-s55": "public-s55", "wild-dev38": "public-dev38", "wild-dev39": "public-dev39",
-                     "wild-s56": "public-s56"}
+                     "wild-s56": "public-s56", "wild-dev40": "public-dev40", "wild-s57": "public-s57",
+                     "wild-s58": "public-s58"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
