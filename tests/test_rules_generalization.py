@@ -18,8 +18,8 @@ HEALTHY = [
     "symptoms/healthy_dropout.jsonl", "symptoms/healthy_wine.jsonl", "symptoms/healthy_tiny_batch.jsonl",
 ]
 FIRES = {
-    "overfit_small_data": "CD501", "overfit_digits": "CD501", "memorize_shuffled": "CD502",
-    "dropout_heavy": "CD503", "train_reg_term": "CD503",
+    "overfit_small_data": ["CD501"], "overfit_digits": ["CD501"], "memorize_shuffled": ["CD501", "CD502"],
+    "dropout_heavy": ["CD503"], "train_reg_term": ["CD503"],
 }
 
 
@@ -35,7 +35,7 @@ def load_one(path):
 @pytest.mark.parametrize("name", sorted(FIRES))
 def test_real_runs_show_their_symptom_and_only_it(name):
     found = findings(load_one(SYMPTOMS / f"{name}.jsonl"))
-    assert [finding.code for finding in found] == [FIRES[name]]
+    assert sorted(finding.code for finding in found) == FIRES[name]
     assert found[0].severity == "warning" and found[0].evidence and found[0].cheapest_check
 
 
@@ -143,11 +143,18 @@ def test_mse_regression_overfitting_is_found_at_its_scale():
     assert finding.code == "CD501" and finding.step == 499
 
 
-def test_memorizing_is_reported_once_not_as_overfitting_too():
+def test_memorizing_whose_validation_then_climbs_far_is_overfitting_too():
     val = [2.4, 2.6, 2.9, 3.3, 3.8, 4.2, 4.5]
-    (finding,) = findings(build({"train/loss": falling_train(700, end=1e-3), "val/loss": val},
-                                np.arange(1, 8) * 100 - 1))
-    assert finding.code == "CD502" and "barely improves" in finding.title
+    found = {finding.code: finding for finding in
+             findings(build({"train/loss": falling_train(700, end=1e-3), "val/loss": val}, np.arange(1, 8) * 100 - 1))}
+    assert set(found) == {"CD501", "CD502"} and "barely improves" in found["CD502"].title
+
+
+def test_memorizing_whose_validation_drifts_up_a_few_percent_is_not_overfitting_too():
+    # a steady 4% climb would be reported on a run that learned (steady_share); here validation never gained
+    val = [2.30, 2.31, 2.32, 2.33, 2.34, 2.35, 2.36, 2.37, 2.38, 2.39]
+    found = findings(build({"train/loss": falling_train(1000, end=1e-3), "val/loss": val}, np.arange(1, 11) * 100 - 1))
+    assert [finding.code for finding in found] == ["CD502"]
 
 
 def test_a_large_gap_after_real_val_improvement_is_not_memorizing():
@@ -237,7 +244,7 @@ SYMPTOM_IDS = {"overfitting", "memorizing", "val_below_train"}
 CORPUS_MISSES = {
     "overfitting/tiny_subset_digits_epochs",  # val ends below its early dip (0.565 < 0.581): no rise to report
     "overfitting/tiny_subset_friedman",  # val settles at 0.473 after one dip to 0.426: no persistent rise
-    "memorizing/random_labels_iris",  # val dipped to 0.80 (below ln 3) before rising: reported as overfitting
+    "memorizing/random_labels_iris",  # val dipped to 0.80 (below ln 3) before rising: reported as overfitting only
 }
 # Both losses end near 0.005; the smoothed heavy-tailed minibatch train loss sits above val (CD503). No threshold
 # separates it from heavy_dropout_wine without fitting to these two runs.

@@ -157,12 +157,16 @@ def overfitting(run: RunCurves, limits: Limits):
     climb steadily, a rank trend beyond chance), and stays up to the last points. On an unsmoothed curve the noise
     is read beside the turn at the best, which is the rise under test. A held-out loss logged only as terms (a
     detector's box, objectness and class losses) overfits when one term does, against its own train term. Reports
-    the best validation step (where to stop) and the rise. Runs where validation never improved are CD502's."""
+    the best validation step (where to stop) and the rise. A run whose validation never improved (CD502's) overfits
+    too when its validation loss then climbs a meaningful share of its best, however steady the climb."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
-    if (val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values)
-            or _memorizing(run, train, val, limits)):
+    if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
         return None
-    if (found := _overfit(run, val, train, limits, limits["steady_share"])) is not None:
+    # Memorising says validation gained nothing; a validation loss that then climbs well above that best (random
+    # labels: 2.3 -> 5.4) is what engineers call overfitting as well. A climb of a few percent there is a flat
+    # curve's drift, not a checkpoint worth keeping, so it is not reported from the smaller steady share.
+    steady_share = limits["rise_share"] if _memorizing(run, train, val, limits) else limits["steady_share"]
+    if (found := _overfit(run, val, train, limits, steady_share)) is not None:
         return found
     # A detector logs its held-out loss only as terms (YOLO's val/box_loss, val/obj_loss, val/cls_loss): each is
     # judged against its own train term, as the term that overfits (the objectness of a small dataset) is seldom
@@ -171,7 +175,7 @@ def overfitting(run: RunCurves, limits: Limits):
     for term in (term for term in terms_beside(run, val) if term is not val):
         partner = next((curve for curve in run.curves(Role.TRAIN_LOSS) if same_curve_named(curve.tag, term.tag)),
                        None)
-        if (partner is not None and len(partner.finite_values) and not _memorizing(run, partner, term, limits)
+        if (partner is not None and len(partner.finite_values)
                 and (found := _overfit(run, term, partner, limits, limits["rise_share"])) is not None):
             return found
     return None
