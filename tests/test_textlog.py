@@ -376,6 +376,40 @@ def test_pytorch_mnist_example_counts_samples_on_across_epochs():
     assert not run.warnings  # nothing was dropped: a step counted within epochs is the format, not a problem
 
 
+def test_a_step_counted_within_epochs_named_only_after_their_batches_is_one_run():
+    # "  step    20 | loss 2.1014" … "  step    80", then "Epoch 00001 | Loss: 1.5796 | Val Loss: 0.8507"
+    run = load_one(FIXTURES / "epoch_summary_after_steps" / "train.log")
+    assert steps(run, "loss")[:6] == [20, 40, 60, 80, 100, 120]  # epoch 2 goes on from epoch 1's 80
+    assert steps(run, "Val_Loss") == [80, 160, 240, 320, 400, 480]  # each summary at its epoch's last step
+    assert run.roles["Val_Loss"] == Role.VAL_LOSS and not run.warnings
+
+
+def within_epoch_steps_log(epochs: list[int], epoch_first: bool) -> str:
+    lines = []
+    for epoch in epochs:
+        batches = [f"step {step} | loss {1 / (epoch + step / 100):.4f}" for step in range(100, 600, 100)]
+        summary = [f"Epoch {epoch} | lr 0.001"]
+        lines += summary + batches if epoch_first else batches + summary
+    return "\n".join(lines) + "\n"
+
+
+def test_a_step_counted_within_epochs_named_before_their_batches_is_one_run(tmp_path):
+    run = read(write(tmp_path / "train.log", within_epoch_steps_log([1, 2, 3], epoch_first=True)))
+    assert steps(run, "loss") == list(range(100, 1501, 100))
+
+
+def test_a_stretch_after_the_last_epoch_line_is_the_epoch_in_progress(tmp_path):
+    text = within_epoch_steps_log([1, 2], epoch_first=False) + "step 100 | loss 0.3\nstep 200 | loss 0.29\n"
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "loss")[-3:] == [1000, 1100, 1200]
+
+
+def test_epoch_lines_that_name_an_epoch_again_are_restarted_sessions(tmp_path):
+    # the same command run twice: epochs 1, 2, then 1, 2 again: the step's restart there is a new session
+    text = within_epoch_steps_log([1, 2], epoch_first=False) * 2
+    assert len(curvedoc.load(write(tmp_path / "train.log", text))) == 2
+
+
 def test_fairseq_updates_and_the_valid_subset():
     run = load_one(FIXTURES / "fairseq" / "train.log")
     assert run.roles["loss"] == Role.TRAIN_LOSS and run.roles["valid_loss"] == Role.VAL_LOSS

@@ -1796,6 +1796,9 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
         parsed.warn(f"{int(stray.sum())} line(s) whose epoch goes back for that line alone (epoch 1 amid epoch 11: a "
                     "line garbled or pasted in) not read as a point")
     has_step, has_epoch = ~np.isnan(step), ~np.isnan(epoch)
+    if has_step.any() and has_epoch.any() and not (has_step & has_epoch).any():
+        epoch = _epochs_of_counted_stretches(step, epoch)
+        has_epoch = ~np.isnan(epoch)
     if not has_step.any() and has_epoch.any():
         step = _batches_within_epochs(parsed, epoch)
         has_step = ~np.isnan(step)
@@ -1819,6 +1822,34 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
         parsed.warn("no step or epoch in the log; the order of the lines holding values is the x axis")
         return np.arange(len(step), dtype=np.float64), None
     return _carried_forward(x, own), own
+
+
+def _epochs_of_counted_stretches(step: np.ndarray, epoch: np.ndarray) -> np.ndarray:
+    """``epoch`` with the epoch of each stretch of step lines filled in, when the lines printing the epoch print no
+    step and stand exactly where the step starts again (``step 100 | G 3.27`` … ``step 1500``, then ``Epoch 00001 |
+    G Loss: 2.56``, then ``step 100`` again), each naming another epoch: the step counts batches within an epoch
+    that the log names once, at the epoch's end (or at its start, when an epoch line comes first). Read alone, every
+    epoch would be a restarted run of its own; an epoch named lower than the one before is a session started over,
+    which the restart rule then tells apart. A stretch after the last epoch line that closes one is the epoch in
+    progress (a crashed run's last), the one after it. Unchanged in any other log."""
+    with_step, with_epoch = np.flatnonzero(~np.isnan(step)), np.flatnonzero(~np.isnan(epoch))
+    named = epoch[with_epoch]
+    restarts = np.flatnonzero(np.diff(step[with_step]) < 0)
+    if not len(restarts) or np.any(np.diff(named) == 0):
+        return epoch
+    # every restart has epoch lines before it, and every group of epoch lines between step lines sits at a restart
+    step_lines_before = np.searchsorted(with_step, with_epoch)
+    inner = step_lines_before[(step_lines_before > 0) & (step_lines_before < len(with_step))]
+    if not np.array_equal(np.unique(inner) - 1, restarts):
+        return epoch
+    if with_epoch[0] > with_step[0]:  # the epoch line after a stretch closes it
+        closing = np.searchsorted(with_epoch, with_step)
+        stretch_epoch = np.where(closing < len(named), named[np.minimum(closing, len(named) - 1)], named[-1] + 1)
+    else:  # the one before it opens it
+        stretch_epoch = named[np.searchsorted(with_epoch, with_step) - 1]
+    filled = epoch.copy()
+    filled[with_step] = stretch_epoch
+    return filled
 
 
 def _out_of_order(positions: np.ndarray) -> np.ndarray:
