@@ -100,7 +100,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s55": "public-s55", "wild-dev38": "public-dev38", "wild-dev39": "public-dev39",
                      "wild-s56": "public-s56", "wild-dev40": "public-dev40", "wild-s57": "public-s57",
                      "wild-s58": "public-s58", "wild-dev41": "public-dev41", "wild-s59": "public-s59",
-                     "wild-dev42": "public-dev42"}
+                     "wild-dev42": "public-dev42", "wild-s60": "public-s60", "wild-dev43": "public-dev43",
+                     "wild-s61": "public-s61"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
