@@ -653,6 +653,37 @@ def test_a_stable_baselines_monitor_log_is_an_episode_reward_curve(tmp_path):
     assert run.roles["episode_reward"].value == "score" and len(run.series("episode_reward")) == 30
 
 
+def test_numpy_savetxt_header_is_the_comment_above_the_rows(tmp_path):
+    history = np.c_[np.arange(1, 11), np.linspace(2.0, 0.5, 10), np.linspace(2.1, 0.7, 10)]
+    for name, delimiter in (("losses.txt", " "), ("losses.csv", ",")):
+        np.savetxt(tmp_path / name, history, delimiter=delimiter, header=delimiter.join(["epoch", "train_loss",
+                                                                                          "val_loss"]))
+        run = load_one(tmp_path / name)
+        assert run.roles == {"train_loss": Role.TRAIN_LOSS, "val_loss": Role.VAL_LOSS}
+        assert run.series("val_loss")["step"].tolist() == list(range(1, 11)) and not run.warnings
+
+
+def test_rows_of_numbers_with_no_header_are_named_by_the_file(tmp_path):
+    # a script's f.write(f"{reward}\n") and f.write(f"{episode},{reward}\n"): the first row is a value, no name
+    run = load_one(write(tmp_path / "rewards.csv", "".join(f"{0.5 + i / 10}\n" for i in range(20))))
+    assert run.tags == ["rewards"] and run.series("rewards")["value"].iloc[0] == 0.5
+    run = load_one(write(tmp_path / "loss_log.txt", "".join(f"{i}, {2 / i:.4f}\n" for i in range(1, 20))))
+    assert run.roles == {"loss_log": Role.TRAIN_LOSS} and run.series("loss_log")["step"].tolist()[:2] == [1, 2]
+    assert any("no header" in warning for warning in run.warnings)
+
+
+def test_pandas_names_of_a_bare_arrays_columns_are_no_value(tmp_path):
+    pd.DataFrame(np.linspace(2.3, 0.4, 30)).to_csv(tmp_path / "train_losses.csv", index=False)  # header "0"
+    run = load_one(tmp_path / "train_losses.csv")
+    assert run.roles == {"train_losses": Role.TRAIN_LOSS} and run.series("train_losses")["value"].iloc[0] == 2.3
+
+
+def test_columns_of_numbers_that_nothing_names_are_refused_in_one_line(tmp_path):
+    path = write(tmp_path / "train_log.csv", "".join(f"{4.5 - i / 10},{i / 20}\n" for i in range(20)))
+    with pytest.raises(CurvedocError, match="2 columns of numbers with no header"):
+        curvedoc.load(path)
+
+
 def epochs_of(name: str, epochs: int, first_loss: float = 1.0) -> str:
     return "".join(f"{name},{e},{first_loss / e:.4f},{first_loss / e + 0.1:.4f}\n" for e in range(1, epochs + 1))
 

@@ -349,17 +349,19 @@ def _looks_like_json_lines(head: bytes) -> bool:
 def _looks_like_table(head: bytes) -> bool:
     """A .log/.txt that is really a table (Keras CSVLogger's ``training.log``, a ``step loss`` column dump, Torch's
     optim.Logger ``test.log``: names such as ``% mean class accuracy (test set)``, every line ended by its
-    delimiter): a header of names, then numbers."""
+    delimiter): a header of names, then numbers. The header may be a comment (``np.savetxt(…, header="epoch
+    loss")`` writes ``# epoch loss``), or missing: rows of numbers alone, which the table reader names by the file."""
     lines = [line for line in head.splitlines() if line.strip()]  # "\r\r" line ends (a doubled CR) split twice
     if len(lines) < 2:
         return False
     for delimiter in (b",", b"\t", b";", None):
-        header = _cells_before_line_end(lines[0], delimiter)
+        header = _cells_before_line_end(lines[0].removeprefix(b"#"), delimiter)
         first = _cells_before_line_end(lines[1], delimiter)
         # one column is a table only when its writer ends every line with the delimiter
         one_column = delimiter is not None and lines[0].rstrip(b"\r").endswith(delimiter)
         if len(header) == len(first) and (len(header) >= 2 or one_column) and any(map(_is_number, first)):
-            return all(re.fullmatch(rb"\s*%?\s*[A-Za-z_][\w./ \-@()%]*\s*", cell) for cell in header)
+            return (all(re.fullmatch(rb"\s*%?\s*[A-Za-z_][\w./ \-@()%]*\s*", cell) for cell in header)
+                    or all(map(_is_number, header + first)))
     return False
 
 

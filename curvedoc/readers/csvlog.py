@@ -35,8 +35,8 @@ from curvedoc.readers import (
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
-    counts_within_epoch, find_step_column, restart_drops, run_of_each_record, steps_across_epochs, warn_restarts,
-    whole_at_line_end, whole_steps,
+    as_value, counts_within_epoch, find_step_column, restart_drops, run_of_each_record, steps_across_epochs,
+    warn_restarts, whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import Role, epoch_average_of, infer_role, split_of, tokens
@@ -364,10 +364,15 @@ def load_table(path: Path) -> Table:
         data, encoding = data.decode(encoding, errors="replace").encode(), "utf-8"
     found = [decoding_problem] if decoding_problem else []
     data = data.lstrip(b"\r\n")
+    comment = b""
     while data.startswith(b"#"):  # comment lines above the header (Stable-Baselines' Monitor: #{"t_start": …})
-        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+        comment, _, data = data.partition(b"\n")
     header = data.split(b"\n", 1)[0].decode(encoding)
     delimiter = sniff_delimiter(header)
+    header_cells = _cells(header, delimiter)
+    unnamed = bool(header_cells) and all(as_value(cell) is not None for cell in header_cells)
+    # pandas names the columns of a bare array 0, 1, …: a header all the same, which names nothing
+    headerless = unnamed and header_cells != [str(number) for number in range(len(header_cells))]
     if (columns := count_fields(header.encode(), delimiter)) > limits.current().max_columns:
         raise limits.refuse(path, f"{columns:,} columns", "max_columns")
     data = drop_cut_last_line(data, delimiter, path, found)
@@ -381,7 +386,7 @@ def load_table(path: Path) -> Table:
             frame = pd.read_csv(
                 io.BytesIO(data), sep=delimiter, encoding=encoding, keep_default_na=False, na_values=[""],
                 on_bad_lines="warn", skipinitialspace=True, engine="c",
-                decimal=decimal,
+                decimal=decimal, header=None if headerless else "infer",
             )
         except (ValueError, pd.errors.ParserError, csv.Error) as exc:
             raise CurvedocError(path, f"not a readable table ({' '.join(str(exc).split())})") from None
@@ -391,10 +396,38 @@ def load_table(path: Path) -> Table:
     if skipped:
         found.append(f"{path}: {len(skipped)} malformed line(s) skipped ({skipped[0]}"
                      f"{', …' if len(skipped) > 1 else ''})")
+    if unnamed:
+        frame.columns = _names_of_headerless(path, frame, _cells(comment.decode(encoding).lstrip("#"), delimiter),
+                                             found)
     frame.columns = [str(column).strip() for column in frame.columns]
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
     return Table(path, frame, found, decimal)
+
+
+def _cells(line: str, delimiter: str) -> list[str]:
+    line = line.strip()
+    return line.split() if delimiter == WHITESPACE else [cell.strip() for cell in line.split(delimiter)]
+
+
+def _names_of_headerless(path: Path, frame: pd.DataFrame, comment: list[str], found: list[str]) -> list[str]:
+    """The names of a table whose first row is numbers, or pandas' names of a bare array's columns (0, 1, …).
+    ``np.savetxt(…, header="epoch loss")`` writes its header as the comment line above the rows (``# epoch loss``);
+    a script that writes rows with no header at all names its curve by the file (``rewards.csv``: one reward a
+    line, or the episode counting up, then the reward). Any other table of unnamed numbers is refused: nothing says
+    what its columns measure."""
+    width = frame.shape[1]
+    if len(comment) == width and not any(as_value(cell) is not None for cell in comment):
+        return comment
+    first = frame.iloc[:, 0].to_numpy()
+    # a step counts up in whole numbers; a session appended to the file starts it over (the restart rule's)
+    counter = (width == 2 and np.issubdtype(first.dtype, np.number) and np.all(first == np.round(first))
+               and np.mean(np.diff(first) > 0) >= 0.9)
+    if width == 1 or counter:
+        found.append(f"{path}: no header; the values are named by the file ({path.stem})"
+                     + (", the first column, counting up, is their step" if counter else ""))
+        return [path.stem] if width == 1 else ["step", path.stem]
+    raise NotALog(path, f"a table of {width} columns of numbers with no header: nothing names what they measure")
 
 
 def count_fields(line: bytes, delimiter: str) -> int:
