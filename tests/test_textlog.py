@@ -1651,6 +1651,19 @@ def test_a_count_out_of_a_total_is_a_loop_s_progress_not_a_value(tmp_path):
     assert sorted(run.tags) == ["Accuracy", "loss"] and values(run, "Accuracy")[0] == 0.901
 
 
+def test_cyclegan_lines_printed_once_an_epoch_or_less_place_by_their_epoch(tmp_path):
+    # print_freq reached once an epoch, at its last batch: "iters" is the same on every line
+    once = "".join(f"(epoch: {epoch}, iters: 3648, time: 1188.849) D_A: {0.2 + epoch / 100:.3f} G_A: 0.191 \n"
+                   for epoch in range(1, 21))
+    run = read(write(tmp_path / "loss_log.txt", once))
+    assert steps(run, "D_A") == list(range(1, 21))
+    # a tiny data set: every few epochs, at an epoch_iter that wraps (4, 8 … 24, 4 …)
+    rarely = "".join(f"(epoch: {1 + 4 * line}, iters: {4 + 4 * (line % 6)}, time: 0.095, data: 0.200) G_GAN: 0.353 \n"
+                     for line in range(30))
+    run = read(write(tmp_path / "pix2pix_loss_log.txt", rarely))
+    assert steps(run, "G_GAN") == [1 + 4 * line for line in range(30)]
+
+
 def test_one_line_whose_epoch_goes_back_alone_is_no_restart(tmp_path):
     # a CycleGAN loss_log.txt with one line of epoch 11 printed as epoch 1 (iters counted within each epoch)
     lines = [f"(epoch: {epoch}, iters: {iters}, time: 0.060, data: 0.002) D_A: {1 / epoch:.3f} G_A: 0.5 "

@@ -1808,6 +1808,8 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
         totals = np.frombuffer(parsed.step_total, dtype=np.float64)[both]
         if counts_within_epoch(step[both], epoch[both], totals):
             x[both] = steps_across_epochs(step[both], epoch[both], totals)
+        elif _the_epoch_orders_them(step[has_step], epoch[has_step]):
+            x[has_step] = epoch[has_step]
         own = has_step
     elif has_epoch.any():
         x = epoch.copy()
@@ -1822,6 +1824,15 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
         parsed.warn("no step or epoch in the log; the order of the lines holding values is the x axis")
         return np.arange(len(step), dtype=np.float64), None
     return _carried_forward(x, own), own
+
+
+def _the_epoch_orders_them(step: np.ndarray, epoch: np.ndarray) -> bool:
+    """Whether records that each print a whole epoch of their own, counting up, place by it rather than by a step
+    beside it that does not count up with it: the batch within the epoch at which a log prints once an epoch or
+    less (CycleGAN's ``(epoch: 2, iters: 3648, …)`` at every epoch's last batch; pix2pix printing every few epochs
+    at ``iters: 4, 8 … 24, 4``). Read by that step, every epoch would pile onto one point or start a run over."""
+    return (len(epoch) >= 2 and not np.isnan(epoch).any() and np.all(epoch == np.round(epoch))
+            and np.all(np.diff(epoch) > 0) and np.any(np.diff(step) <= 0))
 
 
 def _epochs_of_counted_stretches(step: np.ndarray, epoch: np.ndarray) -> np.ndarray:
