@@ -1664,6 +1664,13 @@ def test_cyclegan_lines_printed_once_an_epoch_or_less_place_by_their_epoch(tmp_p
     assert steps(run, "G_GAN") == [1 + 4 * line for line in range(30)]
 
 
+def test_a_batch_size_among_the_settings_is_no_step_for_the_epochs_after_it(tmp_path):
+    text = "[run] image_size=224  epochs=20  batch=32  margin=0.5\n" + "".join(
+        f"[run] ep {epoch}/20  loss={0.5 - epoch / 100:.4f}(diag)  lr=1.95e-05  acc=0.745\n" for epoch in range(1, 21))
+    run = read(write(tmp_path / "finetune.log", text))
+    assert steps(run, "loss") == list(range(1, 21)) and run.roles["acc"] == Role.TRAIN_ACC
+
+
 def test_one_line_whose_epoch_goes_back_alone_is_no_restart(tmp_path):
     # a CycleGAN loss_log.txt with one line of epoch 11 printed as epoch 1 (iters counted within each epoch)
     lines = [f"(epoch: {epoch}, iters: {iters}, time: 0.060, data: 0.002) D_A: {1 / epoch:.3f} G_A: 0.5 "

@@ -1797,8 +1797,14 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
                     "line garbled or pasted in) not read as a point")
     has_step, has_epoch = ~np.isnan(step), ~np.isnan(epoch)
     if has_step.any() and has_epoch.any() and not (has_step & has_epoch).any():
-        epoch = _epochs_of_counted_stretches(step, epoch)
-        has_epoch = ~np.isnan(epoch)
+        if np.count_nonzero(has_step) < MIN_POINTS <= np.count_nonzero(has_epoch):
+            # a step on a line or two among many lines of an epoch is a setting (``epochs=20  batch=32``), not
+            # the x: every epoch's values would sit at it
+            step = np.full(len(step), np.nan)
+            has_step = np.zeros(len(step), dtype=bool)
+        else:
+            epoch = _epochs_of_counted_stretches(step, epoch)
+            has_epoch = ~np.isnan(epoch)
     if not has_step.any() and has_epoch.any():
         step = _batches_within_epochs(parsed, epoch)
         has_step = ~np.isnan(step)
