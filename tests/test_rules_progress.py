@@ -26,6 +26,21 @@ def test_a_run_frozen_at_chance_is_both_flat_and_at_chance(path):
     assert {"CD301", "CD302"} <= codes_at(CORPUS / path)
 
 
+def test_a_flat_noisy_loss_beside_an_accuracy_that_climbs_is_no_frozen_model():
+    # a triplet loss that mining keeps near its margin while retrieval accuracy climbs 0.75 -> 0.90
+    rng = np.random.default_rng(4)
+    loss = 0.45 + rng.normal(0, 0.03, 20)
+    climbing = np.linspace(0.75, 0.90, 20) + rng.normal(0, 0.01, 20)
+    assert "CD301" in codes(synthetic({"loss": loss}))
+    assert "CD301" not in codes(synthetic({"loss": loss, "acc": climbing}))
+
+
+def test_a_pinned_loss_is_flat_whatever_an_accuracy_beside_it_does():
+    # 0.743668 at every log: no longer computed from weights that change, however train accuracy moves
+    loss = np.r_[0.7482, 0.7437, np.full(40, 0.743668)]
+    assert "CD301" in codes(synthetic({"loss": loss, "acc": np.linspace(0.87, 0.998, 42)}))
+
+
 @pytest.mark.parametrize("path", ["csv/lightning/shuffled_labels", "huggingface/digits_mlp_shuffled"])
 def test_shuffled_labels_keep_the_validation_loss_at_chance(path):
     (finding,) = findings(FIXTURES / path, "CD302")

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, chance_as_yardstick_of_height, chance_loss_of,
+from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, as_fraction, chance_as_yardstick_of_height, chance_loss_of,
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role, epoch_average_of
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -26,6 +26,11 @@ FALLING_CHANGES = 3
 # Three equal evaluations in a row are no coincidence of a model that still changes (two may be, at a few digits).
 MIN_FROZEN_EVALUATIONS = 3
 
+
+
+# A loss computed from weights that still change varies by more than this share of its level over half a run
+# (four printed decimals of a loss at 0.5 resolve a fifth of it)
+PINNED_SHARE = 1e-3
 
 
 def is_flat(curve: Curve, limits: Limits) -> bool:
@@ -129,7 +134,8 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         return []  # a reward normalised per batch is centred on 0 by construction: it has no level to keep
     flat = [_flat_version(run, curve, limits) for curve in curves]
     if all(curve is not None for curve in flat):
-        return flat
+        learns = _accuracy_climbs(run, limits) and not any(_pinned(curve) for curve in flat)
+        return [] if learns else flat
     # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
     # nothing was learned, whatever minibatch noise makes the train loss wander (unless it clearly falls, which
     # would be a broken evaluation rather than a frozen model).
@@ -138,6 +144,28 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     if frozen and (train is None or train not in curves or trend_z(train) > -limits["noise_z"]):
         return frozen
     return []
+
+
+def _accuracy_climbs(run: RunCurves, limits: Limits) -> bool:
+    """An accuracy of the run (train or held-out) gets steadily closer to perfect, beyond its noise: the model
+    learns, whatever its loss shows (a triplet loss held near its margin by mining ever harder examples while
+    retrieval accuracy climbs 0.75 -> 0.90). A model that never moved cannot classify better."""
+    for role in (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC):
+        curve = run.curve(role)
+        if curve is None or len(curve.finite_values) < limits["min_points"] or as_fraction(curve) is None:
+            continue
+        missed = shortfall(curve)
+        if missed.level_change()[0] < 0 and trend_z(missed) <= -limits["noise_z"] and not is_flat(missed, limits):
+            return True
+    return False
+
+
+def _pinned(curve: Curve) -> bool:
+    """The loss no longer varies beyond a thousandth of its level over its second half (0.4999 at every epoch,
+    0.743668 ± 0.000001): nothing computes it from changing weights any more, whatever an accuracy beside it does
+    (a collapsed embedding that costs exactly the margin, a loss detached from the model)."""
+    later = curve.finite_values[len(curve.finite_values) // 2:]
+    return float(np.ptp(later)) <= PINNED_SHARE * abs(float(np.median(later)))
 
 
 def _flat_version(run: RunCurves, curve: Curve, limits: Limits) -> Curve | None:
