@@ -1671,6 +1671,15 @@ def test_a_batch_size_among_the_settings_is_no_step_for_the_epochs_after_it(tmp_
     assert steps(run, "loss") == list(range(1, 21)) and run.roles["acc"] == Role.TRAIN_ACC
 
 
+def test_folds_announced_on_lines_of_their_own_are_runs_however_early_they_stop(tmp_path):
+    # a k-fold script's "========== FOLD 2/5 ==========", each fold early-stopped at its own epoch
+    text = "".join(f"========== FOLD {fold}/3 ==========\n" + "".join(
+        f"Epoch {epoch:3d}: train_loss={1 / epoch:.4f} val_loss={1.2 / epoch:.4f}\n" for epoch in range(1, last + 1))
+        for fold, last in ((1, 30), (2, 12), (3, 20)))
+    runs = curvedoc.load(write(tmp_path / "train_log.txt", text))
+    assert [len(run.series("val_loss")) for run in runs] == [30, 12, 20]
+
+
 def test_one_line_whose_epoch_goes_back_alone_is_no_restart(tmp_path):
     # a CycleGAN loss_log.txt with one line of epoch 11 printed as epoch 1 (iters counted within each epoch)
     lines = [f"(epoch: {epoch}, iters: {iters}, time: 0.060, data: 0.002) D_A: {1 / epoch:.3f} G_A: 0.5 "

@@ -360,6 +360,9 @@ QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}
 # ("time (data): 2.06 (0.52)", "500 (iteration) = 30000")
 NAMING_ABBREVIATION = re.compile(r"(?<=[A-Za-z]) \((?P<abbreviation>[A-Z][\w\-@.]{0,30}[A-Z][\w\-@.]{0,30})\)"
                                  r"(?=\s{0,10}[:=]\s{0,10}[-+]?\.?\d)")
+# A line without values that names the next fold, trial or run of a sweep (``========== FOLD 2/5 ==========``,
+# ``Trial 3``): what trained before it was a run of its own, however early it stopped
+NEXT_RUN_HEADING = re.compile(r"\b(?:fold|trial|run)\s{0,3}[#:]?\s{0,3}\d+(?:\s{0,3}/\s{0,3}\d+)?\b", re.IGNORECASE)
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE,
@@ -864,8 +867,11 @@ class _Reading:
     def announce(self, text: str) -> None:
         """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
         result lines right after it; any other line without values (a blank, a status message) ends the block,
-        as does a line with a step or epoch of its own."""
+        as does a line with a step or epoch of its own. One that names the next fold or trial (NEXT_RUN_HEADING)
+        closes the run before it."""
         self.evaluation = None
+        if self.started and len(self.parsed.placed) and NEXT_RUN_HEADING.search(text):
+            self.parsed.ends.append(len(self.parsed.placed) - 1)
         if self.started:
             context = EVALUATION_CONTEXT.search(text)
             # a printed config's "val:" section or "phase: val" entry heads no block of results; a log prefix
