@@ -102,7 +102,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s58": "public-s58", "wild-dev41": "public-dev41", "wild-s59": "public-s59",
                      "wild-dev42": "public-dev42", "wild-s60": "public-s60", "wild-dev43": "public-dev43",
                      "wild-s61": "public-s61", "wild-s62": "public-s62", "wild-dev45": "public-dev45",
-                     "wild-dev44": "public-dev44"}
+                     "wild-dev44": "public-dev44", "wild-dev46": "public-dev46", "wild-s64": "public-s64",
+                     "wild-s63": "public-s63"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
