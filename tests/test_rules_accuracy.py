@@ -354,6 +354,18 @@ def test_a_loss_that_fell_within_the_first_quarter_of_a_frozen_span_fell():
     assert finding.code == "CD603" and "starts the span at 0.518" in finding.evidence[1]
 
 
+def test_a_small_steady_fall_beside_an_accuracy_that_never_moves_is_frozen_predictions():
+    # a NAS candidate on a balanced binary task: val_acc exactly 0.5 at all 10 evaluations while val_loss creeps
+    # down 2.754 -> 2.709 without a single rise: the outputs change, their argmax never does
+    epochs = np.arange(10)
+    run = build({"val_loss": (epochs, np.linspace(2.754, 2.709, 10)), "val_acc": (epochs, np.full(10, 0.5))})
+    assert "CD603" in {finding.code for finding in findings(run)}
+    # the same small change without a trend is a settled loss's noise
+    wobble = 2.73 + 0.02 * np.array([1, -1, 1, -1, 1, -1, 1, -1, 1, -1])
+    assert "CD603" not in {finding.code for finding in findings(build({"val_loss": (epochs, wobble),
+                                                                        "val_acc": (epochs, np.full(10, 0.5))}))}
+
+
 def test_an_accuracy_that_answers_one_example_differently_holds_its_predictions():
     """A CapsNet on a 60-image validation set (a public run): 36/60 at six evaluations and 35/60 at two, while the
     validation loss falls 16%: one example answered differently, the predictions otherwise frozen. Two values

@@ -214,7 +214,9 @@ def _implied_by_loss(run: RunCurves, limits: Limits):
 FLAT_LIMITS = {
     "min_points": Threshold(5, "fewest accuracy points before the accuracy is called flat"),
     "flat_tolerance": Threshold(0.01, "an accuracy whose values span at most this (absolute) never changed"),
-    "loss_drop_share": Threshold(0.1, "the loss fell by at least this share of its level over the flat span"),
+    "loss_drop_share": Threshold(0.1, "the loss fell by at least this share of its level over the flat span, "
+                                      "or by less in a steady fall (a rank trend beyond 3σ); beyond its noise "
+                                      "either way"),
     "still_falling_share": Threshold(0.05, "the last quarter of the span holds at least this share of the fall, "
                                            "beyond its noise (the loss keeps falling, it did not just settle)"),
     "lr_stopped_share": Threshold(1e-3, "a learning rate at most this share of its peak for most of the flat span "
@@ -410,7 +412,10 @@ def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
     fall, last_fall = flat.quarters[0] - flat.quarters[3], flat.quarters[2] - flat.quarters[3]
     quarter_noise = loss.noise / math.sqrt(max(1, len(values) // 4))
     whole_fall = flat.loss_start - flat.quarters[3]
-    flat.loss_falls = whole_fall >= limits["loss_drop_share"] * abs(flat.loss_start) and whole_fall > 3 * quarter_noise
+    # a fall of any size that is beyond the noise and steady (a rank trend) changed the outputs as surely as a
+    # large one: a frozen model scores the same examples the same way every time
+    flat.loss_falls = whole_fall > 3 * quarter_noise and (whole_fall >= limits["loss_drop_share"] * abs(flat.loss_start)
+                                                          or rank_trend_z(values) <= -3)
     last_half = values[len(values) // 2:]
     monotone = len(last_half) >= 3 and bool(np.all(np.diff(last_half) < 0))
     flat.still_falling = (flat.loss_falls and last_fall >= limits["still_falling_share"] * fall
