@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -682,6 +683,10 @@ def test_columns_of_numbers_that_nothing_names_are_refused_in_one_line(tmp_path)
     path = write(tmp_path / "train_log.csv", "".join(f"{4.5 - i / 10},{i / 20}\n" for i in range(20)))
     with pytest.raises(CurvedocError, match="2 columns of numbers with no header"):
         curvedoc.load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one row has no steps to count up: refused, with no numpy warning on the way
+        with pytest.raises(CurvedocError, match="2 columns of numbers with no header"):
+            curvedoc.load(write(tmp_path / "one_row.csv", "3,4.5\n"))
 
 
 def epochs_of(name: str, epochs: int, first_loss: float = 1.0) -> str:
