@@ -420,9 +420,12 @@ def _names_of_headerless(path: Path, frame: pd.DataFrame, comment: list[str], fo
     if len(comment) == width and not any(as_value(cell) is not None for cell in comment):
         return comment
     first = frame.iloc[:, 0].to_numpy()
-    # a step counts up in whole numbers; a session appended to the file starts it over (the restart rule's)
-    counter = (width == 2 and len(first) > 1 and np.issubdtype(first.dtype, np.number)
-               and np.all(first == np.round(first)) and np.mean(np.diff(first) > 0) >= 0.9)
+    # a step counts up in whole numbers (every table's step rule: whole_steps); a session appended to the file
+    # starts it over (the restart rule's)
+    counter = width == 2 and len(first) > 1 and np.issubdtype(first.dtype, np.number)
+    if counter:
+        usable, whole = whole_steps(first.astype(np.float64))
+        counter = bool(usable.all()) and whole and np.mean(np.diff(first) > 0) >= 0.9
     if width == 1 or counter:
         found.append(f"{path}: no header; the values are named by the file ({path.stem})"
                      + (", the first column, counting up, is their step" if counter else ""))

@@ -1805,8 +1805,8 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
     if has_step.any() and has_epoch.any() and not (has_step & has_epoch).any():
         if np.count_nonzero(has_step) < MIN_POINTS <= np.count_nonzero(has_epoch):
             # a step on a line or two among many lines of an epoch is a setting (``epochs=20  batch=32``), not
-            # the x: every epoch's values would sit at it
-            step = np.full(len(step), np.nan)
+            # the x: every epoch's values would sit at it. The epoch's lines are then numbered as any log's
+            # without steps (below), which replaces the step
             has_step = np.zeros(len(step), dtype=bool)
         else:
             epoch = _epochs_of_counted_stretches(step, epoch)
