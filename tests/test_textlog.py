@@ -453,6 +453,32 @@ def test_each_common_line_form(tmp_path, text, expected):
     assert got == pytest.approx(expected)
 
 
+@pytest.mark.parametrize("form", [
+    "loss in step {n} is {loss}",  # a sentence: the metric, then the step it was measured at
+    "Loss at step {n}: {loss}",
+    "loss after step {n} = {loss}",
+    "Step #{n} loss: {loss}",
+    "Step no. {n}, loss {loss}",
+    "## Step no. = {n}\n- loss: {loss}",  # a Markdown heading, the values listed under it
+    "step_num: {n}, loss: {loss}",
+    "Step Number: {n}, Loss: {loss}",
+    "batch_index={n} loss={loss}",
+])
+def test_a_step_however_it_is_spelled_places_the_loss(tmp_path, form):
+    text = "".join(form.format(n=100 * i, loss=2.0 / (i + 1)) + "\n" for i in range(4))
+    run = read(write(tmp_path / "train.log", text))
+    (tag,) = run.tags
+    assert tag.lower() == "loss"
+    assert steps(run, tag) == [0, 100, 200, 300]
+    assert values(run, tag) == pytest.approx([2.0, 1.0, 2 / 3, 0.5])
+
+
+def test_a_count_of_epochs_before_its_word_is_still_a_setting(tmp_path):
+    run = read(write(tmp_path / "train.log", "num_epochs: 20\n" + "".join(
+        f"epoch {epoch}: loss {1 / epoch:.3f}\n" for epoch in range(1, 5))))
+    assert run.tags == ["loss"] and run.meta.hparams == {"num_epochs": 20}
+
+
 def test_nonfinite_values_count_and_log_levels_and_labels_do_not(tmp_path):
     text = (
         "INFO 4 workers started\n"

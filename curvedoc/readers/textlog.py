@@ -51,6 +51,9 @@ header opens each appended session, which the restart rule below sorts out.
 The x axis, in this order:
 1. the step, when lines carry one (``step``, ``global_step``, ``iter``, ``iteration``, ``it``, ``num_updates``,
    ``batch``), or in brackets before a line's first pair (clu's ``[100] accuracy_test=0.65, lr=0.0075``); a step
+   spelled with a word or sign saying it is a number (``Epoch no. = 3``, ``epoch_num``, ``batch_index``, ``Step #500``;
+   before the counter such a word counts them: ``num_epochs: 20`` is a setting) and, in a sentence, after the metric
+   measured at it (``loss in step 1000 is 1.91``, ``Loss at epoch 3: 0.52``); a step
    that starts again with every epoch (``Epoch 1 | Step 0/6501``, timm's ``Train: 3 [  50/1251 (4%)]``, MMEngine's
    ``Epoch(train) [3][  50/1251]``) is counted on across epochs. The words before a step's name may say the split
    (Megatron's ``validation loss at iteration 300 | lm loss value:``).
@@ -156,6 +159,9 @@ SPLIT_WORD = re.compile(rf"(?<![\w.\-/])(?:{'|'.join(sorted(SPLIT_WORDS, key=len
 EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
 # Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".
 X_QUALIFIERS = SPLIT_WORDS | {"global", "current", "cur"}
+# Words after an x key that say it is a number, not a count of them: "Epoch no. = 3", "epoch_num: 3", "Step number
+# 500" (before it they count: "num_epochs: 20" is a setting)
+ORDINAL_WORDS = {"no", "num", "number", "nr", "idx", "index"}
 # Names of what training logs measure beyond the roles (which cover loss, accuracy, lr, grad norm): a name
 # without a step of its own is only read when it says it is a measurement.
 METRIC_WORDS = {
@@ -244,6 +250,14 @@ OPENING_COUNTER = re.compile(
     r"|EPISODE)(?:(?P<n>\d{1,12})|\[\s{0,3}(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)"
     r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d)))")
+# A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
+# loss at epoch 3: 0.52"), matched at the line's start only: read as the counter, then the name and its value.
+NAME_AT_COUNTER = re.compile(
+    rf"[ \t]{{0,20}}(?P<name>(?:{WORD} ){{0,3}}{WORD}) (?:at|in|after|@) (?P<counter>(?i:epoch|step|iter|iteration"
+    rf"|batch|episode|update)) (?P<n>\d{{1,12}})(?:\s{{0,3}}[:=]\s{{0,10}}|\s(?:is|was|=)\s{{1,10}})"
+    rf"(?=[-+]?(?:\d|\.\d|nan|NaN|inf|Inf))")
+# A number sign between a counter and its number ("Epoch #3", "step # 500")
+COUNTER_NUMBER_SIGN = re.compile(r"(?i)(?<![\w.\-/])(epoch|step|iter|iteration|batch|episode)\s{0,3}#\s{0,3}(?=\d)")
 # A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
 # index never has: read as the name and its count ("epoch 3/100")
 BRACKETED_COUNT = re.compile(r"(?<=[A-Za-z_])\[\s{0,3}(\d{1,15})\s?/\s?(\d{1,15})\s{0,3}\]")
@@ -1060,6 +1074,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
+    if "#" in text:
+        text = COUNTER_NUMBER_SIGN.sub(r"\1 ", text)
+    if (" at " in text or " in " in text or " after " in text or " @ " in text) and (
+            named_first := NAME_AT_COUNTER.match(text)) is not None:
+        text = f"{named_first['counter']} {named_first['n']} {named_first['name']}: {text[named_first.end():]}"
     if (opening := OPENING_COUNTER.match(text)) is not None:
         if opening["word"]:
             counter = f"{opening['word']} {opening['n'] or opening['bracketed']}"
@@ -1431,6 +1450,8 @@ def _name(key: str) -> Name | None:
 def _x_kind(tag: str) -> str | None:
     """"epoch" or the step key a name stands for: ``Train Epoch`` → epoch, ``global step`` → global_step."""
     lowered = [word for word in re.split(r"[_\-/.]+", tag.lower()) if word]
+    if len(lowered) > 1 and lowered[-1] in ORDINAL_WORDS:
+        lowered.pop()
     core = [word for word in lowered if word not in X_QUALIFIERS]
     if "_".join(lowered) in STEP_KEYS:  # num_updates, global_step
         return "_".join(lowered)
