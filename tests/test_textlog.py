@@ -473,6 +473,15 @@ def test_a_step_however_it_is_spelled_places_the_loss(tmp_path, form):
     assert values(run, tag) == pytest.approx([2.0, 1.0, 2 / 3, 0.5])
 
 
+def test_each_markdown_section_of_a_log_kept_in_markdown_is_a_run_of_its_own(tmp_path):
+    sections = {"DQN": 40, "Hill climbing": 10, "Policy gradient": 25}  # the first goes furthest
+    text = "".join(f"#### {name}\n```\n" + "".join(f"Episode {100 * k} Avg: {-1000 + 5 * k:.2f}\n"
+                                                   for k in range(1, episodes + 1)) + "```\n\n"
+                   for name, episodes in sections.items())
+    runs = curvedoc.load(write(tmp_path / "results.md", text))
+    assert [len(run.series("Avg")) for run in runs] == list(sections.values())
+
+
 def test_a_count_of_epochs_before_its_word_is_still_a_setting(tmp_path):
     run = read(write(tmp_path / "train.log", "num_epochs: 20\n" + "".join(
         f"epoch {epoch}: loss {1 / epoch:.3f}\n" for epoch in range(1, 5))))

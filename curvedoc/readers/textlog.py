@@ -377,6 +377,8 @@ NAMING_ABBREVIATION = re.compile(r"(?<=[A-Za-z]) \((?P<abbreviation>[A-Z][\w\-@.
 # A line without values that names the next fold, trial or run of a sweep (``========== FOLD 2/5 ==========``,
 # ``Trial 3``): what trained before it was a run of its own, however early it stopped
 NEXT_RUN_HEADING = re.compile(r"\b(?:fold|trial|run)\s{0,3}[#:]?\s{0,3}\d+(?:\s{0,3}/\s{0,3}\d+)?\b", re.IGNORECASE)
+# A Markdown heading (``#### DQN``): a log kept in a Markdown file that heads a section of its own for each experiment
+MARKDOWN_HEADING = re.compile(r"#{1,6}[ \t]+\S")
 EVALUATION_CONTEXT = re.compile(  # the lookahead skips most positions at once: this runs on every line
     r"(?<![A-Za-z])(?=[vVeEtTdD])(?:" + "|".join(sorted(EVALUATION_WORDS, key=len, reverse=True)) + r")(?![A-Za-z])",
     re.IGNORECASE,
@@ -881,10 +883,10 @@ class _Reading:
     def announce(self, text: str) -> None:
         """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
         result lines right after it; any other line without values (a blank, a status message) ends the block,
-        as does a line with a step or epoch of its own. One that names the next fold or trial (NEXT_RUN_HEADING)
-        closes the run before it."""
+        as does a line with a step or epoch of its own. One that names the next fold or trial (NEXT_RUN_HEADING), or
+        a Markdown heading (a log kept in Markdown, a section for each experiment), closes the run before it."""
         self.evaluation = None
-        if self.started and len(self.parsed.placed) and NEXT_RUN_HEADING.search(text):
+        if self.started and len(self.parsed.placed) and (NEXT_RUN_HEADING.search(text) or MARKDOWN_HEADING.match(text)):
             self.parsed.ends.append(len(self.parsed.placed) - 1)
         if self.started:
             context = EVALUATION_CONTEXT.search(text)
