@@ -482,6 +482,31 @@ def test_each_markdown_section_of_a_log_kept_in_markdown_is_a_run_of_its_own(tmp
     assert [len(run.series("Avg")) for run in runs] == list(sections.values())
 
 
+def coco_summary(precision: float) -> str:
+    """pycocotools' COCOeval.summarize() printout, from its own format string."""
+    line = " {:<18} {} @[ IoU={:<9} | area={:>6s} | maxDets={:>3d} ] = {:0.3f}\n"
+    rows = [("Average Precision", "(AP)", "0.50:0.95", "all", 100, precision),
+            ("Average Precision", "(AP)", "0.50", "all", 100, 2 * precision),
+            ("Average Precision", "(AP)", "0.75", "all", 100, precision / 2),
+            ("Average Precision", "(AP)", "0.50:0.95", "small", 100, -1.0),  # no small objects
+            ("Average Precision", "(AP)", "0.50:0.95", "large", 100, 1.5 * precision),
+            ("Average Recall", "(AR)", "0.50:0.95", "all", 1, precision / 3),
+            ("Average Recall", "(AR)", "0.50:0.95", "all", 100, 1.2 * precision)]
+    return "".join(line.format(*row) for row in rows)
+
+
+def test_pycocotools_summary_lines_are_the_evaluations_average_precisions(tmp_path):
+    evaluation = ("Running per image evaluation...\nEvaluate annotation type *bbox*\nDONE (t=9.54s).\n"
+                  "Accumulating evaluation results...\nDONE (t=0.09s).\n")  # what pycocotools prints before it
+    text = "".join(f"Epoch {epoch}/3 loss: {3 / epoch:.2f}\n" + evaluation + coco_summary(0.1 * epoch)
+                   for epoch in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "val_AP", "val_AP50", "val_AP75", "val_APl"}
+    assert values(run, "val_AP50") == pytest.approx([0.2, 0.4, 0.6])
+    assert steps(run, "val_AP") == [1, 2, 3]
+    assert run.roles["val_AP"] == Role.SCORE
+
+
 def test_a_count_of_epochs_before_its_word_is_still_a_setting(tmp_path):
     run = read(write(tmp_path / "train.log", "num_epochs: 20\n" + "".join(
         f"epoch {epoch}: loss {1 / epoch:.3f}\n" for epoch in range(1, 5))))

@@ -91,7 +91,9 @@ printed to one stdout), each read as a run of its own (see ``records.runs_one_af
 lines under an ``Epoch 2/20`` heading count batches within that epoch. A tqdm bar's label that names a metric (``Train
 Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like any line; otherwise only its epoch or step is. Columns named
 by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as
-:class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says. Darknet's
+:class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says, and
+pycocotools' summary lines (``Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.237``) as the
+measures Detectron2 names (``AP50``) of the evaluation. Darknet's
 training line (``105: 229.96, 485.90 avg loss, 0.001 rate, 2.35 seconds, 6720 images``) gives the iteration, that
 batch's ``loss``, its running average ``avg_loss`` and the rate, its ``-map`` evaluation ``val_mAP50`` (the per-class
 lines before it no curve); DeepXDE's table rows (``1000  [1.58e-04, 1.02e-07]  [1.65e-04, 1.02e-07]  [2.60e-04]``) the
@@ -256,6 +258,15 @@ NAME_AT_COUNTER = re.compile(
     rf"[ \t]{{0,20}}(?P<name>(?:{WORD} ){{0,3}}{WORD}) (?:at|in|after|@) (?P<counter>(?i:epoch|step|iter|iteration"
     rf"|batch|episode|update)) (?P<n>\d{{1,12}})(?:\s{{0,3}}[:=]\s{{0,10}}|\s(?:is|was|=)\s{{1,10}})"
     rf"(?=[-+]?(?:\d|\.\d|nan|NaN|inf|Inf))")
+# pycocotools' evaluation summary, printed by most detection and segmentation code (YOLOX, MMDetection, DETR,
+# torchvision's references): `` Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.237``. Its
+# brackets qualify the measure, they hold no values. Each precision line is read as the name Detectron2 gives it (AP,
+# AP50, AP75, APs, APm, APl), -1 being pycocotools' "no objects of that size", no value; the recall lines (AR at 1, 10
+# and 100 detections) hold no curve of their own: a detector's progress is its AP.
+COCO_SUMMARY = re.compile(
+    r"\s{0,10}Average (?:Precision|Recall)\s{1,10}\((?P<measure>AP|AR)\) @\[ IoU=(?P<iou>[\d.:]{1,12})\s{0,10}\| "
+    r"area=\s{0,10}(?P<area>all|small|medium|large) \| maxDets=\s{0,10}\d{1,6} \] = (?P<value>-?\d+(?:\.\d+)?)\s*$")
+COCO_AREAS = {"small": "s", "medium": "m", "large": "l"}
 # A number sign between a counter and its number ("Epoch #3", "step # 500")
 COUNTER_NUMBER_SIGN = re.compile(r"(?i)(?<![\w.\-/])(epoch|step|iter|iteration|batch|episode)\s{0,3}#\s{0,3}(?=\d)")
 # A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
@@ -885,6 +896,8 @@ class _Reading:
         result lines right after it; any other line without values (a blank, a status message) ends the block,
         as does a line with a step or epoch of its own. One that names the next fold or trial (NEXT_RUN_HEADING), or
         a Markdown heading (a log kept in Markdown, a section for each experiment), closes the run before it."""
+        if "maxDets" in text and COCO_SUMMARY.match(text):
+            return  # a recall line of pycocotools' summary, or one without objects of its size: the block goes on
         self.evaluation = None
         if self.started and len(self.parsed.placed) and (NEXT_RUN_HEADING.search(text) or MARKDOWN_HEADING.match(text)):
             self.parsed.ends.append(len(self.parsed.placed) - 1)
@@ -1076,6 +1089,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
+    if "maxDets" in text and (coco := COCO_SUMMARY.match(text)) is not None:
+        text = _coco_summary(coco)
     if "#" in text:
         text = COUNTER_NUMBER_SIGN.sub(r"\1 ", text)
     if (" at " in text or " in " in text or " after " in text or " @ " in text) and (
@@ -1228,6 +1243,18 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if losses:
         state.parsed.loss_tags.update(line.values)
     return line
+
+
+def _coco_summary(line: re.Match) -> str:
+    """A precision line of pycocotools' summary as the name Detectron2 gives its measure and the value; nothing of a
+    recall line or of a -1."""
+    if line["measure"] == "AR" or float(line["value"]) < 0:
+        return ""
+    if line["area"] != "all":
+        name = "AP" + COCO_AREAS[line["area"]]
+    else:
+        name = {"0.50:0.95": "AP", "0.50": "AP50", "0.75": "AP75"}.get(line["iou"], f"AP{line['iou']}")
+    return f"{name}: {line['value']}"
 
 
 def _writer_line(text: str, state: _Reading) -> Line | str | None:
