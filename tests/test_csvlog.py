@@ -249,6 +249,24 @@ def test_wandb_history_csv_dump():
     assert run.point_counts()["val_loss"] == 4
 
 
+def test_tensors_and_numpy_scalars_written_out_whole_are_their_values(tmp_path):
+    # what csv.writer makes of a row [epoch, loss_tensor, val_tensor, np.float64(acc)]: str() of each
+    rows = "".join(f'{epoch},"tensor({3 / epoch:.4f}, device=\'cuda:0\', grad_fn=<DivBackward0>)",'
+                   f'"tensor({2.9 / epoch:.4f}, device=\'cuda:0\')",np.float64({0.2 * epoch})\n' for epoch in range(1, 5))
+    run = load_one(write(tmp_path / "losses.csv", "Epoch,Train_loss,Val_loss,val_acc\n" + rows))
+    assert run.roles["Train_loss"] == Role.TRAIN_LOSS
+    assert run.series("Train_loss")["value"].tolist() == pytest.approx([3.0, 1.5, 1.0, 0.75])
+    assert run.series("Val_loss")["step"].tolist() == [1, 2, 3, 4]
+    assert run.series("val_acc")["value"].tolist() == pytest.approx([0.2, 0.4, 0.6, 0.8])
+
+
+@pytest.mark.parametrize("epoch_column", ["ep", "epoch_num", "Epoch No."])
+def test_an_epoch_column_abbreviated_or_named_as_its_number_is_the_step(tmp_path, epoch_column):
+    rows = "".join(f"{row},{row + 1},{1 / (row + 1):.3f}\n" for row in range(4))
+    run = load_one(write(tmp_path / "history.csv", f",{epoch_column},loss\n" + rows))  # pandas' index first
+    assert run.tags == ["loss"] and run.series("loss")["step"].tolist() == [1, 2, 3, 4]
+
+
 def test_generic_pandas_csv_and_tsv_agree():
     csv_run = load_one(FIXTURES / "generic" / "pandas_healthy.csv")
     tsv_run = load_one(FIXTURES / "generic" / "healthy.tsv")

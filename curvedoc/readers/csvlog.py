@@ -49,6 +49,9 @@ WHOLE_TABLE_FORMATS = {"tensorboard-csv", "long-csv"}
 NAN_WORDS = {"nan", "+nan", "-nan"}
 # What writers put in a cell that has no value: Keras CSVLogger writes NA for a metric not computed that epoch.
 MISSING_WORDS = {"na", "n/a", "none", "null"}
+# A number printed inside what held it: a PyTorch tensor, a NumPy scalar, a one-element array or list
+WRAPPED_NUMBER = (r"^\s*(?:tensor|np\.float\d\d|numpy\.float\d\d|np\.int\d\d|float\d\d|array)\(\s*\[?\s*"
+                  r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)")
 # A W&B runs-table export has one row per run: an identity column, bookkeeping columns, then config and summary.
 WANDB_RUN_IDENTITY = ("Name", "ID")
 WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags", "Sweep")
@@ -507,7 +510,9 @@ def tensorboard_download_tag(path: Path) -> str:
 def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.ndarray, int]:
     """A text column's values and which cells hold one, and how many present cells were text, not numbers.
 
-    An empty (or ``NA``) cell is "not logged"; ``nan``/``inf``/``Infinity`` are logged values.
+    An empty (or ``NA``) cell is "not logged"; ``nan``/``inf``/``Infinity`` are logged values; a value printed
+    inside its wrapper (``tensor(3.1304, device='cuda:0', grad_fn=<DivBackward0>)``, ``np.float64(0.91)``: a list of
+    tensors or NumPy scalars written out with ``to_csv`` or ``csv.writer``) is that value.
     """
     if cells.dtype.kind in "fiub":
         values = cells.to_numpy(dtype=np.float64)
@@ -520,6 +525,11 @@ def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.
     text_cells = np.zeros(len(values), dtype=bool)
     # Only cells that did not parse as numbers need a closer look: blanks, logged NaNs, stray text.
     odd = np.flatnonzero(np.isnan(values))
+    if len(odd):
+        unwrapped = pd.to_numeric(text.iloc[odd].str.extract(WRAPPED_NUMBER, expand=False), errors="coerce")
+        values = values.copy()  # pandas may hand back a read-only view
+        values[odd] = unwrapped.to_numpy(dtype=np.float64, na_value=np.nan)
+        odd = odd[np.isnan(values[odd])]
     if len(odd):
         words = text.iloc[odd].str.strip().str.lower()
         blank = ((words == "") | words.isin(MISSING_WORDS)).to_numpy()

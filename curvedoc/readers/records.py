@@ -31,6 +31,9 @@ NONFINITE_WORDS = {
 # script's episode,reward table; "Episodes" in the plural counts those an iteration collected, no index), an
 # evolutionary search's generation, federated learning's round; last, a batch counter that is a table's only one
 # (beside an epoch it counts batches within it: WITHIN_EPOCH_COLUMNS).
+# Words after a counter that say it is a number, not a count of them: "Epoch no. = 3", "epoch_num: 3", "Step number
+# 500" (before it they count: "num_epochs: 20" is a setting)
+ORDINAL_WORDS = {"no", "num", "number", "nr", "idx", "index"}
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "time/total_timesteps",
                 "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps", "timestepssofar", "epoch",
                 "frames", "frame", "total_frames", "episode", "generation", "round", "batch")
@@ -182,8 +185,17 @@ def find_step_column(columns: list[str]) -> str | None:
     for name in STEP_COLUMNS:
         if name in by_lower:
             return by_lower[name]
-    # an epoch column named in another language (Época, Epoche, Эпоха): its one word says epoch
-    return next((column for column in columns if tokens(column) == ["epoch"]), None)
+    # an epoch column named in another language (Época, Epoche, Эпоха), abbreviated (ep) or as its number (epoch_num,
+    # Epoch No.): its one word says epoch
+    return next((column for column in columns if names_the_epoch(column)), None)
+
+
+def names_the_epoch(column: str) -> bool:
+    """Whether a column's name says it counts epochs: ``Época``, ``ep``, ``epoch_num``, ``Epoch No.``."""
+    words = tokens(column)
+    if len(words) > 1 and words[-1] in ORDINAL_WORDS:
+        words = words[:-1]
+    return words in (["epoch"], ["ep"])
 
 
 def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> bool:

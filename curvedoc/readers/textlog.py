@@ -133,8 +133,8 @@ from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.history import find_history, history_curves, is_history
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
-    MIN_RUN_RECORDS, STEP_LIMIT, counts_within_epoch, restart_drops, run_of_each_record, steps_across_epochs,
-    warn_restarts, whole_at_line_end,
+    MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counts_within_epoch, restart_drops, run_of_each_record,
+    steps_across_epochs, warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens
@@ -161,9 +161,6 @@ SPLIT_WORD = re.compile(rf"(?<![\w.\-/])(?:{'|'.join(sorted(SPLIT_WORDS, key=len
 EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
 # Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".
 X_QUALIFIERS = SPLIT_WORDS | {"global", "current", "cur"}
-# Words after an x key that say it is a number, not a count of them: "Epoch no. = 3", "epoch_num: 3", "Step number
-# 500" (before it they count: "num_epochs: 20" is a setting)
-ORDINAL_WORDS = {"no", "num", "number", "nr", "idx", "index"}
 # Names of what training logs measure beyond the roles (which cover loss, accuracy, lr, grad norm): a name
 # without a step of its own is only read when it says it is a measurement.
 METRIC_WORDS = {
