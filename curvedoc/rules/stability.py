@@ -187,14 +187,15 @@ def oscillation(run: RunCurves, limits: Limits):
     """A loss curve (train, validation, test or one term) still swings wildly at the end of the run: around its trend
     there, its swings (a σ from the 10th–90th percentile range, so one rare hard batch does not count) are at least half
     its median level, at least 40% of the progress made since the start, and at least a fifth of the loss's scale (its
-    first value or chance, whichever is larger). A per-step curve is judged over its last third; a short epoch-level
-    curve (an evaluation every epoch: averages, so its swings are real) over its last half, where it must also zig-zag;
-    a short held-out curve, an average over the same examples at every evaluation that only the weights move, swings
-    from a smaller share of its level (15%), whatever the loss's scale. A noisy tiny-batch run that converges swings a
-    lot relative to its low final level, but little relative to its progress, and does not fire. A GAN's per-step train
-    terms (its generator's reconstruction losses) are not judged: the adversarial game pulls every generator step as
-    well, and those points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default) whose spread is the
-    data's; averaged over epochs they are."""
+    first value or chance, whichever is larger), around a level above 0 (a loss at exactly 0 most of the time, a term
+    switched off or a sample already fitted, jumps off it instead). A per-step curve is judged over its last third; a
+    short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half, where it
+    must also zig-zag; a short held-out curve, an average over the same examples at every evaluation that only the
+    weights move, swings from a smaller share of its level (15%), whatever the loss's scale. A noisy tiny-batch run that
+    converges swings a lot relative to its low final level, but little relative to its progress, and does not fire. A
+    GAN's per-step train terms (its generator's reconstruction losses) are not judged: the adversarial game pulls every
+    generator step as well, and those points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default)
+    whose spread is the data's; averaged over epochs they are."""
     gan = bool(run.curves(Role.ADVERSARIAL))
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
              if not (gan and curve.role == Role.TRAIN_LOSS and len(finite_prefix(curve)) >= SHORT_CURVE)
@@ -224,6 +225,9 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     progress = start - level
     if not math.isfinite(swing) or swing <= 0 or level > limits["diverged_factor"] * abs(start):
         return None  # values near the float limit, or a loss that diverged: not a swing
+    if level <= 0:
+        return None  # a loss at exactly 0 most of the time (a term switched off, a sample it already fits) jumps off it
+
     scale = max(abs(start), run.chance_loss or 0.0)
     held_out = short and curve.role in (Role.VAL_LOSS, Role.TEST_LOSS)
     if held_out:
