@@ -126,6 +126,31 @@ def test_a_list_of_one_record_an_epoch_is_a_history(tmp_path):
     assert classify_file(path) is not None and history.looks_like_history(path.read_bytes()[:200], complete=False)
 
 
+def test_records_nested_under_a_history_key_beside_the_config_are_a_history(tmp_path):
+    records = [{"epoch": epoch, "train_loss": loss, "val_loss": loss + 0.1, "epoch_time_sec": 27.9}
+               for epoch, loss in enumerate(LOSS, start=1)]
+    path = write_json(tmp_path / "training_log.json", {"seed": 42, "config": {"lr": 3e-4, "num_classes": 4},
+                                                       "history": records, "total_params": 145344}, indent=2)
+    run = load_one(path)
+    assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.series("val_loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert run.meta.hparams["config"] == {"lr": 3e-4, "num_classes": 4}
+    assert history.looks_like_history(path.read_bytes()[:300], complete=False)  # past the peek too
+
+
+@pytest.mark.parametrize("name, tags", [("losses", ["train_losses", "val_losses"]),
+                                        ("accuracy", ["train_accuracy", "val_accuracy"])])
+def test_lists_named_by_their_split_alone_measure_what_the_file_is_named_after(tmp_path, name, tags):
+    path = write_json(tmp_path / f"{name}.json", {"train": LOSS, "val": [loss + 0.1 for loss in LOSS]})
+    run = load_one(path)
+    assert run.tags == tags
+    assert history.looks_like_history(path.read_bytes()[:40], complete=False, name=name)
+
+
+def test_lists_named_by_their_split_alone_in_a_file_that_names_no_metric_are_no_history(tmp_path):
+    path = write_json(tmp_path / "splits.json", {"train": LOSS, "val": LOSS})
+    assert classify_file(path) is None
+
+
 def test_chainers_log_report_with_no_suffix_is_found_and_read(tmp_path):
     """Chainer's LogReport dumps its records with json.dump(..., indent=4) to ``<out>/log``: no suffix. A folder's
     walk finds it, and iterations are its x axis (finer than epochs)."""

@@ -266,7 +266,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return Source("hf", path, ((None, path),), explicit)
         if suffix != ".json" or _looks_like_json_lines(head):
             return Source("jsonl", path, ((None, path),), explicit)
-        if _holds_a_history(head, whole_file):
+        if _holds_a_history(head, whole_file, path.stem):
             return Source("history", path, ((None, path),), explicit)
         if explicit:
             if not text:
@@ -297,11 +297,11 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     return Source("text", path, ((None, path),), explicit)
 
 
-def _holds_a_history(head: bytes, whole_file: bool) -> bool:
+def _holds_a_history(head: bytes, whole_file: bool, name: str = "") -> bool:
     # imported here, as the readers are: it imports Source from this module
     from curvedoc.readers.history import looks_like_history
 
-    return looks_like_history(head, complete=whole_file)
+    return looks_like_history(head, complete=whole_file, name=name)
 
 
 def _holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:

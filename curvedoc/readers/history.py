@@ -1,6 +1,8 @@
 """Training histories saved as one JSON object of metric lists: Keras's ``json.dump(history.history, f)`` (``{"loss":
 [...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...], "val_accs": [...]}``, or
-either nested one level down (``{"history": {...}, "config": {...}}``); or as a list of one record an epoch, which a
+either nested one level down (``{"history": {...}, "config": {...}}``; ``{"history": [{"epoch": 1, …}, …]}``), or one
+metric's lists named by their split only, the metric named by the file (``losses.json``: ``{"train": [...], "val":
+[...]}``, read as ``train_losses`` and ``val_losses``); or as a list of one record an epoch, which a
 hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss": 1.1, "acc": 0.6}}, …]``; a
 nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes its ``log`` so, a file with no
 suffix. A list of records is a history only with an epoch or step key that never goes back, or a loss in it: detections
@@ -33,7 +35,7 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name
 from curvedoc.readers.records import as_value, whole_steps
 from curvedoc.readers.text import read_json
-from curvedoc.roles import Role, infer_role, is_error_metric, singular, tokens
+from curvedoc.roles import Role, infer_role, is_error_metric, singular, split_of, tokens
 
 # Keys scripts nest a history under, beside its config or summary
 CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metrics", "log", "logs", "results",
@@ -56,7 +58,7 @@ def read(source: Source) -> list[Run]:
     builder = RunBuilder(path, "json-history", name=file_run_name(path))
     builder.add_file(path)
     document = load_document(path, builder)
-    history = find_history(document)
+    history = find_history(document, path.stem)
     if history is None:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
@@ -81,38 +83,60 @@ def load_document(path: Path, builder: RunBuilder) -> Any:
     return document
 
 
-def looks_like_history(head: bytes, complete: bool) -> bool:
-    """Whether a .json file starting with ``head`` holds a training history: decided on the whole document when
-    ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, then a number), or, a list of
-    records, on the keys of its first records (an epoch or step, and a measurement)."""
+def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
+    """Whether a .json file starting with ``head`` (``name``: the file's stem) holds a training history: decided on
+    the whole document when ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, or a
+    split's where the file names the metric, then a number), or on the keys of the first records it holds, at its top
+    or nested in an object (an epoch or step, and a measurement)."""
     text = head.lstrip()
     records = text.startswith(b"[") and text[1:].lstrip().startswith(b"{")
     if not records and not text.startswith(b"{"):
         return False
     if complete:
         try:
-            return find_history(json.loads(head.decode("utf-8", errors="replace"))) is not None
+            return find_history(json.loads(head.decode("utf-8", errors="replace")), name) is not None
         except (ValueError, RecursionError):
             pass  # cut off or corrupted: if its lists say it is a history, the reader says what is wrong with it
-    if records:
-        keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
-        return any(key.lower() in STEP_KEYS for key in keys) and any(names_a_measurement(key) for key in keys)
-    return any(names_a_measurement(match.group(1).decode("utf-8", errors="replace"))
-               for match in KEYED_NUMBERS.finditer(head))
+    keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
+    if any(key.lower() in STEP_KEYS for key in keys) and any(names_a_measurement(key) for key in keys):
+        return True
+    listed_keys = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_NUMBERS.finditer(head)]
+    return not records and any(names_a_measurement(key) or (_bare_split(key) and names_a_measurement(name))
+                               for key in listed_keys)
 
 
-def find_history(document: Any) -> dict | None:
+def find_history(document: Any, name: str = "") -> dict | None:
     """The object of ``document`` that is a history (see :func:`is_history`): the document itself, or one nested
-    under a key such as ``history`` or ``metrics``; None when there is none."""
+    under a key such as ``history`` or ``metrics`` (an object of lists, or a list of records); None when there is
+    none. ``name`` (the file's stem) names the metric of lists named by their split only (:func:`_named_by_the_file`)."""
     if isinstance(document, list):
         columns = _columns_of_records(document)
         return columns if columns is not None and is_history(columns) else None
     if not isinstance(document, dict):
         return None
-    if is_history(document):
-        return document
-    return next((value for key, value in document.items()
-                 if key.lower() in CONTAINER_KEYS and isinstance(value, dict) and is_history(value)), None)
+    if is_history(named := _named_by_the_file(document, name)):
+        return named
+    for key, value in document.items():
+        nested = _columns_of_records(value) if isinstance(value, list) else value
+        if key.lower() in CONTAINER_KEYS and isinstance(nested, dict) and is_history(
+                named := _named_by_the_file(nested, name)):
+            return named
+    return None
+
+
+def _named_by_the_file(candidate: dict, name: str) -> dict:
+    """An object whose lists of numbers are all named by a split alone (``{"train": [...], "val": [...]}``) with the
+    metric the file's name says prefixed by it (``losses.json``: ``train_losses``, ``val_losses``): a script that
+    saves one metric's lists names the file after it. Any other object as it is."""
+    lists = [key for key, value in candidate.items() if _is_number_list(value)]
+    if not lists or not all(map(_bare_split, lists)) or not names_a_measurement(name):
+        return candidate
+    return {(f"{key}_{name}" if key in lists else key): value for key, value in candidate.items()}
+
+
+def _bare_split(key: str) -> bool:
+    words = tokens(key)
+    return len(words) == 1 and split_of(words) is not None
 
 
 def _columns_of_records(records: list) -> dict | None:
