@@ -358,6 +358,16 @@ def test_torch_optim_logger_tables_are_read_as_tables(tmp_path):
     assert run.series("% mean class accuracy (test set)")["value"].iloc[-1] == pytest.approx(46.5)
 
 
+def test_key_value_lines_under_a_one_line_heading_are_a_log_not_a_table(tmp_path):
+    # ProtoPNet's trainlog.txt: a heading of two words, then "epoch: <tab>0" and tab-indented "name: <tab>value" lines,
+    # which split on white space into as many cells as the heading has words
+    blocks = "".join(f"epoch: \t{epoch}\n\ttrain\n\tcross ent: \t{4.8 - epoch / 10:.3f}\n\taccu: \t\t{5 + epoch}%\n"
+                     for epoch in range(6))
+    (tmp_path / "trainlog.txt").write_text("start training\n" + blocks)
+    (run,) = curvedoc.load(tmp_path / "trainlog.txt")
+    assert run.format == "text-log" and set(run.tags) == {"cross_ent", "accu"}
+
+
 @pytest.mark.parametrize("table", ["results.csv", "metrics.csv"])
 def test_an_event_file_beside_the_table_its_writer_also_wrote_is_one_run(tmp_path, table):
     """YOLOv5 writes results.csv and, with TensorBoard on by default, the same metrics to an event file in the same

@@ -359,7 +359,10 @@ def _looks_like_table(head: bytes) -> bool:
         first = _cells_before_line_end(lines[1], delimiter)
         # one column is a table only when its writer ends every line with the delimiter
         one_column = delimiter is not None and lines[0].rstrip(b"\r").endswith(delimiter)
-        if len(header) == len(first) and (len(header) >= 2 or one_column) and any(map(_is_number, first)):
+        # a row cell naming what follows it ("epoch: 0", "loss= 0.3") makes a line of key/value pairs, no table row
+        names_a_value = any(cell.strip().endswith((b":", b"=")) for cell in first)
+        if (len(header) == len(first) and (len(header) >= 2 or one_column) and any(map(_is_number, first))
+                and not names_a_value):
             return (all(re.fullmatch(rb"\s*%?\s*[A-Za-z_][\w./ \-@()%]*\s*", cell) for cell in header)
                     or all(map(_is_number, header + first)))
     return False
