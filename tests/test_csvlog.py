@@ -252,12 +252,14 @@ def test_wandb_history_csv_dump():
 def test_tensors_and_numpy_scalars_written_out_whole_are_their_values(tmp_path):
     # what csv.writer makes of a row [epoch, loss_tensor, val_tensor, np.float64(acc)]: str() of each
     rows = "".join(f'{epoch},"tensor({3 / epoch:.4f}, device=\'cuda:0\', grad_fn=<DivBackward0>)",'
-                   f'"tensor({2.9 / epoch:.4f}, device=\'cuda:0\')",np.float64({0.2 * epoch})\n' for epoch in range(1, 5))
-    run = load_one(write(tmp_path / "losses.csv", "Epoch,Train_loss,Val_loss,val_acc\n" + rows))
+                   f'"tensor({2.9 / epoch:.4f}, device=\'cuda:0\')",np.float64({0.2 * epoch}),'
+                   f'"tf.Tensor({5 / epoch}, shape=(), dtype=float32)"\n' for epoch in range(1, 5))
+    run = load_one(write(tmp_path / "losses.csv", "Epoch,Train_loss,Val_loss,val_acc,box_loss\n" + rows))
     assert run.roles["Train_loss"] == Role.TRAIN_LOSS
     assert run.series("Train_loss")["value"].tolist() == pytest.approx([3.0, 1.5, 1.0, 0.75])
     assert run.series("Val_loss")["step"].tolist() == [1, 2, 3, 4]
     assert run.series("val_acc")["value"].tolist() == pytest.approx([0.2, 0.4, 0.6, 0.8])
+    assert run.series("box_loss")["value"].tolist() == pytest.approx([5.0, 2.5, 5 / 3, 1.25])
 
 
 @pytest.mark.parametrize("epoch_column", ["ep", "epoch_num", "Epoch No."])

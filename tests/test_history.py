@@ -146,6 +146,16 @@ def test_lists_named_by_their_split_alone_measure_what_the_file_is_named_after(t
     assert history.looks_like_history(path.read_bytes()[:40], complete=False, name=name)
 
 
+@pytest.mark.parametrize("name, role", [("losses", Role.TRAIN_LOSS), ("val_losses", Role.VAL_LOSS),
+                                        ("accuracy", Role.TRAIN_ACC)])
+def test_a_bare_list_of_numbers_is_the_metric_its_file_is_named_after(tmp_path, name, role):
+    path = write_json(tmp_path / f"{name}.json", LOSS)
+    run = load_one(path)
+    assert run.tags == [name] and run.roles[name] == role and run.series(name)["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert history.looks_like_history(path.read_bytes()[:10], complete=False, name=name)
+    assert classify_file(write_json(tmp_path / "coordinates.json", LOSS)) is None  # a file that names no metric
+
+
 def test_lists_named_by_their_split_alone_in_a_file_that_names_no_metric_are_no_history(tmp_path):
     path = write_json(tmp_path / "splits.json", {"train": LOSS, "val": LOSS})
     assert classify_file(path) is None

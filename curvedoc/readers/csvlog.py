@@ -49,8 +49,9 @@ WHOLE_TABLE_FORMATS = {"tensorboard-csv", "long-csv"}
 NAN_WORDS = {"nan", "+nan", "-nan"}
 # What writers put in a cell that has no value: Keras CSVLogger writes NA for a metric not computed that epoch.
 MISSING_WORDS = {"na", "n/a", "none", "null"}
-# A number printed inside what held it: a PyTorch tensor, a NumPy scalar, a one-element array or list
-WRAPPED_NUMBER = (r"^\s*(?:tensor|np\.float\d\d|numpy\.float\d\d|np\.int\d\d|float\d\d|array)\(\s*\[?\s*"
+# A number printed inside what held it: a PyTorch or TensorFlow tensor (tf.Tensor(1017.9, shape=(), dtype=float32)),
+# a NumPy scalar, a one-element array or list
+WRAPPED_NUMBER = (r"^\s*(?:tensor|tf\.Tensor|np\.float\d\d|numpy\.float\d\d|np\.int\d\d|float\d\d|array)\(\s*\[?\s*"
                   r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)")
 # A W&B runs-table export has one row per run: an identity column, bookkeeping columns, then config and summary.
 WANDB_RUN_IDENTITY = ("Name", "ID")
@@ -511,8 +512,9 @@ def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.
     """A text column's values and which cells hold one, and how many present cells were text, not numbers.
 
     An empty (or ``NA``) cell is "not logged"; ``nan``/``inf``/``Infinity`` are logged values; a value printed
-    inside its wrapper (``tensor(3.1304, device='cuda:0', grad_fn=<DivBackward0>)``, ``np.float64(0.91)``: a list of
-    tensors or NumPy scalars written out with ``to_csv`` or ``csv.writer``) is that value.
+    inside its wrapper (``tensor(3.1304, device='cuda:0', grad_fn=<DivBackward0>)``, ``tf.Tensor(1017.9, shape=(),
+    dtype=float32)``, ``np.float64(0.91)``: a list of tensors or NumPy scalars written out with ``to_csv`` or
+    ``csv.writer``) is that value.
     """
     if cells.dtype.kind in "fiub":
         values = cells.to_numpy(dtype=np.float64)

@@ -2,7 +2,8 @@
 [...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...], "val_accs": [...]}``, or
 either nested one level down (``{"history": {...}, "config": {...}}``; ``{"history": [{"epoch": 1, …}, …]}``), or one
 metric's lists named by their split only, the metric named by the file (``losses.json``: ``{"train": [...], "val":
-[...]}``, read as ``train_losses`` and ``val_losses``); or as a list of one record an epoch, which a
+[...]}``, read as ``train_losses`` and ``val_losses``), or a bare list of one metric's values, named by the file
+(``json.dump(losses, f)`` to ``losses.json``); or as a list of one record an epoch, which a
 hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss": 1.1, "acc": 0.6}}, …]``; a
 nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes its ``log`` so, a file with no
 suffix. A list of records is a history only with an epoch or step key that never goes back, or a loss in it: detections
@@ -51,6 +52,8 @@ KEYED_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*(?:-?[\d.]|NaN|-?Infi
 # A record's number, as a list of records' first bytes show it: {"epoch": 1, "val_loss": 0.93, …
 RECORD_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*(?:-?[\d.]|NaN|-?Infinity)')
 NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
+# A bare list of numbers, as json.dump(losses, f) writes it
+BARE_NUMBERS = re.compile(rb"\[\s*(?:-?[\d.]|NaN|-?Infinity)")
 
 
 def read(source: Source) -> list[Run]:
@@ -90,6 +93,8 @@ def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
     or nested in an object (an epoch or step, and a measurement)."""
     text = head.lstrip()
     records = text.startswith(b"[") and text[1:].lstrip().startswith(b"{")
+    if BARE_NUMBERS.match(text):
+        return names_a_measurement(name)
     if not records and not text.startswith(b"{"):
         return False
     if complete:
@@ -110,7 +115,8 @@ def find_history(document: Any, name: str = "") -> dict | None:
     under a key such as ``history`` or ``metrics`` (an object of lists, or a list of records); None when there is
     none. ``name`` (the file's stem) names the metric of lists named by their split only (:func:`_named_by_the_file`)."""
     if isinstance(document, list):
-        columns = _columns_of_records(document)
+        # a bare list of numbers: one metric, named by the file (json.dump(losses, open("losses.json", "w")))
+        columns = {name: document} if _is_number_list(document) and name else _columns_of_records(document)
         return columns if columns is not None and is_history(columns) else None
     if not isinstance(document, dict):
         return None
