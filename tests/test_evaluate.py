@@ -110,7 +110,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s71": "public-s71", "wild-dev52": "public-dev52", "wild-s72": "public-s72",
                      "wild-dev53": "public-dev53", "wild-dev54": "public-dev54", "wild-s73": "public-s73",
                      "wild-s74": "public-s74", "wild-dev55": "public-dev55", "wild-dev56": "public-dev56",
-                     "wild-s75": "public-s75", "wild-s76": "public-s76", "wild-dev57": "public-dev57"}
+                     "wild-s75": "public-s75", "wild-s76": "public-s76", "wild-dev57": "public-dev57",
+                     "wild-s77": "public-s77", "wild-dev58": "public-dev58"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
