@@ -377,7 +377,7 @@ def load_table(path: Path) -> Table:
     unnamed = bool(header_cells) and all(as_value(cell) is not None for cell in header_cells)
     # pandas names the columns of a bare array 0, 1, …: a header all the same, which names nothing
     headerless = unnamed and header_cells != [str(number) for number in range(len(header_cells))]
-    if (columns := count_fields(header.encode(), delimiter)) > limits.current().max_columns:
+    if (columns := len(header_cells)) > limits.current().max_columns:
         raise limits.refuse(path, f"{columns:,} columns", "max_columns")
     data = drop_cut_last_line(data, delimiter, path, found)
     # semicolon-separated files come from locales that write a decimal comma (Excel)

@@ -1086,8 +1086,6 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
-    if "maxDets" in text and (coco := COCO_SUMMARY.match(text)) is not None:
-        text = _coco_summary(coco)
     if "#" in text:
         text = COUNTER_NUMBER_SIGN.sub(r"\1 ", text)
     if (" at " in text or " in " in text or " after " in text or " @ " in text) and (
@@ -1242,11 +1240,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
     return line
 
 
-def _coco_summary(line: re.Match) -> str:
-    """A precision line of pycocotools' summary as the name Detectron2 gives its measure and the value; nothing of a
-    recall line or of a -1."""
+def _coco_summary(line: re.Match) -> str | None:
+    """A precision line of pycocotools' summary as the name Detectron2 gives its measure and the value; no point of
+    a recall line or of a -1."""
     if line["measure"] == "AR" or float(line["value"]) < 0:
-        return ""
+        return None
     if line["area"] != "all":
         name = "AP" + COCO_AREAS[line["area"]]
     else:
@@ -1255,10 +1253,11 @@ def _coco_summary(line: re.Match) -> str:
 
 
 def _writer_line(text: str, state: _Reading) -> Line | str | None:
-    """A line of a writer whose layout name/value pairs do not read: Darknet's iteration and ``-map`` lines, as the
-    pairs they mean (a text); a DeepXDE or YOLOv5 ``results.txt`` table row, as its point (a Line); a line that holds
-    no point (None: Darknet's per-class AP, DeepXDE's ``Best model at step N:`` summary and the lines under it).
-    Any other line comes back as it was. Each test looks at a substring or a first character before a pattern."""
+    """A line of a writer whose layout name/value pairs do not read: Darknet's iteration and ``-map`` lines and
+    pycocotools' average precisions, as the pairs they mean (a text); a DeepXDE or YOLOv5 ``results.txt`` table row,
+    as its point (a Line); a line that holds no point (None: Darknet's per-class AP, pycocotools' recall lines and its
+    -1 of no objects, DeepXDE's ``Best model at step N:`` summary and the lines under it). Any other line comes back
+    as it was. Each test looks at a substring or a first character before a pattern."""
     if " avg" in text and (darknet := DARKNET_ITERATION.match(text)) is not None:
         return (f"iteration {darknet['iteration']}: loss {darknet['loss']}, avg_loss {darknet['average']}, "
                 f"lr {darknet['rate']}")
@@ -1266,6 +1265,8 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
         return f"val_mAP{darknet['iou']} {darknet['map']}"
     if text.startswith("class_id = "):
         return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
+    if "maxDets" in text and (coco := COCO_SUMMARY.match(text)) is not None:
+        return _coco_summary(coco)
     if text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
         return _deepxde_row(table_row)
     if (text[:1].isdigit() or text[:1] == " ") and (yolo := yolo_results_row(text)) is not None:

@@ -25,9 +25,6 @@ WANDER_POINTS = 10
 FALLING_CHANGES = 3
 # Three equal evaluations in a row are no coincidence of a model that still changes (two may be, at a few digits).
 MIN_FROZEN_EVALUATIONS = 3
-
-
-
 # A loss computed from weights that still change varies by more than this share of its level over half a run
 # (four printed decimals of a loss at 0.5 resolve a fifth of it)
 PINNED_SHARE = 1e-3

@@ -227,7 +227,6 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
         return None  # values near the float limit, or a loss that diverged: not a swing
     if level <= 0:
         return None  # a loss at exactly 0 most of the time (a term switched off, a sample it already fits) jumps off it
-
     scale = max(abs(start), run.chance_loss or 0.0)
     held_out = short and curve.role in (Role.VAL_LOSS, Role.TEST_LOSS)
     if held_out:
