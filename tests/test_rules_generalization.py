@@ -364,3 +364,14 @@ def test_a_detector_whose_objectness_term_overfits_is_overfitting_on_that_term()
     assert finding.tags == ["val/obj_loss", "train/obj_loss"]
     drifting = obj_shape + 0.0006 * np.clip(epochs - 170, 0, None) / 430 + 0.00005 * rng.standard_normal(600)
     assert not findings(build({**curves, "val/obj_loss": drifting}, epochs), {"CD501"})
+
+
+def test_a_validation_loss_that_stays_above_its_best_without_climbing_steadily_is_overfitting():
+    """A Keras history: after its best epoch every validation loss stays 0.035 or more above it, zig-zagging, so
+    no rank trend shows; the dips before the best make its noise large beside the size asked for."""
+    val = [0.217, 0.152, 0.145, 0.146, 0.141, 0.110, 0.099, 0.125, 0.132, 0.135, 0.131, 0.0965, 0.160, 0.150,
+           0.144, 0.156, 0.158, 0.134, 0.138, 0.139]
+    train = [0.976, 0.578, 0.514, 0.491, 0.466, 0.450, 0.433, 0.435, 0.418, 0.407, 0.416, 0.402, 0.392, 0.394,
+             0.397, 0.397, 0.382, 0.392, 0.386, 0.381]
+    (finding,) = findings(build({"loss": train, "val_loss": val}), {"CD501"})
+    assert finding.step == 11

@@ -139,10 +139,11 @@ def _beside_the_turn(values: np.ndarray, best: int) -> np.ndarray:
         "rise_noise": Threshold(3.0, "rise of the validation loss above its best, in units of its own noise (on top "
                                       "of the depth the minimum of that many noisy points reaches by chance); or, "
                                       "on an unsmoothed curve, the rank trend from its best on, in standard "
-                                      "deviations"),
+                                      "deviations, or the least rise of every later point, in noise units"),
         "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
         "steady_share": Threshold(0.02, "the same share for a rise that is beyond the noise and steady (the points "
-                                        "from the best on climb by a rank trend beyond rise_noise): certain, so it "
+                                        "from the best on climb by a rank trend beyond rise_noise, or all stay "
+                                        "above the best by more than rise_noise): certain, so it "
                                         "is reported from a smaller size (a 2-5% climb over 260 epochs is the "
                                         "checkpoint to keep)"),
         "fall_noise": Threshold(3.0, "the train loss must have fallen from its start by more than this many standard "
@@ -224,9 +225,12 @@ def _overfit(run: RunCurves, val: Curve, train: Curve, limits: Limits, steady_sh
             noise = _noise_beside_the_turn(values, best, noise)
             chance_depth = NormalDist().inv_cdf((len(values) - 0.375) / (len(values) + 0.25))
             needed = max((limits["rise_noise"] + chance_depth) * noise, limits["rise_share"] * abs(best_level))
-            if rank_trend_z(values[best:]) >= limits["rise_noise"]:
+            if (rank_trend_z(values[best:]) >= limits["rise_noise"]
+                    or np.all(values[best + 1:] - values[best] >= limits["rise_noise"] * noise)):
                 # The points from the best on climb beyond what their order does by chance (a rank trend, which the
-                # choice of the lowest point does not bias): a steady rise, however its size compares with the
+                # choice of the lowest point does not bias), or every one of them stays above the best by more
+                # than the noise (a lasting rise: each later point of a flat curve falls below that line with a
+                # fair chance, all of them together almost never): the rise, however its size compares with the
                 # depth one noisy minimum reaches, is then only asked to be meaningful; one that clears that depth
                 # too is certain, and is reported from the smaller steady share.
                 certain = max((limits["rise_noise"] + chance_depth) * noise, steady_share * abs(best_level))
