@@ -146,6 +146,38 @@ def test_lists_named_by_their_split_alone_measure_what_the_file_is_named_after(t
     assert history.looks_like_history(path.read_bytes()[:40], complete=False, name=name)
 
 
+def test_records_listed_per_split_are_one_history_with_the_split_in_each_tag(tmp_path):
+    """``{"train": [{…}, …], "val": [{…}, …]}``: validation every other epoch, at its own records' epochs; a count
+    that is the same in every record (batches per epoch) is no x axis."""
+    document = {"train": [{"loss": loss, "accuracy": accuracy, "steps": 29, "epoch": epoch}
+                          for epoch, (loss, accuracy) in enumerate(zip(LOSS, ACCURACY, strict=True), start=1)],
+                "val": [{"loss": loss + 0.1, "steps": 29, "epoch": epoch}
+                        for epoch, loss in enumerate(LOSS, start=1) if epoch % 2 == 0]}
+    path = write_json(tmp_path / "training_stats.json", document, indent=2)
+    run = load_one(path)
+    assert run.tags == ["train/loss", "train/accuracy", "train/steps", "val/loss", "val/steps"]
+    assert run.roles["train/loss"] == Role.TRAIN_LOSS and run.roles["val/loss"] == Role.VAL_LOSS
+    assert run.series("train/loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert run.series("val/loss")["step"].tolist() == [2, 4, 6]
+    assert history.looks_like_history(path.read_bytes()[:60], complete=False, name="training_stats")
+
+
+def test_per_split_records_that_name_no_measurement_measure_what_the_file_is_named_after(tmp_path):
+    records = [{"total": loss, "bbox": loss / 10} for loss in LOSS]
+    path = write_json(tmp_path / "loss_history.json", {"train": records, "val": records}, indent=2)
+    run = load_one(path)
+    assert run.tags == ["train/total_loss", "train/bbox_loss", "val/total_loss", "val/bbox_loss"]
+    assert run.roles["val/total_loss"] == Role.VAL_LOSS
+    assert history.looks_like_history(path.read_bytes()[:40], complete=False, name="loss_history")
+
+
+def test_records_under_a_key_of_any_name_are_a_history(tmp_path):
+    """A DVC plots file keys its records by the stage that wrote them."""
+    path = write_json(tmp_path / "loss_curve.json",
+                      {"prc": [{"epoch": epoch, "loss": loss} for epoch, loss in enumerate(LOSS, start=1)]})
+    assert load_one(path).series("loss")["value"].tolist() == LOSS
+
+
 @pytest.mark.parametrize("name, role", [("losses", Role.TRAIN_LOSS), ("val_losses", Role.VAL_LOSS),
                                         ("accuracy", Role.TRAIN_ACC)])
 def test_a_bare_list_of_numbers_is_the_metric_its_file_is_named_after(tmp_path, name, role):

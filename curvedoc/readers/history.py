@@ -49,6 +49,8 @@ MIN_EPOCHS = 3
 NOT_MEASUREMENTS = {Role.OTHER, Role.LR, Role.GRAD_NORM}
 # A key whose list starts with a number, as a history's first bytes show it: "val_loss": [0.93, …
 KEYED_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*(?:-?[\d.]|NaN|-?Infinity|null)')
+# A key whose list starts with a record: "train": [{"loss": 0.93, …
+KEYED_RECORDS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*\{')
 # A record's number, as a list of records' first bytes show it: {"epoch": 1, "val_loss": 0.93, …
 RECORD_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*(?:-?[\d.]|NaN|-?Infinity)')
 NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
@@ -105,6 +107,10 @@ def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
     keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
     if any(key.lower() in STEP_KEYS for key in keys) and any(names_a_measurement(key) for key in keys):
         return True
+    # records under a split's name, their measurement named by a key or by the file (see _records_by_split)
+    splits = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_RECORDS.finditer(head)]
+    if any(map(_bare_split, splits)) and (names_a_measurement(name) or any(map(names_a_measurement, keys))):
+        return True
     listed_keys = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_NUMBERS.finditer(head)]
     return not records and any(names_a_measurement(key) or (_bare_split(key) and names_a_measurement(name))
                                for key in listed_keys)
@@ -120,14 +126,43 @@ def find_history(document: Any, name: str = "") -> dict | None:
         return columns if columns is not None and is_history(columns) else None
     if not isinstance(document, dict):
         return None
-    if is_history(named := _named_by_the_file(document, name)):
+    if is_history(named := _named_by_the_file(_records_by_split(document, name), name)):
         return named
     for key, value in document.items():
+        # records under any key (a DVC plots file's stage: {"prc": [{"epoch": 1, "loss": 3.77}, …]}): a list of
+        # records is a history only with an ordered epoch or a loss in it, which no other list of objects has
         nested = _columns_of_records(value) if isinstance(value, list) else value
-        if key.lower() in CONTAINER_KEYS and isinstance(nested, dict) and is_history(
-                named := _named_by_the_file(nested, name)):
+        if ((key.lower() in CONTAINER_KEYS or isinstance(value, list)) and isinstance(nested, dict)
+                and is_history(named := _named_by_the_file(_records_by_split(nested, name), name))):
             return named
     return None
+
+
+def _records_by_split(candidate: dict, name: str) -> dict:
+    """An object holding one list of records an epoch per split (``{"train": [{"loss": 0.9, "acc": 0.6}, …],
+    "val": […]}``) as the lists of one history, each record's key prefixed by its split (``train/loss``) and, when
+    it names no measurement itself, followed by the one the file is named after (``loss_history.json``'s
+    ``{"train": [{"total": 3.9, "bbox": 0.02}, …]}``: ``train/total_loss``); an epoch or step the records hold is
+    the x axis of every split, each value at its own record's epoch. Any other object as it is."""
+    splits = {key: value for key, value in candidate.items() if _bare_split(key) and isinstance(value, list)}
+    if not splits or not all(value and all(isinstance(record, dict) for record in value)
+                             for value in splits.values()):
+        return candidate
+    metric = next((singular(word) for word in tokens(name) if names_a_measurement(word)), None)
+    flat = {split: [dict(_flattened(record)) for record in records] for split, records in splits.items()}
+    step_key = next((key for key in STEP_KEYS if all(_increasing([record.get(key) for record in records])
+                                                     for records in flat.values())), None)
+    merged = {key: value for key, value in candidate.items() if key not in splits}
+    if step_key is not None:
+        merged[step_key] = sorted({record[step_key] for records in flat.values() for record in records})
+    for split, records in flat.items():
+        # without a shared x axis each split's list stands by its position (see _placed)
+        by_step = {record[step_key]: record for record in records} if step_key is not None else None
+        for key in dict.fromkeys(key for record in records for key in record if key != step_key):
+            tag = key if names_a_measurement(key) or metric is None else f"{key}_{metric}"
+            merged[f"{split}/{tag}"] = ([by_step.get(step, {}).get(key) for step in merged[step_key]] if by_step
+                                        else [record.get(key) for record in records])
+    return merged
 
 
 def _named_by_the_file(candidate: dict, name: str) -> dict:
@@ -186,6 +221,12 @@ def names_a_measurement(name: str) -> bool:
             or is_error_metric("_".join(words)))
 
 
+def _increasing(values: list) -> bool:
+    """A list of numbers that rises at every entry: an x axis (a count of batches per epoch, 29 in every record, is
+    not one)."""
+    return _is_number_list(values) and None not in values and bool(np.all(np.diff(values) > 0))
+
+
 def _is_number_list(value: Any) -> bool:
     """A list of numbers, where a null is an epoch the metric was not logged at."""
     if not isinstance(value, list):
@@ -220,7 +261,8 @@ def _epochs(warn: Callable[[str], None], metrics: dict[str, list], holders: list
     for _, values in candidates:
         steps = np.array([np.nan if value is None else as_value(value) for value in values], dtype=np.float64)
         usable, whole = whole_steps(steps)
-        if len(steps) == longest and usable.all() and whole:
+        # a count that never changes (batches per epoch, 29 in every record) is no x axis
+        if len(steps) == longest and usable.all() and whole and (longest == 1 or np.ptp(steps) > 0):
             return steps.astype(np.int64)
     key, values = candidates[0]
     why = (f"holds {len(values)} values, the longest metric list {longest}" if len(values) != longest
