@@ -553,6 +553,20 @@ def test_a_phase_column_names_each_row_s_split(tmp_path):
     assert run.point_counts()["loss"] == 8
 
 
+@pytest.mark.parametrize("column", ["type", "set"])
+def test_a_type_column_of_split_names_names_each_row_s_split(tmp_path, column):
+    rows = "".join(f"{epoch},{kind},{1 / epoch:.3f},0.001\n" for epoch in range(1, 6)
+                   for kind in ("train", "validation") + (("test",) if epoch == 5 else ()))
+    run = load_one(write(tmp_path / "loss_log.csv", f"epoch,{column},loss,lr\n" + rows))
+    assert run.roles["val_loss"] == Role.VAL_LOSS and run.point_counts()["loss"] == 5
+    assert run.series("test_loss")["step"].tolist() == [5]
+
+
+def test_a_type_column_of_other_words_is_no_split(tmp_path):
+    rows = "".join(f"{epoch},{kind},{1 / epoch:.3f}\n" for epoch in range(1, 6) for kind in ("cnn", "mlp"))
+    assert "val_loss" not in load_one(write(tmp_path / "loss_log.csv", "epoch,type,loss\n" + rows)).tags
+
+
 def test_columns_that_name_their_split_are_not_named_again_by_a_phase_column(tmp_path):
     rows = "".join(f"{epoch},fit,{1 / epoch:.3f},{1.2 / epoch:.3f}\n" for epoch in range(1, 5))
     run = load_one(write(tmp_path / "log.csv", "epoch,phase,train_loss,val_loss\n" + rows))

@@ -57,9 +57,12 @@ WRAPPED_NUMBER = (r"^\s*(?:tensor|tf\.Tensor|np\.float\d\d|numpy\.float\d\d|np\.
 WANDB_RUN_IDENTITY = ("Name", "ID")
 WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags", "Sweep")
 LIGHTNING_PLACEHOLDER = ("hp_metric", -1.0)
+# A column that names the split of its rows when its cells are split names (train, validation, test): besides the
+# columns that say so by name, one that names the rows' type or set (a script's "epoch,type,loss" rows)
+ROW_SPLIT_COLUMNS = SPLIT_COLUMNS | {"type", "set", "partition"}
 # Columns whose text says what a row is of within one run, never which run: its split (a block of train rows, then
 # a block of val rows, each counting the epochs from 1), the class of per-class metrics.
-ROW_KIND_COLUMNS = SPLIT_COLUMNS | {"class", "class_name", "label", "category"}
+ROW_KIND_COLUMNS = ROW_SPLIT_COLUMNS | {"class", "class_name", "label", "category"}
 # Numbers that name a run rather than measure it: a file of several seeds or folds numbers them.
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial", "run_id", "trial_id"}
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
@@ -187,7 +190,7 @@ def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
     """A table whose split column (``phase``: ``train`` and ``val`` rows under the same ``loss`` column) names the
     split of every row: each split's rows, the split column left out; None for any other table, and for one whose
     columns name their splits themselves (``val_loss``) on every row."""
-    column = next((column for column in table.columns if column.lower() in SPLIT_COLUMNS), None)
+    column = next((column for column in table.columns if column.lower() in ROW_SPLIT_COLUMNS), None)
     if column is None or table.frame[column].dtype.kind in "fiub":
         return None
     kinds = table.frame[column].astype(str).str.strip()
