@@ -42,8 +42,8 @@ def test_keras_history_dict_is_one_run_over_the_epochs(tmp_path):
                          "val_accuracy": Role.VAL_ACC}
     assert run.series("val_loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
     assert run.series("loss")["value"].tolist() == LOSS
-    no_step_list = (f"{path}: no step list (step, steps, global_step, iteration, iterations, epoch, epochs); the "
-                    "position in the lists is the epoch, from 1")
+    no_step_list = (f"{path}: no step list (step, steps, global_step, iteration, iterations, episode, episodes, epoch, "
+                    "epochs); the position in the lists is the epoch, from 1")
     assert run.warnings == [no_step_list]
 
 
@@ -169,6 +169,28 @@ def test_per_split_records_that_name_no_measurement_measure_what_the_file_is_nam
     assert run.tags == ["train/total_loss", "train/bbox_loss", "val/total_loss", "val/bbox_loss"]
     assert run.roles["val/total_loss"] == Role.VAL_LOSS
     assert history.looks_like_history(path.read_bytes()[:40], complete=False, name="loss_history")
+
+
+def test_each_metric_s_lists_by_split_are_a_history(tmp_path):
+    """``{"loc_loss": {"train": [...], "validation": [...]}, …}`` (a detector's history; NaN as Python writes it)."""
+    document = {"loc_loss": {"train": [math.nan] * 6, "validation": [math.nan] * 6},
+                "class_loss": {"train": LOSS, "validation": [loss + 0.1 for loss in LOSS]},
+                "time_stamps": list(range(6))}
+    path = write_json(tmp_path / "train_history.json", document, indent=4)
+    run = load_one(path)
+    assert run.roles["validation_class_loss"] == Role.VAL_LOSS and run.roles["train_loc_loss"] == Role.TRAIN_LOSS
+    assert history.looks_like_history(path.read_bytes()[:60], complete=False, name="train_history")
+
+
+def test_an_episode_counter_is_the_x_axis_of_records(tmp_path):
+    records = [{"episode": episode, "return": 10.0 * episode} for episode in range(1, 8)]
+    run = load_one(write_json(tmp_path / "training_log.json", records, indent=4))
+    assert run.tags == ["return"] and run.series("return")["step"].tolist() == list(range(1, 8))
+
+
+def test_numbers_each_in_a_list_of_their_own_are_a_bare_list(tmp_path):
+    path = write_json(tmp_path / "train_score_log.json", [[106], [113], [8], [210], [3]])
+    assert load_one(path).series("train_score_log")["value"].tolist() == [106, 113, 8, 210, 3]
 
 
 def test_records_under_a_key_of_any_name_are_a_history(tmp_path):

@@ -33,16 +33,16 @@ import numpy as np
 from curvedoc.errors import NotALog
 from curvedoc.features import LOSS_ROLES, listed
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name
+from curvedoc.readers import SPLIT_FILE_WORDS, Source, file_run_name
 from curvedoc.readers.records import as_value, whole_steps
 from curvedoc.readers.text import read_json
-from curvedoc.roles import Role, infer_role, is_error_metric, singular, split_of, tokens
+from curvedoc.roles import Role, infer_role, is_error_metric, singular, tokens
 
 # Keys scripts nest a history under, beside its config or summary
 CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metrics", "log", "logs", "results",
                   "stats"}
 # The x axis a history may save beside its metrics (Keras's History.epoch, a script's "epochs"), finest first
-STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "epoch", "epochs")
+STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "episode", "episodes", "epoch", "epochs")
 # A metric logged fewer times is a summary (a final test score), and says nothing of the file being a history
 MIN_EPOCHS = 3
 # Not what a model is judged by, though a history logs them beside its metrics
@@ -54,8 +54,10 @@ KEYED_RECORDS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*\{')
 # A record's number, as a list of records' first bytes show it: {"epoch": 1, "val_loss": 0.93, …
 RECORD_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*(?:-?[\d.]|NaN|-?Infinity)')
 NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
-# A bare list of numbers, as json.dump(losses, f) writes it
-BARE_NUMBERS = re.compile(rb"\[\s*(?:-?[\d.]|NaN|-?Infinity)")
+# A bare list of numbers, as json.dump(losses, f) writes it, each number in a list of its own too
+BARE_NUMBERS = re.compile(rb"\[\s*(?:\[\s*)?(?:-?[\d.]|NaN|-?Infinity)")
+# A metric's lists by split: "loc_loss": {"train": [
+METRIC_BY_SPLIT = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\{\s*"([^"\\]{1,200})"\s*:\s*\[')
 
 
 def read(source: Source) -> list[Run]:
@@ -107,6 +109,10 @@ def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
     keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
     if any(key.lower() in STEP_KEYS for key in keys) and any(names_a_measurement(key) for key in keys):
         return True
+    if any(names_a_measurement(metric.decode("utf-8", errors="replace"))
+           and _bare_split(split.decode("utf-8", errors="replace"))
+           for metric, split in METRIC_BY_SPLIT.findall(head)):
+        return True
     # records under a split's name, their measurement named by a key or by the file (see _records_by_split)
     splits = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_RECORDS.finditer(head)]
     if any(map(_bare_split, splits)) and (names_a_measurement(name) or any(map(names_a_measurement, keys))):
@@ -121,21 +127,42 @@ def find_history(document: Any, name: str = "") -> dict | None:
     under a key such as ``history`` or ``metrics`` (an object of lists, or a list of records); None when there is
     none. ``name`` (the file's stem) names the metric of lists named by their split only (:func:`_named_by_the_file`)."""
     if isinstance(document, list):
-        # a bare list of numbers: one metric, named by the file (json.dump(losses, open("losses.json", "w")))
-        columns = {name: document} if _is_number_list(document) and name else _columns_of_records(document)
+        # a bare list of numbers: one metric, named by the file (json.dump(losses, open("losses.json", "w"))), each
+        # number in a list of its own too ([[106], [113], …]: a score appended as [score])
+        numbers = [item[0] if isinstance(item, list) and len(item) == 1 else item for item in document]
+        columns = {name: numbers} if _is_number_list(numbers) and name else _columns_of_records(document)
         return columns if columns is not None and is_history(columns) else None
     if not isinstance(document, dict):
         return None
-    if is_history(named := _named_by_the_file(_records_by_split(document, name), name)):
+    if is_history(named := _as_lists(document, name)):
         return named
     for key, value in document.items():
         # records under any key (a DVC plots file's stage: {"prc": [{"epoch": 1, "loss": 3.77}, …]}): a list of
         # records is a history only with an ordered epoch or a loss in it, which no other list of objects has
         nested = _columns_of_records(value) if isinstance(value, list) else value
         if ((key.lower() in CONTAINER_KEYS or isinstance(value, list)) and isinstance(nested, dict)
-                and is_history(named := _named_by_the_file(_records_by_split(nested, name), name))):
+                and is_history(named := _as_lists(nested, name))):
             return named
     return None
+
+
+def _as_lists(candidate: dict, name: str) -> dict:
+    """``candidate`` with the layouts scripts save a history's lists in read as its lists (see the functions
+    called)."""
+    return _named_by_the_file(_records_by_split(_splits_by_metric(candidate), name), name)
+
+
+def _splits_by_metric(candidate: dict) -> dict:
+    """An object whose metrics each hold their lists by split (``{"loc_loss": {"train": [...], "validation":
+    [...]}}``) as one list a metric and split (``train_loc_loss``, ``validation_loc_loss``); any other as it is."""
+    by_split = {key: value for key, value in candidate.items() if isinstance(value, dict) and value
+                and all(_bare_split(split) and _is_number_list(values) for split, values in value.items())}
+    if not by_split:
+        return candidate
+    flat = {key: value for key, value in candidate.items() if key not in by_split}
+    for key, lists in by_split.items():
+        flat.update({f"{split}_{key}": values for split, values in lists.items()})
+    return flat
 
 
 def _records_by_split(candidate: dict, name: str) -> dict:
@@ -176,8 +203,8 @@ def _named_by_the_file(candidate: dict, name: str) -> dict:
 
 
 def _bare_split(key: str) -> bool:
-    words = tokens(key)
-    return len(words) == 1 and split_of(words) is not None
+    """A key that is a split's name alone (train, val, validation, test …; not a container such as metrics)."""
+    return key.strip().lower() in SPLIT_FILE_WORDS
 
 
 def _columns_of_records(records: list) -> dict | None:
