@@ -150,6 +150,7 @@ GIVE_UP_BYTES = 32 << 20
 EPOCH_KEYS = {"epoch", "ep"}
 # Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count; an agent's episode last.
 STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch", "episode")
+BATCH_RANK = STEP_KEYS.index("batch")
 SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
     "evaluating", "test", "testing", "dev",
@@ -933,6 +934,11 @@ class _Reading:
             if not line.values:
                 if line.section is not None:
                     self.section = line.section
+                if (line.epoch is None and line.step_rank == BATCH_RANK and self.header is not None
+                        and self.header.epoch is not None):
+                    # " ---- batch: 010 ----" under "**** EPOCH 003 ****" (PointNet's log): a batch of that epoch
+                    # (a "STEP 4: EVALUATION" stage of a pipeline is none)
+                    line.epoch, line.epoch_total = self.header.epoch, self.header.epoch_total
                 # "Epoch 3/10" on a line of its own: the lines after it report that epoch (Keras). A callback's
                 # "Epoch 00003: val_loss improved …" after that epoch's summary names it again: no second summary.
                 if self.header is None or (line.epoch, line.step) != (self.header.epoch, self.header.step):
