@@ -265,6 +265,23 @@ def is_error_metric(tag: str) -> bool:
     return not _ERROR_METRIC_WORDS.isdisjoint(tokens(tag))
 
 
+# A regression's error, the quantity its loss is (MSE) or is judged by (RMSE, MAE): "Mean Squared Error", "val_rmse"
+_REGRESSION_ERROR_WORDS = {"mse", "rmse", "nrmse", "msle", "rmsle", "mae"}
+_ERROR_KIND_WORDS = {"squared", "absolute"}
+
+
+def mark_errors_as_losses(roles: dict[str, Role]) -> None:
+    """In a run that logs no loss under that name, gives each regression error it logs (MSE, RMSE, MAE: a
+    hand-written loop's "Mean Squared Error", a Keras regression metric) the loss role of its split: it is the
+    loss, or what the loss is judged by. An error rate (a classifier's "error", WER) is not a loss: left as it is."""
+    if any(role in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) for role in roles.values()):
+        return
+    for tag, role in roles.items():
+        words = set(tokens(tag))
+        if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
+            roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
+
+
 def is_perplexity(tag: str) -> bool:
     """True when ``tag`` logs a perplexity, exp(cross-entropy): read it as ``ln(value)`` to compare it with a loss."""
     return bool(_PERPLEXITY_WORDS & set(tokens(tag)))
