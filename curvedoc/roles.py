@@ -273,12 +273,16 @@ _ERROR_KIND_WORDS = {"squared", "absolute"}
 def mark_errors_as_losses(roles: dict[str, Role]) -> None:
     """In a run that logs no loss under that name, gives each regression error it logs (MSE, RMSE, MAE: a
     hand-written loop's "Mean Squared Error", a Keras regression metric) the loss role of its split: it is the
-    loss, or what the loss is judged by. An error rate (a classifier's "error", WER) is not a loss: left as it is."""
+    loss, or what the loss is judged by; when they are all one kind of error, so that a train and a validation
+    error compare (a train MSE beside a validation MAE do not). An error rate (a classifier's "error", WER) is not a
+    loss: left as it is."""
     if any(role in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) for role in roles.values()):
         return
-    for tag, role in roles.items():
-        words = set(tokens(tag))
-        if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
+    kinds = {tag: frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS)) for tag, role in roles.items()
+             if role is Role.OTHER and (words := set(tokens(tag)))
+             and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words))}
+    if len(set(kinds.values())) == 1:
+        for tag in kinds:
             roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
 
 

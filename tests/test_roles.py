@@ -183,6 +183,23 @@ def roles_of_run(tags: list[str]) -> dict[str, Role]:
     return builder.build().roles
 
 
+@pytest.mark.parametrize("tags, losses", [
+    (["Percent Good", "Mean Squared Error"], {"Mean Squared Error": Role.TRAIN_LOSS}),
+    (["mse", "val_mse", "lr"], {"mse": Role.TRAIN_LOSS, "val_mse": Role.VAL_LOSS}),
+    (["train_rmse", "val_rmse"], {"train_rmse": Role.TRAIN_LOSS, "val_rmse": Role.VAL_LOSS}),
+])
+def test_a_regression_error_is_the_loss_of_a_run_that_logs_none(tags, losses):
+    roles = roles_of_run(tags)
+    assert {tag: role for tag, role in roles.items() if role != Role.OTHER and role != Role.LR} == losses
+
+
+@pytest.mark.parametrize("tags", [["loss", "val_loss", "val_mae"], ["Train_MSE+L1", "Val_MAE"],
+                                  ["train_error", "val_error"], ["wer", "val_wer"]])
+def test_an_error_beside_a_loss_another_kind_of_error_or_an_error_rate_is_no_loss(tags):
+    roles = roles_of_run(tags)
+    assert all(roles[tag] == Role.OTHER for tag in tags if "loss" not in tag)
+
+
 @pytest.mark.parametrize("tags,adversarial,losses", [
     (["loss_D", "loss_G"], {"loss_D", "loss_G"}, set()),
     (["errD", "errG", "D(x)", "D(G(z))"], {"errD", "errG", "D(x)", "D(G(z))"}, set()),
