@@ -82,6 +82,9 @@ _KNOWN_TERM_WORDS = _LOSS_TERM_WORDS | {"mmd", "reg", "regularization", "l1", "l
 _BASICSR_LOSS = "l"
 # a curve's running best so far (best_loss, "Best val_acc=1.0000"): it restates the curve's extreme
 RUNNING_BEST = "best"
+# words that say a value is restated rather than measured at that point: its running best, or one carried over
+# from an earlier point ("Skipping validation (keeping last val_loss=inf)", prev_val_loss)
+RESTATED_WORDS = {RUNNING_BEST, "keeping", "kept", "previous", "prev"}
 # A cross-entropy named as such, without the word "loss" (Keras's categorical_crossentropy metric, torchmetrics'
 # val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
 _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
@@ -215,7 +218,7 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.LR
     if any(w in _NOT_A_METRIC for w in words) and not (_OVERLAP_METRICS & set(words)):
         return Role.OTHER
-    if RUNNING_BEST in words:
+    if not RESTATED_WORDS.isdisjoint(words):
         return Role.OTHER  # best_g_loss, val/best_acc: the curve's running extreme, which measures nothing new
     # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
     measured = [singular(w) for w in words]

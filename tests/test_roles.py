@@ -34,8 +34,9 @@ CONVENTIONS = {
     "Top-5_Accuracy": Role.OTHER, "Test_Top_1_Accuracy": Role.TEST_ACC,
     # BasicSR (Real-ESRGAN, GFPGAN, pyiqa) names each loss term l_<name>
     "l_pix": Role.TRAIN_LOSS, "l_g_gan": Role.TRAIN_LOSS, "val/l_pix": Role.VAL_LOSS, "l2_reg": Role.OTHER,
-    # a running best restates a curve's extreme
-    "best_g_loss": Role.OTHER, "val/best_acc": Role.OTHER,
+    # a running best restates a curve's extreme, a value kept from an earlier evaluation that one
+    "best_g_loss": Role.OTHER, "val/best_acc": Role.OTHER, "keeping_last_val_loss": Role.OTHER,
+    "prev_val_loss": Role.OTHER,
 }
 
 # Tag names copied from public logs (YOLOv8 results.csv, Detectron2 metrics.json, SB3 and custom RL logs, HF
