@@ -562,6 +562,13 @@ def test_a_type_column_of_split_names_names_each_row_s_split(tmp_path, column):
     assert run.series("test_loss")["step"].tolist() == [5]
 
 
+def test_the_split_column_is_the_one_whose_cells_are_split_names(tmp_path):
+    """A "stage" column (stage1, stage2: a fine-tune's stages) before the "phase" column that names the splits."""
+    rows = "".join(f"stage1,{epoch},{phase},{1 / epoch:.3f}\n" for epoch in range(1, 5) for phase in ("train", "val"))
+    run = load_one(write(tmp_path / "train_log.csv", "stage,epoch,phase,loss\n" + rows))
+    assert run.roles["val_loss"] == Role.VAL_LOSS and run.point_counts()["loss"] == 4
+
+
 def test_a_type_column_of_other_words_is_no_split(tmp_path):
     rows = "".join(f"{epoch},{kind},{1 / epoch:.3f}\n" for epoch in range(1, 6) for kind in ("cnn", "mlp"))
     assert "val_loss" not in load_one(write(tmp_path / "loss_log.csv", "epoch,type,loss\n" + rows)).tags

@@ -190,12 +190,17 @@ def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
     """A table whose split column (``phase``: ``train`` and ``val`` rows under the same ``loss`` column) names the
     split of every row: each split's rows, the split column left out; None for any other table, and for one whose
     columns name their splits themselves (``val_loss``) on every row."""
-    column = next((column for column in table.columns if column.lower() in ROW_SPLIT_COLUMNS), None)
-    if column is None or table.frame[column].dtype.kind in "fiub":
-        return None
-    kinds = table.frame[column].astype(str).str.strip()
-    splits = {kind: split_of(tokens(kind)) for kind in kinds.unique()}
-    if len(set(splits.values())) < 2 or None in splits.values():
+    # the first such column whose cells are split names: a "stage" column of stage1, stage2 beside the "phase" one
+    column = kinds = splits = None
+    for candidate in (column for column in table.columns if column.lower() in ROW_SPLIT_COLUMNS):
+        if table.frame[candidate].dtype.kind in "fiub":
+            continue
+        kinds = table.frame[candidate].astype(str).str.strip()
+        splits = {kind: split_of(tokens(kind)) for kind in kinds.unique()}
+        if len(set(splits.values())) >= 2 and None not in splits.values():
+            column = candidate
+            break
+    if column is None:
         return None
     # a column may name its split when it is filled on that split's rows alone (a val_macro_f1 beside the shared
     # loss, empty on the train rows); one filled on the rows of another split is no table of this kind
