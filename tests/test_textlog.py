@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -641,6 +642,17 @@ def test_batch_headings_under_an_epoch_heading_count_on_across_epochs(tmp_path):
     run = read(write(tmp_path / "log_train.txt", "".join(epoch(e) for e in range(3))))
     assert steps(run, "mean_loss") == [10, 20, 30, 40, 50, 60, 70, 80, 90]
     assert steps(run, "eval_mean_loss") == [30, 60, 90] and not run.warnings
+
+
+def test_an_infinite_value_printed_again_reads_without_a_numpy_warning(tmp_path):
+    """A value a loop prints as inf before its first evaluation ("keeping last val_loss=inf"), twice in an epoch:
+    comparing it with itself by subtraction made NaN, and numpy's RuntimeWarning reached the user's terminal."""
+    text = "".join(f"Epoch {e}/5 | Train Loss: {1 / e:.3f}\nSkipping validation (keeping last val_loss=inf)\n"
+                   f"Skipping validation (keeping last val_loss=inf)\n" for e in range(1, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "Train_Loss") == [1, 2, 3, 4, 5]
 
 
 def test_keras_2_bars_per_batch_lines_are_not_epochs(tmp_path):

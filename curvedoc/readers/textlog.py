@@ -1700,7 +1700,7 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
             superseded[number] += int(np.count_nonzero(restarted))
             steps, run_values = steps[~restarted], run_values[~restarted]
             # a line printed again as it was ("… loss = 1.65 -> best" after "… loss = 1.65") is one point, not two
-            again = np.flatnonzero((np.diff(steps) == 0) & (np.diff(run_values) == 0)) + 1
+            again = np.flatnonzero((steps[1:] == steps[:-1]) & (run_values[1:] == run_values[:-1])) + 1
             curves[tag] = np.delete(steps, again), np.delete(run_values, again)
     for curves in runs:
         _drop_restated(curves)
@@ -1970,7 +1970,7 @@ def _batches_within_epochs(parsed: Parsed, epoch: np.ndarray) -> np.ndarray:
         starts = np.flatnonzero(np.diff(stretch[indexes], prepend=-1) != 0)  # where a run of one epoch's lines starts
         lengths = np.diff(starts, append=len(epochs))
         # a line drawn again as it was (a progress bar's last state, printed once more at its close) is no batch
-        drawn_again = np.diff(values, prepend=np.nan) == 0
+        drawn_again = np.r_[False, values[1:] == values[:-1]]  # (no subtraction: an inf beside an inf is no NaN)
         drawn_again[starts] = False
         if np.add.reduceat(~drawn_again, starts).max() >= MIN_POINTS:
             within = np.arange(len(epochs)) - np.repeat(starts, lengths)
