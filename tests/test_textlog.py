@@ -655,6 +655,13 @@ def test_an_infinite_value_printed_again_reads_without_a_numpy_warning(tmp_path)
     assert steps(run, "Train_Loss") == [1, 2, 3, 4, 5]
 
 
+def test_tab_separated_names_and_values_are_pairs_not_a_table_header(tmp_path):
+    """print(f"epoch:{e}", f"Accuracy:{acc}", f"Average precision:{p}", sep="\t"): each cell a name and its value."""
+    text = "".join(f"epoch:{e}\tAccuracy:{70 + e}.5\tAverage precision:{71 + e}.25\n" for e in range(1, 6))
+    run = read(write(tmp_path / "log.txt", text))
+    assert steps(run, "Accuracy") == [1, 2, 3, 4, 5] and values(run, "Average_precision")[0] == 72.25
+
+
 def test_keras_2_bars_per_batch_lines_are_not_epochs(tmp_path):
     batches = "".join(
         f"\r {n:5d}/60000 [=====>........] - ETA: 3s - loss: {2 - n / 60000:.4f} - acc: 0.5" + "\b" * 60

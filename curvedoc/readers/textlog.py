@@ -405,6 +405,8 @@ HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
 # A tab-separated header may name a column in words ("Learning Rate\tTrain Loss\t…", the Logger of
 # pytorch-classification and the many repositories that copied it)
 SPACED_HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()% ]{0,63}")
+# ... but not a name and its value ("epoch:1\tAccuracy:71.05\tAverage precision:74.84", print(..., sep="\t"))
+KEYED_CELL = re.compile(r".{0,64}[:=]\s{0,10}[-+]?\.?\d[\d.eE+\-]{0,30}%?")
 # what a header's first three cells and a row's first cell look like: a line that starts otherwise is neither, which
 # settles nearly every line of a log at the cost of one anchored match
 HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(][\w@.:\-/()%]{0,63}\s+[A-Za-z_(]")
@@ -794,7 +796,8 @@ class _ColumnTable:
         ``ROW_START``), is neither."""
         if "\t" in text:
             cells = [cell.strip() for cell in text.strip().split("\t")]
-            if all(SPACED_HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_counted_header(cells):
+            if (all(SPACED_HEADER_CELL.fullmatch(cell) and not KEYED_CELL.fullmatch(cell) for cell in cells)
+                    and self._is_counted_header(cells)):
                 return "header"
             if self.counted_rows is not None:
                 return self._counted_row(cells)
