@@ -281,9 +281,11 @@ def mark_errors_as_losses(roles: dict[str, Role]) -> None:
     loss: left as it is."""
     if any(role in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) for role in roles.values()):
         return
-    kinds = {tag: frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS)) for tag, role in roles.items()
-             if role is Role.OTHER and (words := set(tokens(tag)))
-             and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words))}
+    kinds = {}  # each error's naming words: what kind of error it is
+    for tag, role in roles.items():
+        words = set(tokens(tag))
+        if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
+            kinds[tag] = frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS))
     if len(set(kinds.values())) == 1:
         for tag in kinds:
             roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")

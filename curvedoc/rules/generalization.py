@@ -143,9 +143,8 @@ def _beside_the_turn(values: np.ndarray, best: int) -> np.ndarray:
         "rise_share": Threshold(0.1, "rise of the validation loss above its best, as a share of the best level"),
         "steady_share": Threshold(0.02, "the same share for a rise that is beyond the noise and steady (the points "
                                         "from the best on climb by a rank trend beyond rise_noise, or all stay "
-                                        "above the best by more than rise_noise): certain, so it "
-                                        "is reported from a smaller size (a 2-5% climb over 260 epochs is the "
-                                        "checkpoint to keep)"),
+                                        "above the best by more than rise_noise): certain, so it is reported from "
+                                        "a smaller size (a 2-5% climb over 260 epochs is the checkpoint to keep)"),
         "fall_noise": Threshold(3.0, "the train loss must have fallen from its start by more than this many standard "
                                      "errors of its smoothed level: one that swings by more than it ever fell has "
                                      "made no fit the validation rise could be the price of"),
