@@ -638,7 +638,8 @@ def test_batch_headings_under_an_epoch_heading_count_on_across_epochs(tmp_path):
         batches = "".join(f" ---- batch: {b:03d} ----\nmean acc: {0.2 + e / 10:.2f}\n"
                           f"mean loss: {2.0 - e / 10 - b / 1000:.3f}\n" for b in (10, 20, 30))
         return (f"**** EPOCH {e:03d} ****\n2023-05-19 16:04:05.972562\n{batches}**** EVAL EPOCH {e:03d} START****\n"
-                f"eval mean loss: {1.0 - e / 10:.2f}\n**** EVAL EPOCH {e:03d} END****\n")
+                f"eval mean acc: {0.5 + e / 20:.2f}\neval mean loss: {1.0 - e / 10:.2f}\n"
+                f"**** EVAL EPOCH {e:03d} END****\n")
     run = read(write(tmp_path / "log_train.txt", "".join(epoch(e) for e in range(3))))
     assert steps(run, "mean_loss") == [10, 20, 30, 40, 50, 60, 70, 80, 90]
     assert steps(run, "eval_mean_loss") == [30, 60, 90] and not run.warnings
