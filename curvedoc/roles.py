@@ -258,7 +258,9 @@ def is_evaluation_score(tag: str) -> bool:
     return any(map(_EVALUATION_SCORE_WORD.match, _score_candidates(tag, tokens(tag))))
 
 
-_ERROR_METRIC_WORDS = {"mae", "mse", "rmse", "nrmse", "rmsle", "msle", "mape", "smape", "wer", "cer", "error", "err"}
+# A regression's error, the quantity its loss is (MSE) or is judged by (RMSE, MAE): "Mean Squared Error", "val_rmse"
+_REGRESSION_ERROR_WORDS = {"mse", "rmse", "nrmse", "msle", "rmsle", "mae"}
+_ERROR_METRIC_WORDS = _REGRESSION_ERROR_WORDS | {"mape", "smape", "wer", "cer", "error", "err"}
 
 
 def is_error_metric(tag: str) -> bool:
@@ -268,9 +270,7 @@ def is_error_metric(tag: str) -> bool:
     return not _ERROR_METRIC_WORDS.isdisjoint(tokens(tag))
 
 
-# A regression's error, the quantity its loss is (MSE) or is judged by (RMSE, MAE): "Mean Squared Error", "val_rmse"
-_REGRESSION_ERROR_WORDS = {"mse", "rmse", "nrmse", "msle", "rmsle", "mae"}
-_ERROR_KIND_WORDS = {"squared", "absolute"}
+_ERROR_KIND_WORDS = {"squared", "absolute"}  # "Mean Squared Error", "mean absolute error"
 
 
 def mark_errors_as_losses(roles: dict[str, Role]) -> None:

@@ -181,15 +181,20 @@ def _records_by_split(candidate: dict, name: str) -> dict:
                                                      for records in flat.values())), None)
     merged = {key: value for key, value in candidate.items() if key not in splits}
     if step_key is not None:
-        merged[step_key] = sorted({record[step_key] for records in flat.values() for record in records})
+        steps = merged[step_key] = sorted({record[step_key] for records in flat.values() for record in records})
     for split, records in flat.items():
-        # without a shared x axis each split's list stands by its position (see _placed)
-        by_step = {record[step_key]: record for record in records} if step_key is not None else None
-        for key in dict.fromkeys(key for record in records for key in record if key != step_key):
-            tag = key if names_a_measurement(key) or metric is None else f"{key}_{metric}"
-            merged[f"{split}/{tag}"] = ([by_step.get(step, {}).get(key) for step in merged[step_key]] if by_step
-                                        else [record.get(key) for record in records])
+        if step_key is not None:  # each split's records at their epochs (else each list stands by its position)
+            at = {record.pop(step_key): record for record in records}
+            records = [at.get(step, {}) for step in steps]
+        for key, values in _columns(records).items():
+            merged[f"{split}/{key if names_a_measurement(key) or metric is None else f'{key}_{metric}'}"] = values
     return merged
+
+
+def _columns(records: list[dict]) -> dict[str, list]:
+    """Flat records as one list a key, in the order the keys first appear; None where a record lacks the key."""
+    return {key: [record.get(key) for record in records]
+            for key in dict.fromkeys(key for record in records for key in record)}
 
 
 def _named_by_the_file(candidate: dict, name: str) -> dict:
@@ -212,9 +217,7 @@ def _columns_of_records(records: list) -> dict | None:
     each record an object, and an epoch or step key that never goes back, or a loss among the keys."""
     if len(records) < MIN_EPOCHS or not all(isinstance(record, dict) for record in records):
         return None
-    flat = [dict(_flattened(record)) for record in records]
-    keys = list(dict.fromkeys(key for record in flat for key in record))
-    columns = {key: [record.get(key) for record in flat] for key in keys}
+    columns = _columns([dict(_flattened(record)) for record in records])
     ordered = any(key.lower() in STEP_KEYS and _is_number_list(values)
                   and np.all(np.diff([value for value in values if value is not None]) >= 0)
                   for key, values in columns.items())
