@@ -720,6 +720,21 @@ def test_pandas_names_of_a_bare_arrays_columns_are_no_value(tmp_path):
     assert run.roles == {"train_losses": Role.TRAIN_LOSS} and run.series("train_losses")["value"].iloc[0] == 2.3
 
 
+def test_a_file_named_by_a_metric_names_its_first_column_and_keeps_the_others_by_place(tmp_path):
+    # f.write(f"{loss},{val_loss}\n") every few batches, f.write(f"{epoch} {loss} {acc}\n"): the curve the file is
+    # named after comes first; what the script logs beside it is kept, unjudged, as nothing names it
+    lines = "".join(f"{2 / (i + 1):.4f},{2.2 / (i + 1):.4f}\n" for i in range(30))
+    run = load_one(write(tmp_path / "train_loss.txt", lines))
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "column 2": Role.OTHER}
+    assert run.series("train_loss")["value"].iloc[0] == 2.0 and len(run.series("column 2")) == 30
+    assert any("column 2 kept by place and not judged" in warning for warning in run.warnings)
+    (tmp_path / "epochs").mkdir()
+    rows = "".join(f"{epoch} {1 / epoch:.4f} {epoch / 40:.3f}\n" for epoch in range(1, 30))
+    run = load_one(write(tmp_path / "epochs" / "loss.txt", rows))
+    assert run.roles == {"loss": Role.TRAIN_LOSS, "column 3": Role.OTHER}
+    assert run.series("loss")["step"].tolist()[:2] == [1, 2]
+
+
 def test_columns_of_numbers_that_nothing_names_are_refused_in_one_line(tmp_path):
     path = write(tmp_path / "train_log.csv", "".join(f"{4.5 - i / 10},{i / 20}\n" for i in range(20)))
     with pytest.raises(CurvedocError, match="2 columns of numbers with no header"):

@@ -427,22 +427,38 @@ def _names_of_headerless(path: Path, frame: pd.DataFrame, comment: list[str], fo
     ``np.savetxt(…, header="epoch loss")`` writes its header as the comment line above the rows (``# epoch loss``);
     a script that writes rows with no header at all names its curve by the file (``rewards.csv``: one reward a
     line, or the episode counting up, then the reward). Any other table of unnamed numbers is refused: nothing says
-    what its columns measure."""
+    what its columns measure; but a file whose name says what it measures (``train_loss.txt``, ``loss_log.txt``)
+    names its first column of values, the way a script writes the curve it is named after first and what it logs
+    beside it after (``f"{loss},{val_loss}"``, ``f"{loss} {reward}"``): those others are kept by their place
+    (``column 2``), not judged, since nothing says what they measure."""
+    # imported here, as the metric-file reader does: the text reader imports this module's neighbours
+    from curvedoc.readers.textlog import names_a_metric
+
     width = frame.shape[1]
     if len(comment) == width and not any(as_value(cell) is not None for cell in comment):
         return comment
     first = frame.iloc[:, 0].to_numpy()
     # a step counts up in whole numbers (every table's step rule: whole_steps); a session appended to the file
     # starts it over (the restart rule's)
-    counter = width == 2 and len(first) > 1 and np.issubdtype(first.dtype, np.number)
+    counter = width > 1 and len(first) > 1 and np.issubdtype(first.dtype, np.number)
     if counter:
         usable, whole = whole_steps(first.astype(np.float64))
         counter = bool(usable.all()) and whole and np.mean(np.diff(first) > 0) >= 0.9
-    if width == 1 or counter:
+    if width == 1 or (counter and width == 2):
         found.append(f"{path}: no header; the values are named by the file ({path.stem})"
                      + (", the first column, counting up, is their step" if counter else ""))
         return [path.stem] if width == 1 else ["step", path.stem]
-    raise NotALog(path, f"a table of {width} columns of numbers with no header: nothing names what they measure")
+    if not names_a_metric("_".join(tokens(path.stem))):
+        raise NotALog(path, f"a table of {width} columns of numbers with no header: nothing names what they measure")
+    names = [f"column {place}" for place in range(1, width + 1)]
+    named = 1 if counter else 0
+    names[named] = path.stem
+    if counter:
+        names[0] = "step"
+    found.append(f"{path}: no header; its first column of values is named by the file ({path.stem})"
+                 + (", the column before it, counting up, is their step" if counter else "")
+                 + f"; {', '.join(names[named + 1:])} kept by place and not judged: nothing names what they measure")
+    return names
 
 
 def count_fields(line: bytes, delimiter: str) -> int:
