@@ -118,6 +118,23 @@ def test_a_training_started_again_after_a_finished_run_is_a_run_of_its_own(tmp_p
     assert any("restarted run" in warning for warning in restarted.warnings)
 
 
+def test_a_batch_index_logged_as_the_step_is_counted_on_when_the_loss_takes_up_where_it_left(tmp_path):
+    """``log({"loss": loss, "step": i})`` inside ``for i, batch in enumerate(loader)`` (Arda-Bati's autoencoder):
+    the step starts again every epoch, and each epoch's loss goes on from where the last one ended. That is one
+    run's epochs, counted on; a sweep whose runs each start again at an untrained model's loss stays runs."""
+    def epoch(first_loss: float) -> list[dict]:
+        return [{"step": 50 * i, "loss": first_loss * 0.98 ** i} for i in range(20)]
+    rows, loss = [], 1.1
+    for _ in range(4):
+        rows += epoch(loss)
+        loss = rows[-1]["loss"]
+    run = load_one(write_lines(tmp_path / "epochs" / "loss_train.jsonl", rows))
+    assert run.series("loss")["step"].tolist()[19:22] == [950, 1000, 1050] and len(run.series("loss")) == 80
+    assert any("counted on across them" in warning for warning in run.warnings)
+    runs = curvedoc.load(write_lines(tmp_path / "sweep" / "loss_train.jsonl", epoch(1.1) + epoch(1.1) + epoch(1.12)))
+    assert len(runs) == 3 and all(run.series("loss")["step"].max() == 950 for run in runs)
+
+
 def test_a_last_session_that_stopped_as_it_began_does_not_replace_the_run(tmp_path):
     """A Detectron2 metrics.json of appended sessions whose last job wrote its iteration-0 record and died
     (Get-My-Money/Blood-cells-task): that one record would replace the whole run before it. It is not read, the

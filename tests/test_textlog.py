@@ -1364,6 +1364,20 @@ def test_a_line_of_names_over_unrelated_numbers_is_no_table(tmp_path):
     assert set(run.tags) == {"loss"}
 
 
+def test_a_batch_index_printed_as_the_step_is_counted_on_when_the_loss_takes_up_where_it_left(tmp_path):
+    """``print(f"step {i} loss {loss}")`` over ``enumerate(loader)``, epoch after epoch, no epoch printed: each
+    epoch's loss goes on where the one before ended, so the stretches are one run's epochs (the last cut short
+    by a stop), counted on; runs one after another each begin again near the first run's start."""
+    losses = 2.0 * 0.99 ** np.arange(100)
+    text = "".join(f"step {10 * (i % 30)} loss {loss:.4f}\n" for i, loss in enumerate(losses))
+    runs = textlog.read(Source("text", (path := write(tmp_path / "train.log", text)), ((None, path),), explicit=True))
+    assert len(runs) == 1 and steps(runs[0], "loss")[29:31] == [290, 300] and len(steps(runs[0], "loss")) == 100
+    assert any("counted on across them" in warning for warning in runs[0].warnings)
+    sweep = "".join(f"step {10 * (i % 30)} loss {2.0 * 0.99 ** (i % 30):.4f}\n" for i in range(90))
+    runs = textlog.read(Source("text", (path := write(tmp_path / "sweep.log", sweep)), ((None, path),), explicit=True))
+    assert len(runs) == 3
+
+
 def test_a_last_session_that_stops_as_it_begins_is_not_read_as_a_run(tmp_path):
     finished = "".join(f"Epoch {e}/5 - loss: {1.0 / e:.3f}\n" for e in range(1, 6))
     aborted = "lr: 0.01\nEpoch 1/5 - loss: 2.300\n"

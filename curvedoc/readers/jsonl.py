@@ -17,9 +17,11 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, find_step_column, restart_drops,
-    run_of_each_record, stopped_as_it_began, warn_restarts, whole_steps,
+    run_of_each_record, steps_across_epochs, stopped_as_it_began, takes_up_where_it_left, warn_restarts,
+    whole_steps,
 )
 from curvedoc.readers.text import read_text
+from curvedoc.roles import Role, infer_role
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 
@@ -42,7 +44,7 @@ def read(source: Source) -> list[Run]:
         wall_key = next((key for key in sorted(keys) if key.lower() in WALL_TIME_COLUMNS), None)
         if step_key is None:
             builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")
-    sessions = _sessions(rows, step_key)
+    sessions = _sessions(rows, step_key, builder, path)
     runs = []
     for number, session in enumerate(sessions, start=1):
         run_builder = builder
@@ -57,12 +59,13 @@ def read(source: Source) -> list[Run]:
     return runs
 
 
-def _sessions(rows: list[dict], step_key: str | None) -> list[list[dict]]:
+def _sessions(rows: list[dict], step_key: str | None, builder: RunBuilder, path: Path) -> list[list[dict]]:
     """The runs a file holds one after another (see ``records.runs_one_after_another``): Detectron2's JSONWriter
     appends to ``metrics.json``, so a training started again in the same output folder without ``--resume``
     writes its iterations from the first after the run before it; one resumed from its checkpoint goes on from a
     later iteration, and stays one run, restarted. A last session that stopped as it began stays with the run it
-    would have replaced (``add_history_rows`` says so)."""
+    would have replaced (``add_history_rows`` says so). Stretches whose loss takes up where the one before left it
+    are a step counter starting again every epoch (``{"loss": …, "step": batch_index}``): one run, counted on."""
     if step_key is None:
         return [rows]
     steps = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
@@ -72,8 +75,24 @@ def _sessions(rows: list[dict], step_key: str | None) -> list[list[dict]]:
     run_of = run_of_each_record(steps, usable)
     if not (run_of > 0).any():
         return [rows]
-    run_of[run_of < 0] = run_of.max()  # a session that stopped as it began: read with the run before it
+    loss_key = _loss_key(rows)
+    epochs = run_of >= 0
+    if loss_key is not None and takes_up_where_it_left(
+            steps, np.array([_step_of(row.get(loss_key)) for row in rows], dtype=np.float64), run_of):
+        counted = steps.copy()
+        counted[epochs & usable] = steps_across_epochs(steps[epochs & usable], run_of[epochs & usable])
+        builder.warn(f"{path}: {step_key} starts again {int(run_of.max())} time(s) and each time {loss_key} takes "
+                     "up where it left off: a counter starting again every epoch, counted on across them")
+        return [[{**row, step_key: step} if place else row
+                 for row, step, place in zip(rows, counted.tolist(), (epochs & usable).tolist(), strict=True)]]
+    run_of[~epochs] = run_of.max()  # a session that stopped as it began: read with the run before it
     return [[row for row, run in zip(rows, run_of.tolist()) if run == number] for number in range(run_of.max() + 1)]
+
+
+def _loss_key(rows: list[dict]) -> str | None:
+    """The key of the training loss the rows log, if one is named so."""
+    keys = sorted({key for row in rows[:1000] for key in row})
+    return next((key for key in keys if infer_role(key) == Role.TRAIN_LOSS), None)
 
 
 def add_history_file(builder: RunBuilder, path: Path) -> int:

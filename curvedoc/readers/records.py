@@ -7,6 +7,7 @@ every row- and table-shaped format alike.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -298,6 +299,37 @@ def runs_one_after_another(steps: np.ndarray, ended: np.ndarray, closed: np.ndar
     if start and len(steps) - start < MIN_RUN_RECORDS:
         run_of[start:] = -1
     return run_of
+
+
+# Where a stretch of a log begins and ends: the median of this many of its first or last values.
+EDGE_POINTS = 5
+# A stretch takes a curve up where the one before left it when it begins at least this many times closer to that
+# stretch's end than to where the log began.
+TAKES_UP_CLOSER = 4
+
+
+def takes_up_where_it_left(steps: np.ndarray, values: np.ndarray, run_of: np.ndarray) -> bool:
+    """Whether a log's stretches (``run_of``: 0, 1, … from :func:`run_of_each_record`) are one run's epochs, counted
+    by a step that starts again every epoch (the batch index logged as the step, no epoch beside it): every stretch
+    but the last (which a stopped run may cut short) goes up to the same step, the epoch's length (two stretches at
+    least), and each after the first begins where the one before it ended, far from where the first began. Runs one
+    after another (a sweep's, a cross-validation's folds) each begin again at an untrained model's level instead; a
+    stretch too short to tell its ends apart from its noise says neither."""
+    count = int(run_of.max()) + 1
+    if count < 2:
+        return False
+    ends = [steps[run_of == run].max() for run in range(count)]
+    if len(set(ends[:-1])) > 1 or ends[-1] > ends[0] or ends.count(ends[0]) < 2:
+        return False  # two whole epochs at least, of one length
+    stretches = [values[(run_of == run) & np.isfinite(values)] for run in range(count)]
+    if any(len(stretch) < 2 * EDGE_POINTS for stretch in stretches):
+        return False
+    began = np.median(stretches[0][:EDGE_POINTS])
+    for before, after in itertools.pairwise(stretches):
+        ended, resumed = np.median(before[-EDGE_POINTS:]), np.median(after[:EDGE_POINTS])
+        if not TAKES_UP_CLOSER * abs(resumed - ended) < abs(resumed - began):
+            return False
+    return True
 
 
 def run_of_each_record(steps: np.ndarray, own: np.ndarray, ended: np.ndarray | None = None,

@@ -134,7 +134,7 @@ from curvedoc.readers.history import find_history, history_curves, is_history
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counts_within_epoch, restart_drops, run_of_each_record,
-    steps_across_epochs, warn_restarts, whole_at_line_end,
+    steps_across_epochs, takes_up_where_it_left, warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens
@@ -1667,7 +1667,9 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     if not line_order:
         each_step = _printed_each_step(parsed, placed, x)
         own &= ~each_step
-    run_of = _run_of_each_record(parsed, x, own) if split_runs and not line_order else np.zeros(len(x), dtype=np.int64)
+    run_of = np.zeros(len(x), dtype=np.int64)
+    if split_runs and not line_order:
+        run_of, x = _run_of_each_record(parsed, x, own)
     runs = [{} for _ in range(int(run_of.max()) + 1)]
     superseded = np.zeros(len(runs), dtype=np.int64)
     clashing = placed_values = 0
@@ -1740,7 +1742,29 @@ def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.nd
     if run_of[-1] < 0:
         parsed.warn(f"the last session started over and ended within {MIN_RUN_RECORDS - 1} record(s): a run "
                     "stopped as it began, not read")
-    return run_of
+    return _epochs_counted_on(parsed, x, run_of)
+
+
+def _epochs_counted_on(parsed: Parsed, x: np.ndarray, run_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``run_of`` and ``x``, or, when each run's train loss takes up where the one before left it
+    (``records.takes_up_where_it_left``), one run whose x is counted on across them: a batch index printed as the
+    step, starting again every epoch with no epoch beside it."""
+    losses = [(len(indexes), tag) for tag, (indexes, _) in parsed.tags.items() if infer_role(tag) == Role.TRAIN_LOSS]
+    if not (run_of > 0).any() or not losses:
+        return run_of, x
+    tag = max(losses)[1]
+    indexes, values = (np.frombuffer(column, dtype=dtype) for column, dtype in zip(parsed.tags[tag],
+                                                                                   (np.int64, np.float64)))
+    loss = np.full(len(x), np.nan)
+    loss[indexes] = values
+    if not takes_up_where_it_left(x, loss, run_of):
+        return run_of, x
+    epochs = run_of >= 0
+    counted = x.astype(np.float64)
+    counted[epochs] = steps_across_epochs(counted[epochs], run_of[epochs])
+    parsed.warn(f"the step starts again {int(run_of.max())} time(s) and each time {tag} takes up where it left off: "
+                "a counter starting again every epoch, counted on across them")
+    return np.where(epochs, 0, run_of), counted
 
 
 def _model_changes_after(parsed: Parsed, owned: np.ndarray) -> np.ndarray:
