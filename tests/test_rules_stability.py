@@ -292,6 +292,14 @@ def test_a_blow_up_before_any_progress_is_a_spike_from_the_start():
     assert finding.step == 1 and finding.severity == "warning"
 
 
+def test_a_first_point_below_the_next_few_is_no_level_to_blow_up_from():
+    """A per-step loss whose first logged batch (0.61) sits below the next ones (1.15, 1.12), then falls to 0.1
+    (TanmayAmbadkar's controller MLP): the start is noisy, not blown up."""
+    rng = np.random.default_rng(4)
+    loss = np.r_[0.61, 1.15, 1.12, np.geomspace(1.0, 0.1, 135) * np.exp(0.05 * rng.standard_normal(135))]
+    assert "CD402" not in {f.code for f in diagnose_run(synthetic({"train_loss_step": loss}))}
+
+
 def test_a_term_that_grows_from_its_start_by_design_is_no_spike_from_the_start():
     """Detectron2: loss_box_reg counts only the foreground proposals, which appear over the first iterations, so
     it rises 0.11 -> 0.59 while the total falls (a total that blows up from its start is a spike: see below)."""

@@ -308,11 +308,15 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     progress_before = values[0] - baseline
     # A jump undoes a good share of the progress made, or, before the loss ever got below its start and from a
     # level still about it, leaves the start itself far behind (a warmup that blows the loss up from 4.6 to 20
-    # right away; an oscillating loss has dipped below its start by then, a diverging one left it long before)
+    # right away; an oscillating loss has dipped below its start by then, a diverging one left it long before).
+    # Before a few points have set that start, one first point is all it is, and a first batch's loss is as noisy
+    # as any: 0.61 then 1.15 and 1.12 is where the loss starts, and only leaving it diverged_factor times behind
+    # is a blow-up
     lowest_before = np.minimum.accumulate(np.r_[values[0], values[:-1]])
     undoes = ((progress_before > 0) & (rise >= limits["min_undone"] * progress_before)) | (
         from_the_start & (values >= min_size * values[0]) & (lowest_before >= NO_PROGRESS * values[0])
-        & (baseline <= limits["lasting_size"] * values[0]))
+        & (baseline <= limits["lasting_size"] * values[0])
+        & ((np.arange(len(values)) >= MIN_BASELINE) | (values >= limits["diverged_factor"] * values[0])))
     sized = ((rise > 0) & (rise >= (min_size - 1) * np.abs(baseline)) & (rise >= limits["min_sigmas"] * sigma)
              & undoes)
     if not sized.any():
