@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from damage import assert_reads_or_refuses_in_one_line, damaged
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import curvedoc
-from curvedoc import Role
+from curvedoc import CurvedocError, Role
 from curvedoc.diagnose import diagnose_run
 from curvedoc.readers import discover, series
 
@@ -51,6 +52,16 @@ def test_numbers_whose_file_names_no_metric_or_that_stand_in_columns_are_no_metr
     write(tmp_path / "losses.txt", "".join(f"{epoch} {value}\n" for epoch, value in enumerate(TRAIN)))
     assert [source.family for source in discover(tmp_path).sources] != ["metric-files"] * 2
     assert all(source.family != "metric-files" for source in discover(tmp_path).sources)
+
+
+def test_lists_printed_one_after_another_on_a_line_are_refused_and_a_list_a_line_is_one_curve(tmp_path):
+    # f.write(str(val_losses)); f.write(str(val_accs)) at each session's end: which list is which metric, the
+    # file's one name cannot say; f.write(str(epoch_losses) + "\n") each epoch is one curve written in parts
+    glued = write(tmp_path / "glued" / "losses.txt", str(VAL) + str([0.5 + epoch / 50 for epoch in range(20)]))
+    with pytest.raises(CurvedocError, match="2 lists printed one after another"):
+        curvedoc.load(glued)
+    (run,) = curvedoc.load(write(tmp_path / "parts" / "losses.txt", f"{TRAIN[:10]}\n{TRAIN[10:]}\n"))
+    assert np.allclose(run.series("losses")["value"], TRAIN)
 
 
 def test_items_that_are_no_number_past_the_first_ones_are_skipped_with_a_warning(tmp_path):

@@ -26,6 +26,7 @@ FORMAT = "metric-files"
 # a list printed by Python or numpy: "[2.3, 1.9, …]", "[2.3 1.9 …]", np.float64(2.3) and tensor(2.3) around a value
 WRAPPED = re.compile(r"(?:np\.float\d\d|numpy\.float\d\d|tensor|float)\(([^()]{1,64})\)")
 MIN_VALUES = 3
+GLUED_LISTS = re.compile(r"\][ \t]*\[")
 
 
 def read(source: Source) -> list[Run]:
@@ -47,17 +48,25 @@ def read(source: Source) -> list[Run]:
 
 
 def file_values(path: Path) -> tuple[np.ndarray, int]:
-    """The numbers a metric file holds, in order, and how many items were no number."""
+    """The numbers a metric file holds, in order, and how many items were no number. Lists printed one after
+    another on one line (``f.write(str(val_losses)); f.write(str(val_accs))``) are several variables, which the
+    one name of the file cannot tell apart: refused (a list a line is one list written again each epoch)."""
     data = read_bytes(path)
     encoding, _ = encoding_of(data, path)
-    items = _items(data.decode(encoding, errors="replace"))
+    text = data.decode(encoding, errors="replace")
+    glued = len(GLUED_LISTS.findall(text))
+    if glued:
+        raise CurvedocError(path, f"{glued + 1} lists printed one after another: the file's one name does not say "
+                                  "which metric each holds")
+    items = _items(text)
     numbers = [value for item in items if (value := as_value(item)) is not None]
     return np.array(numbers, dtype=np.float64), len(items) - len(numbers)
 
 
 def _items(text: str) -> list[str]:
-    """The items of a metric file's text, a printed list's or one a line, the wrappers around them taken off."""
-    text = WRAPPED.sub(r"\1", text).strip()
+    """The items of a metric file's text, a printed list's or one a line, the wrappers around them taken off (lists
+    glued one after another too, so that the file is known as a metric file, which ``file_values`` then refuses)."""
+    text = GLUED_LISTS.sub(", ", WRAPPED.sub(r"\1", text)).strip()
     items = re.split(r"[,\s]+", text.strip("[]() \n")) if text.startswith(("[", "(")) else text.split()
     return [item.strip("[]()") for item in items if item.strip("[]()")]
 
