@@ -1378,6 +1378,24 @@ def test_a_batch_index_printed_as_the_step_is_counted_on_when_the_loss_takes_up_
     assert len(runs) == 3
 
 
+def test_keras_early_stopping_ends_its_fit_and_heads_no_epoch(tmp_path):
+    """Three fit() calls printed by Keras (verbose=2), the second stopped early: EarlyStopping's "Epoch 00008: early
+    stopping", on stderr, lands before epoch 9's summary on stdout. It ends that fit, which is a run of its own
+    though it never reached epoch 10, and the summary after it stays epoch 9's (KyotoSunshine's kanji CNN)."""
+    def fit(epochs: int, first: float, stopped: int | None = None) -> str:
+        text = "Train on 400000 samples, validate on 10000 samples\n"
+        for epoch in range(1, epochs + 1):
+            text += f"Epoch {epoch}/10\n"
+            if epoch == stopped:
+                text += f"Epoch {epoch - 1:05d}: early stopping\n"
+            text += f"3099s - loss: {first / epoch:.4f} - acc: 0.98 - val_loss: {first / epoch + 0.02:.4f}\n"
+        return text
+    path = write(tmp_path / "training_log.txt", fit(10, 0.9) + fit(9, 0.1, stopped=9) + fit(6, 0.05))
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert [len(steps(run, "loss")) for run in runs] == [10, 9, 6]
+    assert steps(runs[1], "loss")[-2:] == [8, 9] and values(runs[1], "loss")[-2:] == [0.0125, 0.0111]
+
+
 def test_a_last_session_that_stops_as_it_begins_is_not_read_as_a_run(tmp_path):
     finished = "".join(f"Epoch {e}/5 - loss: {1.0 / e:.3f}\n" for e in range(1, 6))
     aborted = "lr: 0.01\nEpoch 1/5 - loss: 2.300\n"

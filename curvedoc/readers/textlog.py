@@ -355,6 +355,10 @@ NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "
 # A printed PyTorch module, a layer a line (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1))``): its
 # numbers are the architecture's, never values
 MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
+# Keras' EarlyStopping ("Epoch 00008: early stopping", "Epoch 8: early stopping") and its weights restored after it:
+# the fit is over, whatever epoch the line names
+EARLY_STOPPED = re.compile(r"\s{0,8}(?:Epoch\s{1,4}\d{1,12}:\s{1,4}early stopping"
+                           r"|Restoring model weights from the end of the best epoch)", re.IGNORECASE)
 TRACEBACK_FRAME = re.compile(r'\s{0,8}File "[^"]{1,4096}", line \d')  # a crash's stack, not a metric named "line"
 SPLIT_EPOCH = re.compile(r"\s{0,10}\[\s{0,10}\d{1,12}\s?/\s?\d{1,12}")  # "[  50/1251" right after "Train: 3"
 # "[ Valid | 012/100 ] loss = …" opening a line: the split, then the epoch and the number of epochs
@@ -647,6 +651,9 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         if "{" in text and "[" in text and PRINTED_LIST.search(text) and _take_printed_lists(text, parsed):
             continue
+        if EARLY_STOPPED.match(text):
+            state.end_run()
+            continue
         line = read_line(text, state) if VALUE_HINT.search(text) else None
         if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
             parsed.warn("last record cut off (a line without its line end, shorter than the lines of its kind "
@@ -891,6 +898,13 @@ class _Reading:
         # names, an epoch and a step or not) before it: (kind, last number) of each, noted before ``take`` places
         # a line under its header or filters its values
         self.recent: collections.deque[tuple[tuple, str]] = collections.deque(maxlen=RECENT_LINES)
+
+    def end_run(self) -> None:
+        """A line saying the run is over (EARLY_STOPPED) closes the run whose record came last before it, and heads
+        nothing: printed to stderr, it can come before the last epoch's summary on stdout, which stays that
+        epoch's."""
+        if self.started and len(self.parsed.placed):
+            self.parsed.ends.append(len(self.parsed.placed) - 1)
 
     def announce(self, text: str) -> None:
         """A line without values that names an evaluation split ("INFO: Validation koniq10k") heads the block of
