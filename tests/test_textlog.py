@@ -1871,6 +1871,21 @@ def test_a_counter_glued_to_its_number_is_that_counter(tmp_path):
     assert "epoch10_loss" in load_one(write(tmp_path / "named.log", named)).tags
 
 
+def test_an_epoch_glued_to_its_count_of_samples_counts_them_within_it_though_a_line_was_cut_out(tmp_path):
+    """CSRA-Paddle's "Epoch 1[1616/5011]: loss:0.20306, lr:0.00159", four lines an epoch and an evaluation after each:
+    the bracket counts the epoch's samples, which start again every epoch, so the run is one, counted on, even
+    where lines were cut out of the log and one epoch start is skipped ("Epoch 3[1616/5011]", "Epoch 4[4816/…]")."""
+    lines = []
+    for epoch in range(1, 13):
+        for seen in (16, 1616, 3216, 4816):
+            if not (epoch == 3 and seen > 1616) and not (epoch == 4 and seen < 4816):
+                lines.append(f"Epoch {epoch}[{seen}/5011]: loss:{0.7 / (epoch + seen / 5011):.5f}, lr:0.01000")
+        lines += [f"Test on Epoch {epoch}", f"mAP: {0.86 + epoch / 100:.6f}"]
+    run = load_one(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert run.point_counts()["loss"] == 43 and run.point_counts()["mAP"] == 12
+    assert run.series("loss")["step"].tolist()[:5] == [16, 1616, 3216, 4816, 5027]
+
+
 def test_a_line_opening_with_its_epoch_of_the_total_in_brackets_counts_batches_within_it(tmp_path):
     """ "[1/100] batch 50/5305 loss=…" under a logging prefix and DCGAN's "[0/5][50/1583]\tLoss_D: …": the bracket
     is the epoch of the total, so the batch counter that starts again every epoch is counted on across epochs, one

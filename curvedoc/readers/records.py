@@ -199,15 +199,21 @@ def names_the_epoch(column: str) -> bool:
     return words in (["epoch"], ["ep"])
 
 
+# Share of an epoch's starts at which a counter within the epoch goes back (or stays): a log with lines cut out of it
+# ("Epoch 18[1616/5011]" then "Epoch 19[4816/5011]") may skip one start, where a global step never goes back at all
+WITHIN_EPOCH_SHARE = 0.9
+
+
 def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> bool:
     """Whether ``counter`` starts again with every epoch (a batch index beside the epoch, ``Epoch 1 | Step 0/6501``):
-    it goes back where the epoch moves on, at least once, and never counts on across an epoch's start; or, with the
+    it goes back where the epoch moves on, at least once, and hardly ever counts on across an epoch's start
+    (WITHIN_EPOCH_SHARE); or, with the
     epoch's length logged beside it (``totals``), it holds one value at every epoch's start (``Epoch 3, Batch 0/8``,
     the only batch a log prints an epoch). A counter that goes back within an epoch, or with the epoch, is a resumed
     run's: the restart rule sorts that out."""
     moves_on = np.diff(epoch) > 0
     across = np.diff(counter)[moves_on]
-    if not len(across) or not np.all(across <= 0):
+    if not len(across) or np.mean(across <= 0) < WITHIN_EPOCH_SHARE:
         return False
     return bool(np.any(across < 0) or (totals is not None and np.all(np.isfinite(totals)) and np.all(across == 0)))
 
