@@ -1886,6 +1886,18 @@ def test_an_epoch_glued_to_its_count_of_samples_counts_them_within_it_though_a_l
     assert run.series("loss")["step"].tolist()[:5] == [16, 1616, 3216, 4816, 5027]
 
 
+def test_a_split_timed_in_brackets_heads_the_names_after_it(tmp_path):
+    """DeepSleepNet's "epoch 1 : train (517.15 sec): n=215300, loss=1.609 (0.000), acc=0.198 | valid (3.22 sec):
+    n=5400, loss=1.610 (0.000), acc=0.319": the names after "valid (… sec)" are the validation's, not a repeat of the
+    train names to drop."""
+    text = "".join(f"INFO:root:\nepoch {e} : train (517.15 sec): n=215300, loss={1.61 - e / 50:.3f} (0.000), "
+                   f"acc={0.2 + e / 50:.3f} | valid (3.22 sec): n=5400, loss={1.62 - e / 60:.3f} (0.000), "
+                   f"acc={0.19 + e / 60:.3f}\n" for e in range(1, 6))
+    run = load_one(write(tmp_path / "train.log", text))
+    assert values(run, "loss")[0] == 1.59 and values(run, "valid_loss")[0] == 1.603
+    assert run.roles["valid_loss"] == Role.VAL_LOSS and run.roles["valid_acc"] == Role.VAL_ACC
+
+
 def test_a_line_opening_with_its_epoch_of_the_total_in_brackets_counts_batches_within_it(tmp_path):
     """ "[1/100] batch 50/5305 loss=…" under a logging prefix and DCGAN's "[0/5][50/1583]\tLoss_D: …": the bracket
     is the epoch of the total, so the batch counter that starts again every epoch is counted on across epochs, one

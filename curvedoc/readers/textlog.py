@@ -1210,6 +1210,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
             continue
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
         if match["counted"]:
+            if name.split_word and settings is None:
+                # "train (517 sec): … loss=1.609 | valid (3 sec): … loss=1.610": a split timed heads the names after
+                # it, which say no split of their own
+                split = name.split
             continue
         if match["total"] and not name.accuracy and not name.split_word and match["value"].isdigit():
             continue  # "i=92/530", "sample 5/20": a loop's progress out of its length, no measurement
