@@ -206,6 +206,17 @@ def test_a_named_file_that_is_no_log_is_an_error(tmp_path):
         discover(touch(tmp_path / "config.json", b'{"hidden": 4}'))
 
 
+def test_printed_lines_saved_under_a_tables_name_are_captured_output(tmp_path):
+    # LaneSeg's print(f"Epoch:{epoch}, mask loss is {loss:.4f}") redirected to train.csv: no header, no table
+    printed = touch(tmp_path / "printed" / "train.csv", "".join(
+        f"Epoch:{epoch}, mask loss is {0.14 - epoch / 100:.4f} \n" for epoch in range(6)).encode())
+    assert [source.family for source in discover(printed).sources] == ["text"]
+    assert curvedoc.load(printed)[0].point_counts() == {"mask_loss": 6}
+    # a header's names may hold digits, never a number standing on its own
+    table = touch(tmp_path / "table" / "metrics.csv", b"epoch,top1_acc,top5_acc\n0,0.5,0.8\n1,0.6,0.9\n")
+    assert [source.family for source in discover(table).sources] == ["csv"]
+
+
 def test_a_named_text_file_is_read_for_what_it_holds_whatever_its_suffix(tmp_path):
     log = touch(tmp_path / "results.rb", b"Epoch 1/2\n5s - loss: 0.9 - val_loss: 1.0\nEpoch 2/2\n5s - loss: 0.5\n")
     table = touch(tmp_path / "history", b"epoch,loss\n0,1.2\n1,1.0\n")

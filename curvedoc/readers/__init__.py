@@ -80,6 +80,8 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 DEEPXDE_HEADER = b"# step, loss_train, loss_test"  # numpy.savetxt's header line of DeepXDE's loss.dat
 DEEPXDE_TABLE_HEADER = re.compile(rb"^Step +Train loss +Test loss +Test metric", re.MULTILINE)  # what its stdout prints
 TABLE_SUFFIXES = {".csv", ".tsv"}
+# a number standing on its own in a line's cell (``Epoch:0``, ``loss is 0.1366``), not a digit within a name
+LOG_LINE_NUMBER = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
 TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
 # text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve).
@@ -290,7 +292,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
     if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
         return Source("metric-files", path, ((None, path),), explicit)
-    if suffix in TABLE_SUFFIXES or _looks_like_table(head):
+    if (suffix in TABLE_SUFFIXES and not _opens_with_a_log_line(head)) or _looks_like_table(head):
         family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
         return Source(family, path, ((None, path),), explicit)
     # whether it is a training log or notes is told by reading it: the reader raises NotALog for notes
@@ -366,6 +368,15 @@ def _looks_like_table(head: bytes) -> bool:
             return (all(re.fullmatch(rb"\s*%?\s*[A-Za-z_][\w./ \-@()%]*\s*", cell) for cell in header)
                     or all(map(_is_number, header + first)))
     return False
+
+
+def _opens_with_a_log_line(head: bytes) -> bool:
+    """A .csv whose first line is no header but a printed line of values, a number in each of its cells beside the
+    words that name it (``Epoch:0, mask loss is 0.1366``: a script's print() saved under a table's name): captured
+    output, for the text reader. A header's names may hold digits (``top1_acc``), never a number of their own."""
+    first = next((line for line in head.splitlines() if line.strip()), b"")
+    cells = [cell for cell in _cells_before_line_end(first, b",") if cell.strip()]
+    return bool(cells) and all(re.search(rb"[A-Za-z]", cell) and LOG_LINE_NUMBER.search(cell) for cell in cells)
 
 
 def _cells_before_line_end(line: bytes, delimiter: bytes | None) -> list[bytes]:
