@@ -1886,6 +1886,16 @@ def test_an_epoch_glued_to_its_count_of_samples_counts_them_within_it_though_a_l
     assert run.series("loss")["step"].tolist()[:5] == [16, 1616, 3216, 4816, 5027]
 
 
+def test_names_under_a_losses_heading_are_losses_but_for_measures_of_their_own(tmp_path):
+    """PyTorch-YOLOv3's "[Epoch 0/30, Batch 5/7329] [Losses: x 0.27, y 0.25, w 3.3, h 2.9, conf 3.8, cls 0.81, total
+    11.3, recall: 0.06, precision: 0.001]": x … total are the loss and its terms; recall and precision stay scores."""
+    text = "".join(f"[Epoch 0/30, Batch {b}/7329] [Losses: x 0.27, y 0.25, w {4 - b / 40:.3f}, h 2.9, conf 3.8, "
+                   f"cls 0.81, total {12 - b / 40:.3f}, recall: {b / 100:.5f}, precision: 0.001]\n" for b in range(30))
+    run = load_one(write(tmp_path / "log_train.txt", text))
+    assert run.roles["total"] == run.roles["x"] == Role.TRAIN_LOSS and run.roles["recall"] == Role.SCORE
+    assert len(run.series("total")) == 30
+
+
 def test_a_split_timed_in_brackets_heads_the_names_after_it(tmp_path):
     """DeepSleepNet's "epoch 1 : train (517.15 sec): n=215300, loss=1.609 (0.000), acc=0.198 | valid (3.22 sec):
     n=5400, loss=1.610 (0.000), acc=0.319": the names after "valid (… sec)" are the validation's, not a repeat of the

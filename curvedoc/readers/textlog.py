@@ -355,6 +355,8 @@ NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "
 # A printed PyTorch module, a layer a line (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1))``): its
 # numbers are the architecture's, never values
 MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
+# A heading that says the names after it are losses ("[Losses: x 0.27, y 0.25, …, total 15.1]"), followed by a name
+LOSSES_GROUP = re.compile(r"\bLosses\s{0,3}:\s{0,3}(?=[A-Za-z_])")
 # Keras' EarlyStopping ("Epoch 00008: early stopping", "Epoch 8: early stopping") and its weights restored after it:
 # the fit is over, whatever epoch the line names
 EARLY_STOPPED = re.compile(r"\s{0,8}(?:Epoch\s{1,4}\d{1,12}:\s{1,4}early stopping"
@@ -1264,6 +1266,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
         line.section = _split_named(text)
     if losses:
         state.parsed.loss_tags.update(line.values)
+    elif "osses" in text and (group := LOSSES_GROUP.search(text)) is not None:
+        # "[Losses: x 0.27, y 0.25, w 4.8, …, total 15.1, recall: 0.0]" (PyTorch-YOLOv3): the names the heading
+        # covers are losses, but for those that name a measure of their own
+        state.parsed.loss_tags.update(tag for tag in line.values
+                                      if infer_role(tag) == Role.OTHER and text.find(tag, group.end()) >= 0)
     return line
 
 
