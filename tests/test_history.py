@@ -162,6 +162,22 @@ def test_records_listed_per_split_are_one_history_with_the_split_in_each_tag(tmp
     assert history.looks_like_history(path.read_bytes()[:60], complete=False, name="training_stats")
 
 
+def test_records_per_split_whose_step_goes_back_keep_what_the_resumed_run_logged_again(tmp_path):
+    """Kaya-SLM's ``{"train": [{"step": 100, "loss": …}, …], "val": [{"step": 13200, "val_loss": …}, …]}``,
+    resumed from a checkpoint at step 14100 after it had logged to 14400: the step is still the x axis, and the later
+    records replace the earlier ones from 14100 on, as TensorBoard's restart rule has it."""
+    first, resumed = range(13100, 14500, 100), range(14100, 14600, 100)
+    document = {"train": [{"step": step, "epoch": 3, "loss": 2 - step / 10_000} for step in first]
+                + [{"step": step, "epoch": 4, "loss": 1.5 - step / 10_000} for step in resumed],
+                "val": [{"step": step, "val_loss": 1.3 - step / 100_000}
+                        for step in (13200, 13800, 14400, 14100, 14400)]}
+    run = load_one(write_json(tmp_path / "training_log.json", document))
+    assert run.series("train/loss")["step"].tolist() == list(range(13100, 14600, 100))
+    assert run.series("train/loss")["value"].tolist()[-5:] == [1.5 - step / 10_000 for step in resumed]
+    assert run.series("val/val_loss")["step"].tolist() == [13200, 13800, 14100, 14400]
+    assert any("restarted run" in warning for warning in run.warnings)
+
+
 def test_per_split_records_that_name_no_measurement_measure_what_the_file_is_named_after(tmp_path):
     records = [{"total": loss, "bbox": loss / 10} for loss in LOSS]
     path = write_json(tmp_path / "loss_history.json", {"train": records, "val": records}, indent=2)

@@ -34,7 +34,7 @@ from curvedoc.errors import NotALog
 from curvedoc.features import LOSS_ROLES, listed
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import SPLIT_FILE_WORDS, Source, file_run_name
-from curvedoc.readers.records import as_value, whole_steps
+from curvedoc.readers.records import as_value, restart_drops, warn_restarts, whole_steps
 from curvedoc.readers.text import read_json
 from curvedoc.roles import Role, infer_role, is_error_metric, singular, tokens
 
@@ -45,6 +45,10 @@ CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metri
 STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "episode", "episodes", "epoch", "epochs")
 # A metric logged fewer times is a summary (a final test score), and says nothing of the file being a history
 MIN_EPOCHS = 3
+# Share of a step list's entries that rise, from which it is an x axis that a resumed run went back on
+MOSTLY_RISING = 0.5
+# Where records per split tell how many of them a resumed run's later records replaced (see _records_by_split)
+RESTARTED_RECORDS = "\0restarted records"
 # Not what a model is judged by, though a history logs them beside its metrics
 NOT_MEASUREMENTS = {Role.OTHER, Role.LR, Role.GRAD_NORM}
 # A key whose list starts with a number, as a history's first bytes show it: "val_loss": [0.93, …
@@ -70,6 +74,7 @@ def read(source: Source) -> list[Run]:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
                             f"epoch)")
+    warn_restarts(builder, path, history.pop(RESTARTED_RECORDS, 0), "record(s)")
     outer = document if isinstance(document, dict) and history is not document else {}
     for tag, (steps, values) in history_curves(history, outer, lambda message: builder.warn(f"{path}: {message}")):
         builder.add(tag, steps, values)
@@ -177,10 +182,20 @@ def _records_by_split(candidate: dict, name: str) -> dict:
         return candidate
     metric = next((singular(word) for word in tokens(name) if names_a_measurement(word)), None)
     flat = {split: [dict(_flattened(record)) for record in records] for split, records in splits.items()}
-    step_key = next((key for key in STEP_KEYS if all(_increasing([record.get(key) for record in records])
+    step_key = next((key for key in STEP_KEYS if all(_rising([record.get(key) for record in records])
                                                      for records in flat.values())), None)
     merged = {key: value for key, value in candidate.items() if key not in splits}
     if step_key is not None:
+        # a run resumed from a checkpoint logs steps again: its later records replace the earlier ones from the
+        # step it went back to (TensorBoard's restart rule)
+        dropped = 0
+        for split, records in flat.items():
+            superseded = restart_drops(np.array([record[step_key] for record in records], dtype=np.float64),
+                                       np.ones(len(records), dtype=bool), restart_on_repeat=False)
+            flat[split] = [record for record, gone in zip(records, superseded, strict=True) if not gone]
+            dropped += int(superseded.sum())
+        if dropped:
+            merged[RESTARTED_RECORDS] = dropped
         steps = merged[step_key] = sorted({record[step_key] for records in flat.values() for record in records})
     for split, records in flat.items():
         if step_key is not None:  # each split's records at their epochs (else each list stands by its position)
@@ -249,6 +264,17 @@ def names_a_measurement(name: str) -> bool:
     # role inference reads a loss's and an accuracy's plural; a score's (val_f1s, rewards) is read off its singular
     return (any(infer_role(spelling) not in NOT_MEASUREMENTS for spelling in (name, "_".join(words)))
             or is_error_metric("_".join(words)))
+
+
+def _rising(values: list) -> bool:
+    """An x axis that may go back where a run resumed from a checkpoint logged its steps again: whole numbers
+    that rise at most of their entries."""
+    if _increasing(values):
+        return True
+    if not _is_number_list(values) or None in values or len(values) < 2:
+        return False
+    steps = np.array([as_value(value) for value in values], dtype=np.float64)
+    return bool(whole_steps(steps)[1] and np.mean(np.diff(steps) > 0) >= MOSTLY_RISING)
 
 
 def _increasing(values: list) -> bool:
