@@ -16,9 +16,8 @@ from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, find_step_column, restart_drops,
-    run_of_each_record, steps_across_epochs, stopped_as_it_began, takes_up_where_it_left, warn_restarts,
-    whole_steps,
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note, epochs_counted_on,
+    find_step_column, restart_drops, run_of_each_record, stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
 from curvedoc.roles import Role, infer_role
@@ -76,16 +75,13 @@ def _sessions(rows: list[dict], step_key: str | None, builder: RunBuilder, path:
     if not (run_of > 0).any():
         return [rows]
     loss_key = _loss_key(rows)
-    epochs = run_of >= 0
-    if loss_key is not None and takes_up_where_it_left(
-            steps, np.array([_step_of(row.get(loss_key)) for row in rows], dtype=np.float64), run_of):
-        counted = steps.copy()
-        counted[epochs & usable] = steps_across_epochs(steps[epochs & usable], run_of[epochs & usable])
-        builder.warn(f"{path}: {step_key} starts again {int(run_of.max())} time(s) and each time {loss_key} takes "
-                     "up where it left off: a counter starting again every epoch, counted on across them")
+    counted = None if loss_key is None else epochs_counted_on(
+        steps, np.array([_step_of(row.get(loss_key)) for row in rows], dtype=np.float64), run_of)
+    if counted is not None:
+        builder.warn(f"{path}: {counted_on_note(int(run_of.max()), loss_key)}")
         return [[{**row, step_key: step} if place else row
-                 for row, step, place in zip(rows, counted.tolist(), (epochs & usable).tolist(), strict=True)]]
-    run_of[~epochs] = run_of.max()  # a session that stopped as it began: read with the run before it
+                 for row, step, place in zip(rows, counted.tolist(), usable.tolist(), strict=True)]]
+    run_of[run_of < 0] = run_of.max()  # a session that stopped as it began: read with the run before it
     return [[row for row, run in zip(rows, run_of.tolist()) if run == number] for number in range(run_of.max() + 1)]
 
 

@@ -207,10 +207,9 @@ WITHIN_EPOCH_SHARE = 0.9
 def counts_within_epoch(counter: np.ndarray, epoch: np.ndarray, totals: np.ndarray | None = None) -> bool:
     """Whether ``counter`` starts again with every epoch (a batch index beside the epoch, ``Epoch 1 | Step 0/6501``):
     it goes back where the epoch moves on, at least once, and hardly ever counts on across an epoch's start
-    (WITHIN_EPOCH_SHARE); or, with the
-    epoch's length logged beside it (``totals``), it holds one value at every epoch's start (``Epoch 3, Batch 0/8``,
-    the only batch a log prints an epoch). A counter that goes back within an epoch, or with the epoch, is a resumed
-    run's: the restart rule sorts that out."""
+    (WITHIN_EPOCH_SHARE); or, with the epoch's length logged beside it (``totals``), it holds one value at every
+    epoch's start (``Epoch 3, Batch 0/8``, the only batch a log prints an epoch). A counter that goes back within an
+    epoch, or with the epoch, is a resumed run's: the restart rule sorts that out."""
     moves_on = np.diff(epoch) > 0
     across = np.diff(counter)[moves_on]
     if not len(across) or np.mean(across <= 0) < WITHIN_EPOCH_SHARE:
@@ -312,6 +311,23 @@ EDGE_POINTS = 5
 # A stretch takes a curve up where the one before left it when it begins at least this many times closer to that
 # stretch's end than to where the log began.
 TAKES_UP_CLOSER = 4
+
+
+def epochs_counted_on(steps: np.ndarray, values: np.ndarray, run_of: np.ndarray) -> np.ndarray | None:
+    """``steps`` counted on across a log's stretches when they are one run's epochs (see
+    :func:`takes_up_where_it_left`; ``values``: its train loss at each record, NaN where it logged none), those of a
+    last session that stopped as it began (``run_of`` -1) as they are; None when the stretches are runs."""
+    if not takes_up_where_it_left(steps, values, run_of):
+        return None
+    counted = steps.astype(np.float64)
+    epochs = (run_of >= 0) & np.isfinite(counted)
+    counted[epochs] = steps_across_epochs(counted[epochs], run_of[epochs])
+    return counted
+
+
+def counted_on_note(restarts: int, loss: str) -> str:
+    return (f"the step starts again {restarts} time(s) and each time {loss} takes up where it left off: a counter "
+            "starting again every epoch, counted on across them")
 
 
 def takes_up_where_it_left(steps: np.ndarray, values: np.ndarray, run_of: np.ndarray) -> bool:

@@ -133,8 +133,8 @@ from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.history import find_history, history_curves, is_history
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
-    MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counts_within_epoch, restart_drops, run_of_each_record,
-    steps_across_epochs, takes_up_where_it_left, warn_restarts, whole_at_line_end,
+    MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counted_on_note, counts_within_epoch, epochs_counted_on,
+    restart_drops, run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens
@@ -1782,14 +1782,11 @@ def _epochs_counted_on(parsed: Parsed, x: np.ndarray, run_of: np.ndarray) -> tup
                                                                                    (np.int64, np.float64)))
     loss = np.full(len(x), np.nan)
     loss[indexes] = values
-    if not takes_up_where_it_left(x, loss, run_of):
+    counted = epochs_counted_on(x, loss, run_of)
+    if counted is None:
         return run_of, x
-    epochs = run_of >= 0
-    counted = x.astype(np.float64)
-    counted[epochs] = steps_across_epochs(counted[epochs], run_of[epochs])
-    parsed.warn(f"the step starts again {int(run_of.max())} time(s) and each time {tag} takes up where it left off: "
-                "a counter starting again every epoch, counted on across them")
-    return np.where(epochs, 0, run_of), counted
+    parsed.warn(counted_on_note(int(run_of.max()), tag))
+    return np.minimum(run_of, 0), counted
 
 
 def _model_changes_after(parsed: Parsed, owned: np.ndarray) -> np.ndarray:
