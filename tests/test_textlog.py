@@ -1896,6 +1896,15 @@ def test_names_under_a_losses_heading_are_losses_but_for_measures_of_their_own(t
     assert len(run.series("total")) == 30
 
 
+def test_the_time_each_split_took_is_no_heading_of_the_line(tmp_path):
+    """"Epoch 1/50 | Loss: 1.7193 | R@1: 0.9868 | Time: 2008.1s (train=2007.6s, val=0.6s)" (Neural-Spectral-Codec): the
+    split keyed by a number is that split's time, and the line's Loss stays the train loss."""
+    text = "".join(f"[2026-01-26 12:31:01] INFO: Epoch {e}/50 | Loss: {1.7 / e:.4f} | R@1: 0.98{e} | Time: 2008.1s "
+                   f"(train=2007.6s, val=0.6s)\n" for e in range(1, 6))
+    run = load_one(write(tmp_path / "training.log", text))
+    assert run.roles["Loss"] == Role.TRAIN_LOSS and "val_Loss" not in run.tags
+
+
 def test_a_split_timed_in_brackets_heads_the_names_after_it(tmp_path):
     """DeepSleepNet's "epoch 1 : train (517.15 sec): n=215300, loss=1.609 (0.000), acc=0.198 | valid (3.22 sec):
     n=5400, loss=1.610 (0.000), acc=0.319": the names after "valid (… sec)" are the validation's, not a repeat of the

@@ -357,6 +357,9 @@ NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "
 MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
 # A heading that says the names after it are losses ("[Losses: x 0.27, y 0.25, …, total 15.1]"), followed by a name
 LOSSES_GROUP = re.compile(r"\bLosses\s{0,3}:\s{0,3}(?=[A-Za-z_])")
+# A split named as a key of a number no pair reads (``(train=2007.6s, val=0.6s)``: each split's time): a value of
+# that split, not the line's
+SPLIT_KEYED_NUMBER = re.compile(r"\s{0,2}[=:]\s{0,2}[-+]?\d")
 # Keras' EarlyStopping ("Epoch 00008: early stopping", "Epoch 8: early stopping") and its weights restored after it:
 # the fit is over, whatever epoch the line names
 EARLY_STOPPED = re.compile(r"\s{0,8}(?:Epoch\s{1,4}\d{1,12}:\s{1,4}early stopping"
@@ -1555,7 +1558,8 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
     if not all(name.names_split for name in names):
         context = next((match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
                         if not any(start <= match.start() < end for start, end in spans)
-                        and not _in_source_file_name(text, match.start())), heading)
+                        and not _in_source_file_name(text, match.start())
+                        and not SPLIT_KEYED_NUMBER.match(text, match.end())), heading)
     names_a_loss = any(name.names_loss for name in names)
     if context is None and (names_a_loss or not any(name.split_word for name in names)):
         return
