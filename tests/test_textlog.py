@@ -1376,6 +1376,14 @@ def test_a_batch_index_printed_as_the_step_is_counted_on_when_the_loss_takes_up_
     sweep = "".join(f"step {10 * (i % 30)} loss {2.0 * 0.99 ** (i % 30):.4f}\n" for i in range(90))
     runs = textlog.read(Source("text", (path := write(tmp_path / "sweep.log", sweep)), ((None, path),), explicit=True))
     assert len(runs) == 3
+    # a stretch that restarts within itself holds sessions one after another, whatever its ends say (a search of
+    # 25 sessions and their folds, Kaggle phrase matching): no epochs to count on
+    restarted = [10 * (i % 30) for i in range(30)] * 3
+    restarted[40:50] = restarted[20:30]
+    text = "".join(f"step {step} loss {loss:.4f}\n" for step, loss in zip(restarted, losses[:90], strict=True))
+    path = write(tmp_path / "restarts.log", text)
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert not any("counted on across them" in warning for run in runs for warning in run.warnings)
 
 
 def test_keras_early_stopping_ends_its_fit_and_heads_no_epoch(tmp_path):

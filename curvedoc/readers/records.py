@@ -334,13 +334,16 @@ def takes_up_where_it_left(steps: np.ndarray, values: np.ndarray, run_of: np.nda
     """Whether a log's stretches (``run_of``: 0, 1, … from :func:`run_of_each_record`) are one run's epochs, counted
     by a step that starts again every epoch (the batch index logged as the step, no epoch beside it): every stretch
     but the last (which a stopped run may cut short) goes up to the same step, the epoch's length (two stretches at
-    least), and each after the first begins where the one before it ended, far from where the first began. Runs one
-    after another (a sweep's, a cross-validation's folds) each begin again at an untrained model's level instead; a
-    stretch too short to tell its ends apart from its noise says neither."""
+    least), never going back within itself, and each after the first begins where the one before it ended, far from
+    where the first began. Runs one after another (a sweep's, a cross-validation's folds) each begin again at an
+    untrained model's level instead; a stretch too short to tell its ends apart from its noise says neither."""
     count = int(run_of.max()) + 1
     if count < 2:
         return False
-    ends = [steps[run_of == run].max() for run in range(count)]
+    stretch_steps = [steps[(run_of == run) & np.isfinite(steps)] for run in range(count)]
+    if any(np.any(np.diff(stretch) < 0) for stretch in stretch_steps):
+        return False  # a stretch restarted within itself: sessions one after another, not an epoch's batches
+    ends = [stretch.max() for stretch in stretch_steps]
     if len(set(ends[:-1])) > 1 or ends[-1] > ends[0] or ends.count(ends[0]) < 2:
         return False  # two whole epochs at least, of one length
     stretches = [values[(run_of == run) & np.isfinite(values)] for run in range(count)]
