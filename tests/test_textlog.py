@@ -1894,6 +1894,39 @@ def test_an_epoch_glued_to_its_count_of_samples_counts_them_within_it_though_a_l
     assert run.series("loss")["step"].tolist()[:5] == [16, 1616, 3216, 4816, 5027]
 
 
+CAFFE_LAYERS = """layer {
+  name: "score"
+  type: "InnerProduct"
+  bottom: "pool7"
+  top: "score"
+  inner_product_param {
+    num_output: %d
+  }
+}
+layer {
+  name: "loss"
+  type: "SoftmaxWithLoss"
+  bottom: "score"
+  bottom: "label"
+  top: "loss"
+}
+"""
+
+
+def test_caffes_net_definition_gives_the_class_count_of_its_one_loss_head(tmp_path):
+    """Caffe prints the prototxt it trains before its "Iteration N, loss = x" lines: the SoftmaxWithLoss layer's
+    input is the InnerProduct layer with num_output 10. Two such heads (coarse and fine labels) sum two losses,
+    whose chance level no one count gives."""
+    iterations = "".join(f"I1020 04:37:58.920188 10450 solver.cpp:228] Iteration {i}, loss = {9.98 / (1 + i / 50):.4f}"
+                         "\n" for i in range(0, 1000, 50))
+    net = "I1020 net.cpp:58] Initializing net from parameters:\nname: \"poolcnn\"\n" + CAFFE_LAYERS % 10
+    run = load_one(write(tmp_path / "one_head.log", net + net + iterations))
+    assert run.meta.hparams["num_classes"] == 10 and run.meta.n_classes == 10
+    heads = net + (CAFFE_LAYERS % 100).replace('"score"', '"fine"').replace('"loss"', '"fine_loss"')
+    run = load_one(write(tmp_path / "two_heads.log", heads + iterations))
+    assert "num_classes" not in run.meta.hparams
+
+
 def test_names_under_a_losses_heading_are_losses_but_for_measures_of_their_own(tmp_path):
     """PyTorch-YOLOv3's "[Epoch 0/30, Batch 5/7329] [Losses: x 0.27, y 0.25, w 3.3, h 2.9, conf 3.8, cls 0.81, total
     11.3, recall: 0.06, precision: 0.001]": x … total are the loss and its terms; recall and precision stay scores."""

@@ -355,6 +355,8 @@ NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "
 # A printed PyTorch module, a layer a line (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1))``): its
 # numbers are the architecture's, never values
 MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
+# A field of the net definition Caffe prints at the top of its log (``    num_output: 10``, ``  bottom: "score"``)
+CAFFE_FIELD = re.compile(r'\s{1,12}(top|bottom|num_output|type):\s{0,3}"?([\w./\-]{1,200})"?\s*$')
 # A heading that says the names after it are losses ("[Losses: x 0.27, y 0.25, …, total 15.1]"), followed by a name
 LOSSES_GROUP = re.compile(r"\bLosses\s{0,3}:\s{0,3}(?=[A-Za-z_])")
 # A split named as a key of a number no pair reads (``(train=2007.6s, val=0.6s)``: each split's time): a value of
@@ -627,6 +629,7 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
 def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     parsed = Parsed(path, read_bar_postfixes=read_bar_postfixes)
     state = _Reading(parsed)
+    net = _CaffeNet(parsed)
     table = _Table()
     columns = _ColumnTable(state.names_a_metric)
     conflict = _Conflict()
@@ -659,6 +662,8 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
         if EARLY_STOPPED.match(text):
             state.end_run()
             continue
+        if text[:1] == " " and ("top:" in text or "num_output:" in text or "bottom:" in text or "Loss" in text):
+            net.take(text)
         line = read_line(text, state) if VALUE_HINT.search(text) else None
         if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
             parsed.warn("last record cut off (a line without its line end, shorter than the lines of its kind "
@@ -670,6 +675,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             state.announce(text)
     if table.rows:
         state.take(table.record())
+    net.settle()
     if parsed.untaken_names:
         parsed.warn(f"more than {MAX_TAGS} names; {parsed.untaken_names} value(s) under further names not read")
     if conflict.seen:
@@ -881,6 +887,40 @@ class _ColumnTable:
             if tag is not None and VALUE_CELL.fullmatch(cell):
                 line.values[tag] = _number(cell)
         return line if line.values else None
+
+
+class _CaffeNet:
+    """Caffe prints the net it trains (its prototxt) at the top of its log: the class count is the ``num_output`` of
+    the layer whose output a ``SoftmaxWithLoss`` layer takes, kept as the log's ``num_classes`` setting. A net with
+    several such heads (CIFAR-100's coarse and fine labels) sums their losses, whose chance level no one count
+    gives: none is kept."""
+
+    def __init__(self, parsed: Parsed) -> None:
+        self.parsed = parsed
+        self.outputs: dict[str, int] = {}  # a layer's top -> its num_output
+        self.top: str | None = None
+        self.loss_follows = False  # a SoftmaxWithLoss layer's bottoms come next
+        self.heads: dict[str, int | None] = {}  # each SoftmaxWithLoss layer's input -> its count (train and test net)
+
+    def take(self, text: str) -> None:
+        field = CAFFE_FIELD.match(text)
+        if field is None:
+            return
+        key, value = field.groups()
+        if key == "top":
+            self.top = value
+        elif key == "num_output" and self.top is not None and value.isdigit():
+            self.outputs[self.top] = int(value)
+        elif key == "type":
+            self.loss_follows = value == "SoftmaxWithLoss"
+        elif key == "bottom" and self.loss_follows:
+            self.loss_follows = False
+            self.heads[value] = self.outputs.get(value)
+
+    def settle(self) -> None:
+        counts = set(self.heads.values())
+        if len(self.heads) == 1 and None not in counts:
+            self.parsed.settings.setdefault("num_classes", float(counts.pop()))
 
 
 class _Reading:
