@@ -267,20 +267,13 @@ def names_a_measurement(name: str) -> bool:
 
 
 def _rising(values: list) -> bool:
-    """An x axis that may go back where a run resumed from a checkpoint logged its steps again: whole numbers
-    that rise at most of their entries."""
-    if _increasing(values):
-        return True
-    if not _is_number_list(values) or None in values or len(values) < 2:
+    """An x axis: numbers that rise at every entry (a count of batches per epoch, 29 in every record, is none), or
+    whole numbers that rise at most of them, where a run resumed from a checkpoint logged its steps again."""
+    if not _is_number_list(values) or None in values:
         return False
     steps = np.array([as_value(value) for value in values], dtype=np.float64)
-    return bool(whole_steps(steps)[1] and np.mean(np.diff(steps) > 0) >= MOSTLY_RISING)
-
-
-def _increasing(values: list) -> bool:
-    """A list of numbers that rises at every entry: an x axis (a count of batches per epoch, 29 in every record, is
-    not one)."""
-    return _is_number_list(values) and None not in values and bool(np.all(np.diff(values) > 0))
+    rises = np.diff(steps) > 0
+    return bool(rises.all() or (whole_steps(steps)[1] and rises.mean() >= MOSTLY_RISING))
 
 
 def _is_number_list(value: Any) -> bool:

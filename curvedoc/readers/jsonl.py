@@ -7,6 +7,7 @@ logged there. Python's json reads the ``NaN``/``Infinity`` tokens these writers 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from curvedoc.readers.records import (
     find_step_column, restart_drops, run_of_each_record, stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
-from curvedoc.roles import Role, infer_role
+from curvedoc.roles import Role, infer_role, primary_tag
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 
@@ -86,9 +87,9 @@ def _sessions(rows: list[dict], step_key: str | None, builder: RunBuilder, path:
 
 
 def _loss_key(rows: list[dict]) -> str | None:
-    """The key of the training loss the rows log, if one is named so."""
-    keys = sorted({key for row in rows[:1000] for key in row})
-    return next((key for key in keys if infer_role(key) == Role.TRAIN_LOSS), None)
+    """The key of the training loss the rows log, if one is named so: the one a person would plot of several."""
+    counts = Counter(key for row in rows[:1000] for key in row)
+    return primary_tag([key for key in counts if infer_role(key) == Role.TRAIN_LOSS], counts)
 
 
 def add_history_file(builder: RunBuilder, path: Path) -> int:

@@ -137,7 +137,9 @@ from curvedoc.readers.records import (
     restart_drops, run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
-from curvedoc.roles import RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens
+from curvedoc.roles import (
+    RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, primary_tag, split_of, tokens,
+)
 
 FORMAT = "text-log"
 MIN_POINTS = 3
@@ -659,10 +661,12 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         if "{" in text and "[" in text and PRINTED_LIST.search(text) and _take_printed_lists(text, parsed):
             continue
-        if EARLY_STOPPED.match(text):
+        if ("stopping" in text or "Restoring" in text) and EARLY_STOPPED.match(text):
             state.end_run()
             continue
-        if text[:1] == " " and ("top:" in text or "num_output:" in text or "bottom:" in text or "Loss" in text):
+        if text.startswith("layer"):
+            net.printed = True
+        elif net.printed and text[:1] == " ":
             net.take(text)
         line = read_line(text, state) if VALUE_HINT.search(text) else None
         if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
@@ -901,6 +905,7 @@ class _CaffeNet:
         self.top: str | None = None
         self.loss_follows = False  # a SoftmaxWithLoss layer's bottoms come next
         self.heads: dict[str, int | None] = {}  # each SoftmaxWithLoss layer's input -> its count (train and test net)
+        self.printed = False  # a "layer {" line seen: only then are a line's fields the net's
 
     def take(self, text: str) -> None:
         field = CAFFE_FIELD.match(text)
@@ -1818,10 +1823,10 @@ def _epochs_counted_on(parsed: Parsed, x: np.ndarray, run_of: np.ndarray) -> tup
     """``run_of`` and ``x``, or, when each run's train loss takes up where the one before left it
     (``records.takes_up_where_it_left``), one run whose x is counted on across them: a batch index printed as the
     step, starting again every epoch with no epoch beside it."""
-    losses = [(len(indexes), tag) for tag, (indexes, _) in parsed.tags.items() if infer_role(tag) == Role.TRAIN_LOSS]
-    if not (run_of > 0).any() or not losses:
+    counts = {tag: len(indexes) for tag, (indexes, _) in parsed.tags.items() if infer_role(tag) == Role.TRAIN_LOSS}
+    tag = primary_tag(list(counts), counts)
+    if not (run_of > 0).any() or tag is None:
         return run_of, x
-    tag = max(losses)[1]
     indexes, values = (np.frombuffer(column, dtype=dtype) for column, dtype in zip(parsed.tags[tag],
                                                                                    (np.int64, np.float64)))
     loss = np.full(len(x), np.nan)
