@@ -97,6 +97,21 @@ def test_a_frozen_model_logged_each_step_and_each_epoch_is_flat_on_its_epoch_ave
     assert "CD301" not in codes(synthetic(learning, steps={"train_loss_epoch": epochs, "val_loss_epoch": epochs}))
 
 
+def test_a_loss_that_fell_in_its_first_epoch_is_not_flat_on_its_epoch_averages():
+    """A public Lightning run (a tiny transformer on a 3-token process): train_loss_step falls 1.35 -> 0.96 -> 0.91
+    in its first 15 steps, then sits at its entropy floor for 50,000 steps, and train_loss_epoch (first point: the
+    average of the first epoch) is 0.889 throughout. The epoch averages are flat, but the model moved, within the
+    first epoch: no frozen model."""
+    rng = np.random.default_rng(2)
+    per_step = np.r_[1.35, 0.957, 0.910, 0.889 + rng.normal(0, 0.004, 2000)]
+    epochs = np.arange(100) * 20 + 19
+    run = {"train_loss_step": per_step, "train_loss_epoch": 0.8885 + rng.normal(0, 0.0002, 100)}
+    assert "CD301" not in codes(synthetic(run, steps={"train_loss_epoch": epochs}))
+    # the same epoch averages beside step losses that start where they stay: nothing moved at any point
+    frozen = {**run, "train_loss_step": 0.889 + rng.normal(0, 0.004, 2003)}
+    assert "CD301" in codes(synthetic(frozen, steps={"train_loss_epoch": epochs}))
+
+
 def test_very_noisy_but_improving_is_not_flat():
     rng = np.random.default_rng(1)
     trend = np.linspace(1.0, 0.8, 2000)
