@@ -378,6 +378,20 @@ def test_a_held_out_loss_zigzagging_by_a_fifth_of_its_level_swings_and_a_train_c
     assert "CD401" not in alarms(synthetic({"train_loss": train, "val_loss": settling}))
 
 
+def test_a_held_out_loss_swinging_through_120_evaluations_swings_as_a_short_one_would():
+    """A public cats-vs-dogs Lightning run: train_loss falls to ~0.5 while val_loss, evaluated after each of 120
+    epochs, keeps swinging between 0.55 and 3.9 around a median of ~0.8 to the end. Each evaluation averages the
+    same split however many the run logs, so its swings are judged against its own level (15%) as a 10-epoch
+    log's are, not against the loss's scale; the same curve wobbling by 3% does not swing."""
+    rng = np.random.default_rng(7)
+    train = np.geomspace(0.69, 0.5, 120) * (1 + 0.02 * rng.standard_normal(120))
+    val = 0.8 * np.exp(0.35 * rng.standard_normal(120))
+    (finding,) = [f for f in diagnose_run(synthetic({"train_loss": train, "val_loss": val})) if f.code == "CD401"]
+    assert finding.tags == ["val_loss"]
+    wobbling = 0.8 * np.exp(0.03 * rng.standard_normal(120))
+    assert "CD401" not in alarms(synthetic({"train_loss": train, "val_loss": wobbling}))
+
+
 def test_one_last_evaluation_far_up_is_no_climb_that_never_recovers():
     """BananaLee's 9 epochs: val_loss 0.57 … 0.32 then 2.03 at the last evaluation. One point shows no staying."""
     train = [0.60, 0.61, 0.55, 0.55, 0.48, 0.51, 0.46, 0.51, 0.53]
