@@ -356,6 +356,16 @@ def test_a_last_row_without_its_line_end_is_kept_only_when_whole(tmp_path, last,
     assert any("last record cut off" in warning for warning in run.warnings) is not kept
 
 
+@pytest.mark.parametrize("last, kept", [("3,0.6125,1.2034,70.77", True), ("3,0.6125,1.20", False)])
+def test_a_header_ending_in_a_delimiter_does_not_make_a_whole_last_row_look_cut(tmp_path, last, kept):
+    """A public metrics.csv: 'epoch,train_loss,test_loss,top1,' names one empty column more than any row holds, and
+    the writer never ended its last row with a line end. That row has every field the rows before it have."""
+    text = "epoch,train_loss,test_loss,top1,\n1,0.9312,1.4021,60.12\n2,0.7443,1.3011,65.40\n" + last
+    run = load_one(write(tmp_path / "metrics.csv", text))
+    assert run.series("test_loss")["step"].tolist() == [1, 2, 3][:3 if kept else 2]
+    assert any("last record cut off" in warning for warning in run.warnings) is not kept
+
+
 def test_a_batch_counter_beside_the_epoch_is_counted_on_across_epochs(tmp_path):
     """Epoch,Batch: each epoch's batches 0..2, so the step is the epoch's offset + the batch, with no warning."""
     rows = "".join(f"{epoch},{batch},{epoch + batch / 10}\n" for epoch in range(3) for batch in range(3))

@@ -486,13 +486,15 @@ def drop_cut_last_line(data: bytes, delimiter: str, path: Path, found: list[str]
         found.append(f"{path}: its only row has no line end (cut off while written?); kept it")
         return data
     n_fields = count_fields(data[body_start:], delimiter)
-    n_header = count_fields(data[:header_end].strip(), delimiter)
     row_before = data[data.rfind(b"\n", 0, body_start - 1) + 1:body_start].strip()
-    if n_fields == n_header == count_fields(row_before, delimiter) and whole_at_line_end(
-            last_field(data[body_start:], delimiter), last_field(row_before, delimiter)):
+    # the rows, not the header, say how long a whole row is: a header that ends in a delimiter
+    # ("epoch,loss,top1,") names one empty column more than any row holds
+    n_row = count_fields(row_before, delimiter)
+    if n_fields == n_row and whole_at_line_end(last_field(data[body_start:], delimiter),
+                                               last_field(row_before, delimiter)):
         return data
     found.append(f"{path}: last record cut off at byte {body_start} (a line without its line end, {n_fields} of "
-                 f"{n_header} fields: the usual state of a crashed or running job); dropped it, kept the "
+                 f"{n_row} fields: the usual state of a crashed or running job); dropped it, kept the "
                  f"{rows_before} complete row(s) before it")
     return data[:body_start]
 
