@@ -226,6 +226,28 @@ def test_ultralytics_args_name_the_data_config_of_the_folder_training_ran_in(tmp
     assert str(data_config) in only_run(run).meta.files
 
 
+@pytest.mark.parametrize("data, where", [
+    ("hockey_vio-1/data.yaml", "hockey_vio-1/data.yaml"),  # relative to the folder training ran in
+    ("C:/Users/PC/Desktop/project/archive/grading/grading.yaml", "archive/grading/grading.yaml"),  # another machine
+    ("../datasets/mango/data.yaml", "datasets/mango/data.yaml"),
+])
+def test_ultralytics_args_name_a_data_config_by_a_path_the_project_tree_holds(tmp_path, data, where):
+    """Public YOLOv8 runs name their data config by a path: one relative to where training ran, or an absolute one
+    from the author's machine whose end the repository holds."""
+    run = tmp_path / "project" / "runs" / "detect" / "train3"
+    write(run / "results.csv", "epoch,train/box_loss,train/cls_loss\n1,1.5,2.0\n2,1.3,1.6\n3,1.2,1.4\n")
+    write(run / "args.yaml", f"task: detect\nmode: train\ndata: '{data}'\nepochs: 3\n")
+    write(tmp_path / "project" / where, "train: images/train\nval: images/val\nnc: 3\nnames: [a, b, c]\n")
+    assert meta_of(run) == (3, f"../../../{where}: nc", CLASSES)
+
+
+def test_a_label_map_in_the_configs_folder_beside_the_log_holds_the_class_count(tmp_path):
+    """A Keras script's models/training_log.csv beside models/configs/label_mapping.json (index -> letter)."""
+    write(tmp_path / "models" / "training_log.csv", "epoch,loss,val_loss\n0,3.5,3.4\n1,3.2,3.3\n2,3.0,3.2\n")
+    write(tmp_path / "models" / "configs" / "label_mapping.json", json.dumps({str(i): chr(65 + i) for i in range(32)}))
+    assert meta_of(tmp_path / "models")[:1] == (32,)
+
+
 def test_a_named_data_config_further_up_than_training_ran_is_not_looked_for(tmp_path):
     run = tmp_path / "far" / "project" / "runs" / "detect" / "train"
     write(run / "results.csv", "epoch,train/box_loss,train/cls_loss\n1,1.5,2.0\n2,1.3,1.6\n3,1.2,1.4\n")

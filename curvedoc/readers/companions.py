@@ -9,14 +9,15 @@ line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the class
 ``class_names.json`` …, a name → index or index → name map, or a list of the names); a PEFT ``adapter_config.json``
 names the base model, and so does the model card the Trainer writes (``README.md``, whose YAML front matter holds
 ``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example scripts call it). They are
-looked for in the run's folder, then one folder up (two above a Hugging Face ``checkpoint-N/``, whose output folder
-holds the model config, and above a Lightning logger's ``version_N/`` or a W&B run folder, whose project folder holds
-the run's configs), nearest folder first; within a folder the model config first, then data configs, run arguments,
-other YAML files, other JSON files named for settings (``default_parameters.json``, ``training_config.json``) or as the
-summary a script writes at its end (``summary_metrics.json``, ``evaluation_report.json``), label lists; last, a data
-config the run's arguments name by file (Ultralytics' ``data: data.yaml``, relative to the directory training ran in),
-in the run folder's parents up to three levels. Only a count stated under a key :func:`curvedoc.model.n_classes_from`
-knows is taken, so the ``config.json`` of an unrelated tool says nothing.
+looked for in the run's folder and its ``configs/`` or ``config/`` folder, then one folder up (two above a Hugging Face
+``checkpoint-N/``, whose output folder holds the model config, and above a Lightning logger's ``version_N/`` or a W&B
+run folder, whose project folder holds the run's configs), nearest folder first; within a folder the model config first,
+then data configs, run arguments, other YAML files, other JSON files named for settings (``default_parameters.json``,
+``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
+``evaluation_report.json``), label lists; last, a data config the run's arguments name by path (Ultralytics' ``data:
+data.yaml``, relative to the directory training ran in), in the run folder's parents up to three levels: the whole
+relative path, or the end of one from another machine. Only a count stated under a key
+:func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
 
 Cost: only files under MAX_BYTES are opened, and parsed with the JSON parser or YAML's safe loader. A folder's
 listing is kept while its modification time is unchanged and a file's reading while its size and modification
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import json
-import ntpath
 import os
 import re
 from dataclasses import dataclass
@@ -54,6 +54,7 @@ LABEL_MAP_JSON = re.compile(
     r"|(?:to|2)[_\-]?(?:idx|ids?|index)))?|(?:idx|ids?|index)[_\-]?(?:to|2)[_\-]?(?:class(?:es)?|labels?))\.json$",
     re.IGNORECASE)
 MODEL_CARD = "README.md"
+CONFIG_FOLDERS = ("configs", "config")
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
@@ -82,7 +83,8 @@ class Companion:
     path: str
     facts: ConfigFacts
     problem: str | None  # a named companion that could not be read: one line for the run's warnings
-    data_config: str | None = None  # the file name of the data config it names (Ultralytics' ``data: data.yaml``)
+    # the path of the data config it names (Ultralytics' ``data: data.yaml``), as its folders and file name
+    data_config: tuple[str, ...] | None = None
 
 
 def complete(runs: list[Run], source_path: Path) -> None:
@@ -105,7 +107,7 @@ def complete(runs: list[Run], source_path: Path) -> None:
 def companions_of(folder: Path) -> list[Companion]:
     """The companion files of a run whose log is in ``folder``, nearest first, each read (or taken from the cache)."""
     found = []
-    for level in search_folders(folder):
+    for level in _with_config_folders(search_folders(folder)):
         for name in _candidates(level):
             companion = _read(os.path.join(level, name))
             if companion is not None:
@@ -118,17 +120,32 @@ def companions_of(folder: Path) -> list[Companion]:
     return found
 
 
-def _named_data_config(folder: Path, name: str) -> str | None:
-    """The data config named ``name`` nearest above the run folder, within NAMED_DATA_LEVELS parents."""
+def _named_data_config(folder: Path, named: tuple[str, ...]) -> str | None:
+    """The data config the path ``named`` leads to from the folder training ran in, within NAMED_DATA_LEVELS
+    parents of the run folder, nearest first: the whole relative path (``hockey_vio-1/data.yaml``), or as much of
+    the end of a path from another machine as this tree holds (``C:/Users/me/project/archive/grading.yaml`` is
+    ``archive/grading.yaml`` of the project the runs were copied with), down to the file name alone."""
     level = os.path.abspath(folder)
     for _ in range(NAMED_DATA_LEVELS):
         parent = os.path.dirname(level)
         if parent == level:
             return None
         level = parent
-        if name in folder_names(level):
-            return os.path.join(level, name)
+        for start in range(len(named)):
+            path = os.path.join(level, *named[start:])
+            # the file name alone is looked up in the folder's cached listing: an archive's runs share parents
+            if named[-1] in folder_names(level) if start == len(named) - 1 else os.path.isfile(path):
+                return path
     return None
+
+
+def _with_config_folders(folders: list[str]) -> list[str]:
+    """The search folders with the settings folder the log's own folder keeps its configs in (``configs/``,
+    ``config/``: a Keras script's ``models/configs/label_mapping.json`` beside ``models/training_log.csv``),
+    right after that folder."""
+    first, rest = folders[0], folders[1:]
+    names = folder_names(first)
+    return [first, *(os.path.join(first, name) for name in CONFIG_FOLDERS if name in names), *rest]
 
 
 def search_folders(folder: Path) -> list[str]:
@@ -228,12 +245,16 @@ def _parse(path: str, size: int) -> Companion | None:
     return Companion(path, facts_from(config), None, _data_config_named(config))
 
 
-def _data_config_named(config: dict) -> str | None:
-    """The file name of the data config a run's arguments name (``data: data.yaml``; a Windows path too)."""
+def _data_config_named(config: dict) -> tuple[str, ...] | None:
+    """The folders and file name of the data config a run's arguments name (``data: data.yaml``; a Windows path
+    too), from after the last part that says where it started (a drive, ``..``, ``.``)."""
     named = config.get("data")
     if not isinstance(named, str) or not named.lower().endswith(NAMED_DATA_SUFFIXES):
         return None
-    return ntpath.basename(named) or None  # Windows paths too: ntpath splits at both separators
+    parts = [part for part in re.split(r"[\\/]", named) if part]
+    after = max((index + 1 for index, part in enumerate(parts) if part in ("..", ".") or part.endswith(":")),
+                default=0)
+    return tuple(parts[after:]) or None
 
 
 def is_wandb_config(config: dict) -> bool:
