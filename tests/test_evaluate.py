@@ -122,7 +122,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-dev69": "public-dev69", "wild-dev70": "public-dev70", "wild-s89": "public-s89",
                      "wild-dev71": "public-dev71", "wild-s90": "public-s90", "wild-s91": "public-s91",
                      "wild-dev72": "public-dev72", "wild-dev73": "public-dev73", "wild-s92": "public-s92",
-                     "wild-dev74": "public-dev74", "wild-s93": "public-s93"}
+                     "wild-dev74": "public-dev74", "wild-s93": "public-s93",
+                     "wild-dev75": "public-dev75"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
