@@ -89,7 +89,8 @@ FINAL_PARTS = {"held-out-final", FINETUNE_HELD_OUT, "public-held-out", "public-s
                "public-s66", "public-s67", "public-s68", "public-s69", "public-s70", "public-s71", "public-s72",
                "public-s73", "public-s74", "public-s75", "public-s76", "public-s77", "public-s78", "public-s79",
                "public-s80", "public-s81", "public-s82", "public-s83", "public-s84", "public-s85", "public-s86",
-               "public-s87", "public-s88", "public-s89", "public-s90", "public-s91", "public-s92", "public-s93", "public-s94"}
+               "public-s87", "public-s88", "public-s89", "public-s90", "public-s91", "public-s92", "public-s93",
+               "public-s94"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
