@@ -333,6 +333,25 @@ def test_every_malformed_line_is_counted(tmp_path):
     assert any("3 malformed line(s) skipped" in warning for warning in run.warnings)
 
 
+def test_epoch_summary_lines_among_batch_rows_are_read_at_the_epochs_end(tmp_path):
+    """A public fundus classifier writes 'epoch,batch,loss,accuracy' rows and, after each epoch's last batch, one
+    'Epoch N Summary,train_loss=…,val_loss=…' line: its held-out curve is only there."""
+    lines = ["epoch,batch,loss,accuracy"]
+    for epoch in (1, 2, 3):
+        lines += [f"{epoch},{batch},{0.9 - 0.01 * batch:.4f},0.5" for batch in (1, 2, 3)]
+        lines.append(f"Epoch {epoch} Summary,train_loss={0.8 - 0.1 * epoch:.6f},train_acc=0.6,"
+                     f"val_loss={1.9 / epoch:.6f},val_acc=0.5{epoch}")
+    run = load_one(write(tmp_path / "loss_log.txt", "\n".join(lines) + "\n"))
+    assert run.roles["val_loss"] is Role.VAL_LOSS and run.roles["loss"] is Role.TRAIN_LOSS
+    batch_steps = run.series("loss")["step"].tolist()
+    assert run.series("val_loss")["step"].tolist() == batch_steps[2::3]
+    assert run.series("val_loss")["value"].tolist() == pytest.approx([1.9, 0.95, 1.9 / 3], rel=1e-5)
+    assert any("3 summary line(s)" in warning for warning in run.warnings)
+    # a skipped line that holds no named numbers is a malformed row, and the summaries are not guessed around it
+    broken = load_one(write(tmp_path / "log.csv", "\n".join(lines[:4] + ["1,4,0.5,0.5,extra"] + lines[4:]) + "\n"))
+    assert "val_loss" not in broken.tags and any("malformed" in warning for warning in broken.warnings)
+
+
 def test_malformed_middle_line_is_skipped(tmp_path):
     run = load_one(write(tmp_path / "log.csv", "step,loss\n0,1.0\n1,0.9,extra,cells\n2,0.8\n"))
     assert run.series("loss")["step"].tolist() == [0, 2]

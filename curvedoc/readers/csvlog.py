@@ -67,6 +67,9 @@ ROW_KIND_COLUMNS = ROW_SPLIT_COLUMNS | {"class", "class_name", "label", "categor
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial", "run_id", "trial_id"}
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
 MIN_ROWS_PER_EPOCH = 3
+# A line among a table's rows that holds named numbers instead of cells: the summary a script writes at the end of
+# each epoch into its batch table ("Epoch 1 Summary,train_loss=0.72,val_loss=1.87,val_acc=0.53")
+NAMED_NUMBER = re.compile(r"(?<![\w.])([A-Za-z_][\w./\-]*)\s*=\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(?![\w.])")
 # A held-out value repeated on at least this many rows in a row (at its median), with at least this many different
 # values, was carried forward between evaluations (see _carried_forward)
 CARRIED_ROWS = 3
@@ -388,6 +391,7 @@ def load_table(path: Path) -> Table:
     if (columns := len(header_cells)) > limits.current().max_columns:
         raise limits.refuse(path, f"{columns:,} columns", "max_columns")
     data = drop_cut_last_line(data, delimiter, path, found)
+    data, summaries = _take_summary_lines(data, delimiter, len(header_cells), encoding)
     # semicolon-separated files come from locales that write a decimal comma (Excel)
     decimal = "," if delimiter == ";" else "."
     with warnings.catch_warnings(record=True) as caught:
@@ -408,6 +412,10 @@ def load_table(path: Path) -> Table:
     if skipped:
         found.append(f"{path}: {len(skipped)} malformed line(s) skipped ({skipped[0]}"
                      f"{', …' if len(skipped) > 1 else ''})")
+    elif summaries:  # each at the row it follows, which a skipped row before it would shift
+        frame = _with_summaries(frame, summaries)
+        found.append(f"{path}: {len(summaries)} summary line(s) of named values among the rows (e.g. "
+                     f"{', '.join(summaries[0][1])}) read at the step of the row before each")
     if unnamed:
         frame.columns = _names_of_headerless(path, frame, _cells(comment.decode(encoding).lstrip("#"), delimiter),
                                              found)
@@ -415,6 +423,48 @@ def load_table(path: Path) -> Table:
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
     return Table(path, frame, found, decimal)
+
+
+def _take_summary_lines(data: bytes, delimiter: str, n_columns: int,
+                        encoding: str) -> tuple[bytes, list[tuple[int, dict[str, float]]]]:
+    """The table without the lines among its rows that hold named numbers (``train_loss=0.72``) and do not have
+    the header's cells (so they are no row), and those lines: each as the index of the row it follows and its
+    values. A file with an '=' on half its lines or more (in a text column) has none: summaries are a few lines
+    among many rows."""
+    if b"=" not in data:
+        return data, []
+    lines = data.split(b"\n")
+    marked = [index for index, line in enumerate(lines) if index and b"=" in line]
+    if len(marked) >= len(lines) / 2:
+        return data, []
+    summaries, taken, rows, counted_to = [], set(), 0, 1
+    for index in marked:
+        line = lines[index]
+        rows += sum(1 for before in lines[counted_to:index] if before.strip())
+        counted_to = index
+        if count_fields(line.strip(), delimiter) == n_columns or not rows:
+            continue
+        values = {name: float(number) for name, number in NAMED_NUMBER.findall(line.decode(encoding, "replace"))}
+        if values:
+            summaries.append((rows - 1, values))
+            taken.add(index)
+            counted_to = index + 1
+    if not summaries:
+        return data, []
+    return b"\n".join(line for index, line in enumerate(lines) if index not in taken), summaries
+
+
+def _with_summaries(frame: pd.DataFrame, summaries: list[tuple[int, dict[str, float]]]) -> pd.DataFrame:
+    """The table with each summary's values on the row it follows, in columns of their own (NaN on the other
+    rows): the epoch's end, where an epoch summary belongs. A name the table has as a column already keeps the
+    table's values."""
+    added: dict[str, dict[int, float]] = {}
+    for row, values in summaries:
+        for name, value in values.items():
+            if name not in frame.columns:
+                added.setdefault(name, {})[row] = value
+    extra = pd.DataFrame({name: pd.Series(cells, dtype=float) for name, cells in added.items()}, index=frame.index)
+    return pd.concat([frame, extra], axis=1)
 
 
 def _cells(line: str, delimiter: str) -> list[str]:
