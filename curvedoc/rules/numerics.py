@@ -115,15 +115,20 @@ def _hidden_by_the_logger(run: RunCurves) -> Found | None:
                                              "lowest value is negative by design (a negated SI-SNR, a negated "
                                              "distance): the broken losses start near 0, where an untrained "
                                              "model's outputs are, and run away by orders of magnitude"),
+        "run_away_share": Threshold(1.0, "a loss that starts above zero is broken only when it goes further below "
+                                         "zero than this share of its start: one that falls through zero and "
+                                         "settles closer to it than it began (+41 -> -3.2) measures from a "
+                                         "different zero (a negated SI-SNR, a likelihood less a constant)"),
     },
 )
 def negative_loss(run: RunCurves, limits: Limits):
     """A loss that should be ≥ 0 (cross-entropy, MSE, …) takes values below zero. Losses whose names say they
     are signed by design (policy, entropy, critic, ELBO, NLL of a density, …) are left alone, and so are the
     losses of an agent's run (rewards, episodes, a policy): a policy-gradient objective is signed whatever its
-    name. So is a loss already well below zero at its start (a tenth or more of its lowest value): a negated
-    SI-SNR or distance is negative by design, while the broken losses (NLLLoss on raw logits) start near 0 and
-    run away by orders of magnitude."""
+    name. So is a loss already well below zero at its start (a tenth or more of its lowest value), and one that
+    falls from above zero through it to a level no further below zero than it started above (a negated SI-SNR
+    from +41 to -3.2): negative by design, while the broken losses (NLLLoss on raw logits) start near 0 and run
+    away by orders of magnitude."""
     if run.reinforcement_learning:
         return
     for role in LOSS_ROLES:
@@ -139,6 +144,8 @@ def negative_loss(run: RunCurves, limits: Limits):
             lowest = int(np.argmin(values))
             if curve.start_level <= limits["signed_start_share"] * values[lowest]:
                 continue  # below zero from the start, at the order of magnitude it ends at: signed by design
+            if -values[lowest] <= limits["run_away_share"] * curve.start_level:
+                continue  # through zero at the pace of its fall and settled near it: signed by design
             yield Found(
                 f"{curve.tag} goes below zero from step {curve.step_at(first)}",
                 [curve.tag],
