@@ -185,6 +185,18 @@ def test_a_held_out_loss_far_below_what_its_accuracy_allows_is_on_another_scale(
                                           steps={"val_loss": epochs, "val_acc": epochs}))
 
 
+def test_a_loss_and_an_accuracy_logged_apart_are_not_compared():
+    """A public log appends an autoencoder's sessions ('[Val] Epoch: N, Loss:0.000069', 100 epochs) and a linear
+    classifier's on its embeddings ('[Val Classifier] Epoch: N, Accuracy:73.66', 20 epochs): the loss is a
+    reconstruction error, no cross-entropy of those predictions. Logged together at every evaluation, the same
+    numbers are one classifier's and fire."""
+    epochs = np.arange(100)
+    curves = {"val_Loss": 8.9e-5 * np.exp(-epochs / 40), "val_Accuracy": np.linspace(78.4, 90.0, 20)}
+    assert "CD203" not in codes(synthetic(curves, steps={"val_Loss": epochs, "val_Accuracy": epochs[:20]}))
+    together = {"val_Loss": curves["val_Loss"][:20], "val_Accuracy": curves["val_Accuracy"]}
+    assert "CD203" in codes(synthetic(together, steps={tag: epochs[:20] for tag in together}))
+
+
 @pytest.mark.parametrize("case", ["printed_zero", "regression_exact_match", "mse_named_plainly"])
 def test_a_loss_below_its_accuracy_bound_needs_a_classifier_and_real_values(case):
     """A test loss printed as 0.000 is rounding; an exact-match 'accuracy' of a regression (near 0) says nothing of

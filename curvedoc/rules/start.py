@@ -154,6 +154,11 @@ def _pretrained_generator(run: RunCurves) -> bool:
     return meta.n_classes_kind == VOCABULARY and bool(meta.base_model or meta.checkpoint)
 
 
+# A loss and an accuracy are one evaluation's when at least this share of the evaluations that logged either logged
+# both (an evaluation may log one of them once more, at the start or the end)
+TOGETHER_SHARE = 0.9
+
+
 @rule(
     "CD203", "loss-below-its-accuracy", symptom="start_low", severity=WARNING, live=WHOLE_RUN,
     needs=(Role.VAL_LOSS, Role.TEST_LOSS),
@@ -181,8 +186,9 @@ def loss_below_its_accuracy(run: RunCurves, limits: Limits):
     wrong prediction gave its true class at most half the probability and cost at least ln 2, so the mean loss is
     at least e·ln 2. A loss a hundred times lower is on another scale (divided by the dataset size, averaged over
     padding): its start is far below chance whatever the class count, which the run need not record. Not judged on
-    an agent's run, a loss whose name says it is no cross-entropy, or values of exactly 0 (printed rounding, or
-    nothing supervised)."""
+    an agent's run, a loss whose name says it is no cross-entropy, values of exactly 0 (printed rounding, or
+    nothing supervised), or a loss and an accuracy logged apart (most evaluations log one without the other: two
+    models' sessions appended to one log)."""
     if run.reinforcement_learning:
         return None
     for accuracy_role in HELD_OUT_ACC:
@@ -193,6 +199,8 @@ def loss_below_its_accuracy(run: RunCurves, limits: Limits):
         if fractions is None:
             continue
         steps, at_loss, at_accuracy = np.intersect1d(loss.finite_steps, accuracy.finite_steps, return_indices=True)
+        if len(steps) < TOGETHER_SHARE * max(len(loss.finite_steps), len(accuracy.finite_steps)):
+            continue  # logged apart (an autoencoder's loss for 100 epochs, a classifier's accuracy for 20)
         losses, accuracies = loss.finite_values[at_loss], fractions[at_accuracy]
         judged = (losses > 0) & (accuracies < 1) & (accuracies >= limits["min_accuracy"])
         if judged.sum() < limits["min_points"]:
