@@ -64,6 +64,34 @@ def test_nested_pytorch_history_keeps_its_names_and_its_epochs(tmp_path):
     assert run.meta.n_classes == 10 and run.meta.hparams["best_epoch"] == 5
 
 
+def test_each_splits_metrics_under_its_name_are_one_history(tmp_path):
+    """A public EEG script saves {"train": {"loss": [...], "accuracy": [...]}, "val": {..., "predictions": []}}
+    beside its best scores: each split's lists are its curves, the empty ones none."""
+    document = {"train": {"loss": LOSS, "accuracy": ACCURACY},
+                "val": {"loss": [x + 0.1 for x in LOSS], "accuracy": ACCURACY, "predictions": [], "labels": []},
+                "best_val_loss": 1.3, "config": "gru_xnet_bs32_lr0.001"}
+    run = load_one(write_json(tmp_path / "training_history.json", document, indent=2))
+    assert run.roles == {"train_loss": Role.TRAIN_LOSS, "train_accuracy": Role.TRAIN_ACC, "val_loss": Role.VAL_LOSS,
+                         "val_accuracy": Role.VAL_ACC}
+    assert run.series("val_loss")["value"].tolist() == pytest.approx([x + 0.1 for x in LOSS])
+
+
+def test_the_histories_of_numbered_phases_are_a_run_each(tmp_path):
+    """A public Keras script trains a head on a frozen backbone, then fine-tunes the whole model, and saves both
+    History dicts under stage1 and stage2: a run a phase, in their order, whose switch (layers unfrozen, a lower
+    learning rate) makes the loss jump by design. An object of other things beside histories is no such file."""
+    stage = {"loss": LOSS, "val_loss": LOSS, "accuracy": ACCURACY}
+    fine_tune = {"loss": [1.0, 0.9, 0.85], "val_loss": [1.1, 1.0, 0.95], "accuracy": [0.8, 0.85, 0.86]}
+    path = write_json(tmp_path / "training_history.json", {"stage2": fine_tune, "stage1": stage})
+    runs = curvedoc.load(path)
+    assert [run.name for run in runs] == ["training_history.json#stage1", "training_history.json#stage2"]
+    assert runs[1].series("loss")["value"].tolist() == [1.0, 0.9, 0.85] and runs.problems == []
+    assert history.looks_like_history(path.read_bytes(), complete=True, name=path.stem)
+    apart = {"stage1": {"loss": [1.0, 2.0, 3.0]}, "stage2": {"reward": [1.0, 2.0]}}
+    with pytest.raises(CurvedocError, match="nor a training history"):
+        curvedoc.load(write_json(tmp_path / "other.json", apart))
+
+
 def test_plural_metric_names_get_their_roles(tmp_path):
     run = load_one(write_json(tmp_path / "training_history.json", nested_pytorch_history()))
     assert run.roles == {"train_losses": Role.TRAIN_LOSS, "val_losses": Role.VAL_LOSS, "train_accs": Role.TRAIN_ACC,

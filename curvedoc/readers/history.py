@@ -2,7 +2,9 @@
 [...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...], "val_accs": [...]}``, or
 either nested one level down (``{"history": {...}, "config": {...}}``; ``{"history": [{"epoch": 1, …}, …]}``), or one
 metric's lists named by their split only, the metric named by the file (``losses.json``: ``{"train": [...], "val":
-[...]}``, read as ``train_losses`` and ``val_losses``), or a bare list of one metric's values, named by the file
+[...]}``, read as ``train_losses`` and ``val_losses``), or each split's metrics under its name (``{"train": {"loss":
+[...]}, "val": {...}}``: ``train_loss``, ``val_loss``), or one history a numbered phase of the training (``{"stage1":
+{...}, "stage2": {...}}``, each phase a run of its own: its switch makes the curves jump by design), or a bare list of one metric's values, named by the file
 (``json.dump(losses, f)`` to ``losses.json``); or as a list of one record an epoch, which a
 hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss": 1.1, "acc": 0.6}}, …]``; a
 nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes its ``log`` so, a file with no
@@ -43,6 +45,8 @@ CONTAINER_KEYS = {"history", "hist", "training_history", "train_history", "metri
                   "stats"}
 # The x axis a history may save beside its metrics (Keras's History.epoch, a script's "epochs"), finest first
 STEP_KEYS = ("step", "steps", "global_step", "iteration", "iterations", "episode", "episodes", "epoch", "epochs")
+# A numbered phase of one training saved as a history of its own (stage1, phase_2)
+PHASE_KEY = re.compile(r"^(?:stage|phase)[ _\-]?(\d+)$", re.IGNORECASE)
 # A metric logged fewer times is a summary (a final test score), and says nothing of the file being a history
 MIN_EPOCHS = 3
 # Share of a step list's entries that rise, from which it is an x axis that a resumed run went back on
@@ -65,15 +69,29 @@ METRIC_BY_SPLIT = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\{\s*"([^"\\]{1,200})"\s
 
 
 def read(source: Source) -> list[Run]:
+    """The run a history file holds; one run a phase when it saves a history for each numbered phase of a
+    training (``stage1``, ``stage2``: named after the file and "#" and the phase), whose switch (unfrozen layers, a
+    new learning rate) makes the curves jump by design."""
     path = source.files[0][1] if source.files else source.path
-    builder = RunBuilder(path, "json-history", name=file_run_name(path))
-    builder.add_file(path)
-    document = load_document(path, builder)
+    document, decoding_problem = read_json(path)
+    phases = phases_of(document, path.stem)
+    if phases:
+        beside = {key: value for key, value in document.items() if key not in dict(phases)}
+        return [_run_of(path, beside, history, decoding_problem, key) for key, history in phases]
     history = find_history(document, path.stem)
     if history is None:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
                             f"epoch)")
+    return [_run_of(path, document, history, decoding_problem)]
+
+
+def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | None, phase: str = "") -> Run:
+    suffix = f"#{phase}" if phase else ""
+    builder = RunBuilder(f"{path}{suffix}", "json-history", name=file_run_name(path) + suffix)
+    builder.add_file(path)
+    if decoding_problem:
+        builder.warn(decoding_problem)
     warn_restarts(builder, path, history.pop(RESTARTED_RECORDS, 0), "record(s)")
     outer = document if isinstance(document, dict) and history is not document else {}
     for tag, (steps, values) in history_curves(history, outer, lambda message: builder.warn(f"{path}: {message}")):
@@ -85,14 +103,7 @@ def read(source: Source) -> list[Run]:
     # a config or a summary saved beside the lists: where a class count may be recorded
     builder.meta.hparams = {key: value for holder in (outer, history) for key, value in holder.items()
                             if not isinstance(value, list) and value is not history}
-    return [builder.build()]
-
-
-def load_document(path: Path, builder: RunBuilder) -> Any:
-    document, decoding_problem = read_json(path)
-    if decoding_problem:
-        builder.warn(decoding_problem)
-    return document
+    return builder.build()
 
 
 def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
@@ -141,6 +152,8 @@ def find_history(document: Any, name: str = "") -> dict | None:
         return None
     if is_history(named := _as_lists(document, name)):
         return named
+    if phases := phases_of(document, name):
+        return phases[0][1]
     for key, value in document.items():
         # records under any key (a DVC plots file's stage: {"prc": [{"epoch": 1, "loss": 3.77}, …]}): a list of
         # records is a history only with an ordered epoch or a loss in it, which no other list of objects has
@@ -154,7 +167,36 @@ def find_history(document: Any, name: str = "") -> dict | None:
 def _as_lists(candidate: dict, name: str) -> dict:
     """``candidate`` with the layouts scripts save a history's lists in read as its lists (see the functions
     called)."""
-    return _named_by_the_file(_records_by_split(_splits_by_metric(candidate), name), name)
+    return _named_by_the_file(_records_by_split(_splits_by_metric(_metrics_by_split(candidate)), name), name)
+
+
+def phases_of(document: Any, name: str = "") -> list[tuple[str, dict]]:
+    """The numbered phases of one training that a document saves a history each of (``{"stage1": {"loss": [...]},
+    "stage2": {...}}``: a head trained on a frozen backbone, then the whole model fine-tuned), in their order, each
+    as its lists; [] for a document that is no such object of phases and nothing else."""
+    if not isinstance(document, dict):
+        return []
+    phases = {key: value for key, value in document.items() if PHASE_KEY.match(key.strip()) and isinstance(value, dict)}
+    if len(phases) < 2 or len(phases) < sum(isinstance(value, (dict, list)) for value in document.values()):
+        return []
+    ordered = sorted(phases, key=lambda key: int(PHASE_KEY.match(key.strip()).group(1)))
+    histories = [(key, _as_lists(phases[key], name)) for key in ordered]
+    return histories if all(is_history(history) for _, history in histories) else []
+
+
+def _metrics_by_split(candidate: dict) -> dict:
+    """An object holding each split's metrics as lists under the split's name (``{"train": {"loss": [...],
+    "accuracy": [...]}, "val": {...}}``) as one list a split and metric (``train_loss``, ``val_accuracy``); lists
+    that are empty or hold no numbers (predictions saved beside them) are left out. Any other object as it is."""
+    by_split = {key: value for key, value in candidate.items() if _bare_split(key) and isinstance(value, dict)
+                and any(_is_number_list(values) and values for values in value.values())}
+    if not by_split:
+        return candidate
+    flat = {key: value for key, value in candidate.items() if key not in by_split}
+    for split, lists in by_split.items():
+        flat.update({f"{split}_{metric}": values for metric, values in lists.items()
+                     if _is_number_list(values) and values})
+    return flat
 
 
 def _splits_by_metric(candidate: dict) -> dict:
