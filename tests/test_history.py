@@ -92,6 +92,19 @@ def test_the_histories_of_numbered_phases_are_a_run_each(tmp_path):
         curvedoc.load(write_json(tmp_path / "other.json", apart))
 
 
+def test_lists_grouped_under_a_key_are_curves_of_the_history(tmp_path):
+    """A public SRGAN script saves its losses beside {"validation_metrics": {"PSNR": [...], "MSE": [...]},
+    "learning_rates": {"generator": [...]}}: lists as long as the history's own are its curves; a group of lists
+    of another length (a config's milestones) is not."""
+    document = {"generator_losses": LOSS, "discriminator_losses": LOSS,
+                "validation_metrics": {"PSNR": [20.0, 22.0, 23.0, 24.0, 24.5, 25.0], "MSE": LOSS},
+                "learning_rates": {"generator": [1e-4] * 6}, "schedule": {"milestones": [2, 4]}}
+    run = load_one(write_json(tmp_path / "training_history.json", document))
+    assert run.roles["validation_metrics/MSE"] is Role.VAL_LOSS and run.roles["learning_rates/generator"] is Role.LR
+    assert run.series("validation_metrics/PSNR")["value"].tolist() == [20.0, 22.0, 23.0, 24.0, 24.5, 25.0]
+    assert not any(tag.startswith("schedule") for tag in run.tags)
+
+
 def test_plural_metric_names_get_their_roles(tmp_path):
     run = load_one(write_json(tmp_path / "training_history.json", nested_pytorch_history()))
     assert run.roles == {"train_losses": Role.TRAIN_LOSS, "val_losses": Role.VAL_LOSS, "train_accs": Role.TRAIN_ACC,

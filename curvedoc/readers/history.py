@@ -1,15 +1,17 @@
 """Training histories saved as one JSON object of metric lists: Keras's ``json.dump(history.history, f)`` (``{"loss":
-[...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...], "val_accs": [...]}``, or
-either nested one level down (``{"history": {...}, "config": {...}}``; ``{"history": [{"epoch": 1, …}, …]}``), or one
-metric's lists named by their split only, the metric named by the file (``losses.json``: ``{"train": [...], "val":
-[...]}``, read as ``train_losses`` and ``val_losses``), or each split's metrics under its name (``{"train": {"loss":
-[...]}, "val": {...}}``: ``train_loss``, ``val_loss``), or one history a numbered phase of the training (``{"stage1":
-{...}, "stage2": {...}}``, each phase a run of its own: its switch makes the curves jump by design), or a bare list of one metric's values, named by the file
-(``json.dump(losses, f)`` to ``losses.json``); or as a list of one record an epoch, which a
-hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss": 1.1, "acc": 0.6}}, …]``; a
-nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes its ``log`` so, a file with no
-suffix. A list of records is a history only with an epoch or step key that never goes back, or a loss in it: detections
-or predictions saved as a list of records (COCO's ``[{"image_id": …, "score": …}]``) are not.
+[...], "accuracy": [...], "val_loss": [...]}``), a PyTorch script's ``{"train_losses": [...], "val_accs": [...]}``,
+or either nested one level down (``{"history": {...}, "config": {...}}``; ``{"history": [{"epoch": 1, …}, …]}``), or
+one metric's lists named by their split only, the metric named by the file (``losses.json``: ``{"train": [...],
+"val": [...]}``, read as ``train_losses`` and ``val_losses``), or each split's metrics under its name (``{"train":
+{"loss": [...]}, "val": {...}}``: ``train_loss``, ``val_loss``), or one history a numbered phase of the training
+(``{"stage1": {...}, "stage2": {...}}``, each phase a run of its own: its switch makes the curves jump by design),
+with more lists grouped under a key (``"validation_metrics": {"PSNR": [...]}``: ``validation_metrics/PSNR``), or a
+bare list of one metric's values, named by the file (``json.dump(losses, f)`` to ``losses.json``); or as a list of
+one record an epoch, which a hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val":
+{"loss": 1.1, "acc": 0.6}}, …]``; a nested object's keys joined by ``/``), read as the same lists: Chainer's
+LogReport writes its ``log`` so, a file with no suffix. A list of records is a history only with an epoch or step key
+that never goes back, or a loss in it: detections or predictions saved as a list of records (COCO's ``[{"image_id":
+…, "score": …}]``) are not.
 
 Each list holds one value per epoch. An ``epoch``/``epochs``/``step`` list beside them is the x axis, else the
 position in the list (1 … n). A list shorter than the longest by a whole factor k was logged every k epochs
@@ -167,7 +169,24 @@ def find_history(document: Any, name: str = "") -> dict | None:
 def _as_lists(candidate: dict, name: str) -> dict:
     """``candidate`` with the layouts scripts save a history's lists in read as its lists (see the functions
     called)."""
-    return _named_by_the_file(_records_by_split(_splits_by_metric(_metrics_by_split(candidate)), name), name)
+    return _named_by_the_file(_records_by_split(_groups_of_lists(_splits_by_metric(_metrics_by_split(candidate))),
+                                                name), name)
+
+
+def _groups_of_lists(candidate: dict) -> dict:
+    """An object of lists with more of them grouped under a key (``{"generator_losses": [...],
+    "validation_metrics": {"PSNR": [...], "SSIM": [...]}, "learning_rates": {"generator": [...]}}``) with each
+    grouped list as one of its own (``validation_metrics/PSNR``), when it is as long as the object's own lists: a
+    list of another length under a group (a config's milestones) is no curve of this history."""
+    lengths = {len(value) for value in candidate.values() if _is_number_list(value) and value}
+    groups = {key: value for key, value in candidate.items() if isinstance(value, dict) and value
+              and all(_is_number_list(values) and len(values) in lengths for values in value.values())}
+    if not lengths or not groups:
+        return candidate
+    flat = {key: value for key, value in candidate.items() if key not in groups}
+    for key, lists in groups.items():
+        flat.update({f"{key}/{name}": values for name, values in lists.items()})
+    return flat
 
 
 def phases_of(document: Any, name: str = "") -> list[tuple[str, dict]]:
