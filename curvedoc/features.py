@@ -16,7 +16,14 @@ from functools import cached_property
 import numpy as np
 
 from curvedoc.model import VOCABULARY, Run
-from curvedoc.roles import Role, epoch_average_of, is_perplexity, names_a_term, names_a_total, tokens
+from curvedoc.roles import (
+    Role,
+    epoch_average_of,
+    is_perplexity,
+    names_a_term,
+    names_a_total,
+    tokens,
+)
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
