@@ -352,6 +352,24 @@ def test_epoch_summary_lines_among_batch_rows_are_read_at_the_epochs_end(tmp_pat
     assert "val_loss" not in broken.tags and any("malformed" in warning for warning in broken.warnings)
 
 
+def test_a_nan_written_between_evaluations_is_not_logged_and_a_nan_after_a_blow_up_is(tmp_path):
+    """A public RL table evaluates every 50 episodes and writes 'nan' in its eval columns at the 49 between (pandas'
+    default na_rep): those are no values. A loss that turns NaN and stays so is one."""
+    rows = [f"{episode},{1.0 / episode:.4f}," + (f"{episode / 100:.2f}" if episode % 5 == 0 else "nan")
+            for episode in range(1, 31)]
+    run = load_one(write(tmp_path / "train_log.csv", "episode,train_loss,eval_return\n" + "\n".join(rows) + "\n"))
+    assert run.series("eval_return")["step"].tolist() == [5, 10, 15, 20, 25, 30]
+    assert not run.series("eval_return")["value"].isna().any()
+    blown = [f"{step},{1.0 / step:.4f}" if step < 20 else f"{step},nan" for step in range(1, 31)]
+    run = load_one(write(tmp_path / "log.csv", "step,loss\n" + "\n".join(blown) + "\n"))
+    assert run.series("loss")["value"].isna().sum() == 11
+    # an epoch average every 5 rows, blank between (Lightning), that turns NaN on the rows it is logged at
+    epochs = [f"{step}," + ((f"{1.0 / step:.4f}" if step < 20 else "nan") if step % 5 == 0 else "")
+              for step in range(1, 31)]
+    run = load_one(write(tmp_path / "metrics.csv", "step,train_loss_epoch\n" + "\n".join(epochs) + "\n"))
+    assert run.series("train_loss_epoch")["value"].isna().sum() == 3
+
+
 def test_malformed_middle_line_is_skipped(tmp_path):
     run = load_one(write(tmp_path / "log.csv", "step,loss\n0,1.0\n1,0.9,extra,cells\n2,0.8\n"))
     assert run.series("loss")["step"].tolist() == [0, 2]

@@ -614,7 +614,21 @@ def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.
         logged_nan = words.isin(NAN_WORDS).to_numpy()
         present[odd[blank]] = False
         text_cells[odd[~blank & ~logged_nan]] = True
+        if not text_cells.any() and _logged_at_a_cadence(np.flatnonzero(~np.isnan(values)), odd[logged_nan]):
+            present[odd[logged_nan]] = False
     return values, present & ~text_cells, int(text_cells.sum())
+
+
+def _logged_at_a_cadence(number_rows: np.ndarray, nan_rows: np.ndarray) -> bool:
+    """A column that holds a number every k rows (k > 1, at least MIN_RUN_RECORDS times) and the word nan only on
+    rows between them (an evaluation every 50 episodes, written with pandas' default ``na_rep`` of a float column):
+    its nan says "not evaluated here", not that the value blew up. A value that turned NaN is NaN where its numbers
+    were logged (the rows of the cadence after its last number), which no cadence explains."""
+    if len(number_rows) < MIN_RUN_RECORDS or not len(nan_rows):
+        return False
+    spacing = np.diff(number_rows)
+    cadence = int(spacing[0])
+    return bool(cadence > 1 and np.all(spacing == cadence) and not np.any((nan_rows - number_rows[0]) % cadence == 0))
 
 
 def step_values(builder: RunBuilder, table: Table, step_column: str | None) -> tuple[np.ndarray, np.ndarray, bool]:
