@@ -105,6 +105,24 @@ def test_lists_grouped_under_a_key_are_curves_of_the_history(tmp_path):
     assert not any(tag.startswith("schedule") for tag in run.tags)
 
 
+def test_the_histories_of_compared_models_are_a_run_each(tmp_path):
+    """A public script compares four attention variants and saves each model's history, with its config, under the
+    model's name: a run a model, in the file's order."""
+    model = {"train_loss": LOSS, "val_loss": [x + 0.1 for x in LOSS], "config": {"hidden_size": 256}}
+    runs = curvedoc.load(write_json(tmp_path / "history.json", {"Softmax": model, "Linear": model}))
+    assert [run.name for run in runs] == ["history.json#Softmax", "history.json#Linear"]
+    assert runs[0].roles == {"train_loss": Role.TRAIN_LOSS, "val_loss": Role.VAL_LOSS}
+
+
+def test_lists_of_epoch_value_pairs_are_that_metrics_values(tmp_path):
+    """A public captioning script saves its scores as [epoch, value] pairs beside plain loss lists."""
+    pairs = [[epoch, 0.1 * epoch] for epoch in range(1, 7)]
+    run = load_one(write_json(tmp_path / "history_cnn.json", {"train_losses": LOSS, "val_losses": LOSS,
+                                                               "bleu4_scores": pairs, "lr_history": pairs}))
+    assert run.series("bleu4_scores")["value"].tolist() == pytest.approx([0.1 * epoch for epoch in range(1, 7)])
+    assert run.series("bleu4_scores")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+
+
 def test_plural_metric_names_get_their_roles(tmp_path):
     run = load_one(write_json(tmp_path / "training_history.json", nested_pytorch_history()))
     assert run.roles == {"train_losses": Role.TRAIN_LOSS, "val_losses": Role.VAL_LOSS, "train_accs": Role.TRAIN_ACC,

@@ -4,14 +4,14 @@ or either nested one level down (``{"history": {...}, "config": {...}}``; ``{"hi
 one metric's lists named by their split only, the metric named by the file (``losses.json``: ``{"train": [...],
 "val": [...]}``, read as ``train_losses`` and ``val_losses``), or each split's metrics under its name (``{"train":
 {"loss": [...]}, "val": {...}}``: ``train_loss``, ``val_loss``), or one history a numbered phase of the training
-(``{"stage1": {...}, "stage2": {...}}``, each phase a run of its own: its switch makes the curves jump by design),
-with more lists grouped under a key (``"validation_metrics": {"PSNR": [...]}``: ``validation_metrics/PSNR``), or a
-bare list of one metric's values, named by the file (``json.dump(losses, f)`` to ``losses.json``); or as a list of
-one record an epoch, which a hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val":
-{"loss": 1.1, "acc": 0.6}}, …]``; a nested object's keys joined by ``/``), read as the same lists: Chainer's
-LogReport writes its ``log`` so, a file with no suffix. A list of records is a history only with an epoch or step key
-that never goes back, or a loss in it: detections or predictions saved as a list of records (COCO's ``[{"image_id":
-…, "score": …}]``) are not.
+(``{"stage1": {...}, "stage2": {...}}``, each phase a run of its own: its switch makes the curves jump by design; so
+is each of the models a script compared, each under its name), its values as ``[epoch, value]`` pairs, with more
+lists grouped under a key (``"validation_metrics": {"PSNR": [...]}``: ``validation_metrics/PSNR``), or a bare list of
+one metric's values, named by the file (``json.dump(losses, f)`` to ``losses.json``); or as a list of one record an
+epoch, which a hand-written loop appends to and dumps (``[{"epoch": 1, "train_loss": 0.9, "val": {"loss": 1.1, "acc":
+0.6}}, …]``; a nested object's keys joined by ``/``), read as the same lists: Chainer's LogReport writes its ``log``
+so, a file with no suffix. A list of records is a history only with an epoch or step key that never goes back, or a
+loss in it: detections or predictions saved as a list of records (COCO's ``[{"image_id": …, "score": …}]``) are not.
 
 Each list holds one value per epoch. An ``epoch``/``epochs``/``step`` list beside them is the x axis, else the
 position in the list (1 … n). A list shorter than the longest by a whole factor k was logged every k epochs
@@ -71,15 +71,15 @@ METRIC_BY_SPLIT = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\{\s*"([^"\\]{1,200})"\s
 
 
 def read(source: Source) -> list[Run]:
-    """The run a history file holds; one run a phase when it saves a history for each numbered phase of a
-    training (``stage1``, ``stage2``: named after the file and "#" and the phase), whose switch (unfrozen layers, a
-    new learning rate) makes the curves jump by design."""
+    """The run a history file holds; one run a key when it saves a history under a key each (see
+    :func:`runs_by_key`; named after the file and "#" and the key): the phases of a training, whose switch (unfrozen
+    layers, a new learning rate) makes the curves jump by design, or the models a script compared."""
     path = source.files[0][1] if source.files else source.path
     document, decoding_problem = read_json(path)
-    phases = phases_of(document, path.stem)
-    if phases:
-        beside = {key: value for key, value in document.items() if key not in dict(phases)}
-        return [_run_of(path, beside, history, decoding_problem, key) for key, history in phases]
+    runs = runs_by_key(document, path.stem)
+    if runs:
+        beside = {key: value for key, value in document.items() if key not in dict(runs)}
+        return [_run_of(path, beside, history, decoding_problem, key) for key, history in runs]
     history = find_history(document, path.stem)
     if history is None:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
@@ -154,8 +154,8 @@ def find_history(document: Any, name: str = "") -> dict | None:
         return None
     if is_history(named := _as_lists(document, name)):
         return named
-    if phases := phases_of(document, name):
-        return phases[0][1]
+    if runs := runs_by_key(document, name):
+        return runs[0][1]
     for key, value in document.items():
         # records under any key (a DVC plots file's stage: {"prc": [{"epoch": 1, "loss": 3.77}, …]}): a list of
         # records is a history only with an ordered epoch or a loss in it, which no other list of objects has
@@ -169,8 +169,23 @@ def find_history(document: Any, name: str = "") -> dict | None:
 def _as_lists(candidate: dict, name: str) -> dict:
     """``candidate`` with the layouts scripts save a history's lists in read as its lists (see the functions
     called)."""
-    return _named_by_the_file(_records_by_split(_groups_of_lists(_splits_by_metric(_metrics_by_split(candidate))),
-                                                name), name)
+    return _named_by_the_file(_records_by_split(_groups_of_lists(_splits_by_metric(_metrics_by_split(
+        _pairs_as_values(candidate)))), name), name)
+
+
+def _pairs_as_values(candidate: dict) -> dict:
+    """An object whose metric lists hold ``[epoch, value]`` pairs (``"bleu4_scores": [[1, 0.117], [2, 0.149],
+    …]``) with each such list as its values, when its epochs are where the history places a list's values anyway:
+    every k-th epoch from the k-th (k = 1: every epoch). Any other object as it is."""
+    paired = {}
+    for key, value in candidate.items():
+        if (isinstance(value, list) and len(value) >= MIN_EPOCHS
+                and all(isinstance(pair, list) and len(pair) == 2 and _is_number_list(pair) for pair in value)):
+            epochs = np.array([pair[0] for pair in value], dtype=np.float64)
+            every = epochs[0]
+            if every >= 1 and np.array_equal(epochs, every * np.arange(1, len(epochs) + 1)):
+                paired[key] = [pair[1] for pair in value]
+    return {**candidate, **paired} if paired else candidate
 
 
 def _groups_of_lists(candidate: dict) -> dict:
@@ -189,17 +204,22 @@ def _groups_of_lists(candidate: dict) -> dict:
     return flat
 
 
-def phases_of(document: Any, name: str = "") -> list[tuple[str, dict]]:
-    """The numbered phases of one training that a document saves a history each of (``{"stage1": {"loss": [...]},
-    "stage2": {...}}``: a head trained on a frozen backbone, then the whole model fine-tuned), in their order, each
-    as its lists; [] for a document that is no such object of phases and nothing else."""
+def runs_by_key(document: Any, name: str = "") -> list[tuple[str, dict]]:
+    """The runs a document saves a history each of under a key of its own, each as its lists: the numbered phases of
+    one training (``{"stage1": {"loss": [...]}, "stage2": {...}}``: a head trained on a frozen backbone, then the
+    whole model fine-tuned), in their order, or the models a script compared (``{"Softmax": {"train_loss": [...],
+    "config": {...}}, "Linear": {...}}``), in the file's order; [] for a document that holds anything else beside
+    them to read (a list, an object under a split's or a container's name)."""
     if not isinstance(document, dict):
         return []
-    phases = {key: value for key, value in document.items() if PHASE_KEY.match(key.strip()) and isinstance(value, dict)}
-    if len(phases) < 2 or len(phases) < sum(isinstance(value, (dict, list)) for value in document.values()):
+    keyed = {key: value for key, value in document.items() if isinstance(value, dict) and not _bare_split(key)
+             and key.strip().lower() not in CONTAINER_KEYS}
+    if len(keyed) < 2 or len(keyed) < sum(isinstance(value, (dict, list)) for value in document.values()):
         return []
-    ordered = sorted(phases, key=lambda key: int(PHASE_KEY.match(key.strip()).group(1)))
-    histories = [(key, _as_lists(phases[key], name)) for key in ordered]
+    order = list(keyed)
+    if all(PHASE_KEY.match(key.strip()) for key in order):
+        order.sort(key=lambda key: int(PHASE_KEY.match(key.strip()).group(1)))
+    histories = [(key, _as_lists(keyed[key], name)) for key in order]
     return histories if all(is_history(history) for _, history in histories) else []
 
 
