@@ -386,9 +386,14 @@ def test_crashed_run_keeps_rows_before_the_cut_line():
     ("3,0.6125", True),  # every field, as many decimals as the row before: a table that ends without a line end
     ("3,0.61", False),  # cut inside its number
     ("3,", False),  # cut before its number
+    ("3,0.6125,484", True),  # a whole number as many digits long as the row before's (485)
+    ("3,0.6125,48", False),  # a whole number shorter: cut
 ])
 def test_a_last_row_without_its_line_end_is_kept_only_when_whole(tmp_path, last, kept):
-    run = load_one(write(tmp_path / "log.csv", "step,loss\n1,0.9312\n2,0.7443\n" + last))
+    columns = last.count(",") + 1
+    header, rows = ("step,loss,time", "1,0.9312,523\n2,0.7443,485\n") if columns == 3 else (
+        "step,loss", "1,0.9312\n2,0.7443\n")
+    run = load_one(write(tmp_path / "log.csv", f"{header}\n{rows}" + last))
     assert run.series("loss")["step"].tolist() == [1, 2, 3][:3 if kept else 2]
     assert any("last record cut off" in warning for warning in run.warnings) is not kept
 

@@ -1063,7 +1063,7 @@ CUT_LINES_BEFORE = "step 1 loss 0.93 acc 0.51{}\nstep 2 loss 0.82 acc 0.62{}\nst
 @pytest.mark.parametrize("lines_end, last", [
     ("", "step 4 loss 0.61 acc 0.7"),  # cut inside the number: 0.7 of 0.71, fewer decimals than the lines before
     (" lr 0.001", "step 4 loss 0.61 acc 0.71"),  # cut before its last number: it names less than its kind
-    (" lr 3", "step 4 loss 0.61 acc 0.71 lr 3"),  # same names, but a whole number cannot tell where it ends (30?)
+    (" lr 30", "step 4 loss 0.61 acc 0.71 lr 3"),  # same names, but a whole number with fewer digits: 3 of 30
 ])
 def test_a_last_line_cut_mid_write_is_dropped(tmp_path, lines_end, last):
     run = read(write(tmp_path / "train.log", CUT_LINES_BEFORE.format(*[lines_end] * 3) + last))

@@ -263,8 +263,11 @@ def lengths_from_print_period(counter: np.ndarray, epoch: np.ndarray, period: fl
 def whole_at_line_end(last: str, before: str) -> bool:
     """Whether ``last``, the number a file's last line ends in when it has no line end, was written whole: it has
     as many decimals as ``before``, the same number on the line of its kind before it (``0.455`` of ``0.45561`` has
-    fewer). A whole number cannot tell where it ends (``3`` of ``30``), so it is never taken for whole."""
-    return "." in last and "." in before and len(last.partition(".")[2]) == len(before.partition(".")[2])
+    fewer); a whole number, as many digits (``484`` after ``485``: ``48`` would have been cut; a count that gains a
+    digit on its last line, ``100`` of ``1000`` after ``999``, is the rare case this takes for whole)."""
+    if "." in last or "." in before:
+        return "." in last and "." in before and len(last.partition(".")[2]) == len(before.partition(".")[2])
+    return last.isdigit() and before.isdigit() and len(last) == len(before)
 
 
 # A run a log holds has at least this many records with a step of their own; fewer, last in the log, are a session
