@@ -392,21 +392,6 @@ def test_a_held_out_loss_swinging_through_120_evaluations_swings_as_a_short_one_
     assert "CD401" not in alarms(synthetic({"train_loss": train, "val_loss": wobbling}))
 
 
-def test_single_batch_losses_beside_their_epoch_averages_swing_only_as_the_averages_do():
-    """A public Lightning run on a tiny dataset: train_loss_step (the last batch of each epoch) spreads 0.015-0.12
-    around 0.03 to the end, while train_loss_epoch settles at 0.043 +- 0.005. The step values are single batches,
-    whose spread is the data's; logged without the averages beside them, the same values swing."""
-    rng = np.random.default_rng(11)
-    epochs = np.arange(104)
-    per_batch = 0.03 * np.exp(0.9 * rng.standard_normal(104))
-    averages = 0.043 + 0.003 * rng.standard_normal(104)
-    steps = epochs * 48 + 47
-    run = {"train_loss_step": np.r_[0.1, per_batch[1:]], "train_loss_epoch": averages}
-    assert "CD401" not in alarms(synthetic(run, steps={tag: steps for tag in run}))
-    alone = {"train_loss_step": run["train_loss_step"]}
-    assert "CD401" in alarms(synthetic(alone, steps={"train_loss_step": steps}))
-
-
 def test_one_last_evaluation_far_up_is_no_climb_that_never_recovers():
     """BananaLee's 9 epochs: val_loss 0.57 … 0.32 then 2.03 at the last evaluation. One point shows no staying."""
     train = [0.60, 0.61, 0.55, 0.55, 0.48, 0.51, 0.46, 0.51, 0.53]

@@ -196,14 +196,10 @@ def oscillation(run: RunCurves, limits: Limits):
     converges swings a lot relative to its low final level, but little relative to its progress, and does not fire. A
     GAN's per-step train terms (its generator's reconstruction losses) are not judged: the adversarial game pulls every
     generator step as well, and those points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default)
-    whose spread is the data's; averaged over epochs they are. Nor is a metric logged each step beside its epoch
-    averages (Lightning's ``train_loss_step``): its averages are judged."""
+    whose spread is the data's; averaged over epochs they are."""
     gan = bool(run.curves(Role.ADVERSARIAL))
-    # a metric logged each step beside its epoch averages swings as those do: its own points are single batches
-    # (Lightning's train_loss_step), whose spread is the data's
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
              if not (gan and curve.role == Role.TRAIN_LOSS and len(finite_prefix(curve)) >= SHORT_CURVE)
-             and run.epoch_averages_of(curve) is None
              and (item := _swinging(run, curve, limits)) is not None]
     # a run swings as a whole: its train and held-out curves swinging are one finding
     return once_per_event(found, math.inf, any_role=True)
