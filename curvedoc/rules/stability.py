@@ -192,11 +192,11 @@ def oscillation(run: RunCurves, limits: Limits):
     switched off or a sample already fitted, jumps off it instead). A per-step curve is judged over its last third; a
     short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half, where it
     must also zig-zag; a held-out curve, an average over the same examples at every evaluation that only the weights
-    move, swings from a smaller share of its level (15%), whatever the loss's scale and however many evaluations. A noisy tiny-batch run that
-    converges swings a lot relative to its low final level, but little relative to its progress, and does not fire. A
-    GAN's per-step train terms (its generator's reconstruction losses) are not judged: the adversarial game pulls every
-    generator step as well, and those points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default)
-    whose spread is the data's; averaged over epochs they are."""
+    move, swings from a smaller share of its level (15%), whatever the loss's scale and however many evaluations. A
+    noisy tiny-batch run that converges swings a lot relative to its low final level, but little relative to its
+    progress, and does not fire. A GAN's per-step train terms (its generator's reconstruction losses) are not judged:
+    the adversarial game pulls every generator step as well, and those points are snapshots of a batch (one image, at
+    CycleGAN's and pix2pix's default) whose spread is the data's; averaged over epochs they are."""
     gan = bool(run.curves(Role.ADVERSARIAL))
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
              if not (gan and curve.role == Role.TRAIN_LOSS and len(finite_prefix(curve)) >= SHORT_CURVE)
