@@ -88,8 +88,8 @@ def read(source: Source) -> list[Run]:
     return [_run_of(path, document, history, decoding_problem)]
 
 
-def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | None, phase: str = "") -> Run:
-    suffix = f"#{phase}" if phase else ""
+def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | None, key: str = "") -> Run:
+    suffix = f"#{key}" if key else ""
     builder = RunBuilder(f"{path}{suffix}", "json-history", name=file_run_name(path) + suffix)
     builder.add_file(path)
     if decoding_problem:
