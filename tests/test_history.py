@@ -15,6 +15,7 @@ import curvedoc
 from curvedoc import CurvedocError, Role
 from curvedoc.errors import NotALog
 from curvedoc.readers import Source, classify_file, history, limits
+from curvedoc.report import INSUFFICIENT, verdict
 from damage import assert_reads_or_refuses_in_one_line, damaged
 
 LOSS = [2.3, 1.9, 1.6, 1.4, 1.3, 1.2]
@@ -121,6 +122,23 @@ def test_lists_of_epoch_value_pairs_are_that_metrics_values(tmp_path):
                                                                "bleu4_scores": pairs, "lr_history": pairs}))
     assert run.series("bleu4_scores")["value"].tolist() == pytest.approx([0.1 * epoch for epoch in range(1, 7)])
     assert run.series("bleu4_scores")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_history_of_one_epoch_a_user_names_is_read_and_not_enough_to_judge(tmp_path):
+    """A public surrogate model saved a one-record history ([{"epoch": 10, "train_loss": …, "val_loss": …}]): named
+    by the user, it is a run of one point, 'not enough to judge', not a refusal that says it is no list of records.
+    A folder's walk passes over it, as over any results file of that shape."""
+    path = write_json(tmp_path / "training_history.json",
+                      [{"epoch": 10, "train_loss": 0.0114, "val_loss": 0.1267, "val_mae": 0.3266}])
+    (run,) = curvedoc.diagnose(path)
+    assert run.series("val_loss")["step"].tolist() == [10]
+    assert verdict(run) == INSUFFICIENT and "only 1 point" in run.insufficient
+    # two epochs are no curve to tell a history by in a walk, which passes over such files
+    two_epochs = write_json(tmp_path / "other.json", {"loss": [0.5, 0.4], "val_loss": [0.6, 0.5]})
+    assert history.find_history({"loss": [0.5, 0.4]}) is None and classify_file(two_epochs) is None
+    assert verdict(curvedoc.diagnose(two_epochs)[0]) == INSUFFICIENT
+    with pytest.raises(CurvedocError, match="no training logs found"):
+        curvedoc.load(tmp_path)
 
 
 def test_plural_metric_names_get_their_roles(tmp_path):
@@ -317,7 +335,6 @@ def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
     {"per_class_acc": [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]},  # per-class arrays
     {"classes": ["cat", "dog", "bird"], "loss": "cross_entropy"},  # names
     {"milestones": [30, 60, 90], "gamma": 0.1},  # a scheduler's config: no metric
-    {"loss": [0.5, 0.4], "val_loss": [0.6, 0.5]},  # two epochs are no curve to tell a history by
     {"val_loss": [0.5, 0.4, 0.3], "images": [{"id": 1}], "annotations": [{"id": 2}], "categories": [{"id": 3}]},
     # detections saved as a list of records (COCO's results file): no epoch that moves on, no loss
     [{"image_id": i // 3, "category_id": 1, "bbox": [1, 2, 3, 4], "score": 0.9 - i / 100} for i in range(30)],

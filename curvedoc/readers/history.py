@@ -80,7 +80,7 @@ def read(source: Source) -> list[Run]:
     if runs:
         beside = {key: value for key, value in document.items() if key not in dict(runs)}
         return [_run_of(path, beside, history, decoding_problem, key) for key, history in runs]
-    history = find_history(document, path.stem)
+    history = find_history(document, path.stem) or (short_history(document) if source.explicit else None)
     if history is None:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
@@ -138,6 +138,20 @@ def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
     listed_keys = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_NUMBERS.finditer(head)]
     return not records and any(names_a_measurement(key) or (_bare_split(key) and names_a_measurement(name))
                                for key in listed_keys)
+
+
+def short_history(document: Any) -> dict | None:
+    """A history of fewer than MIN_EPOCHS epochs, as its lists: an object of metric lists (``{"loss": [0.2877]}``)
+    or a list of records (``[{"epoch": 10, "train_loss": 0.011, "val_loss": 0.127}]``), of a run stopped after an
+    epoch or two. A folder's walk passes over such a file (a results file looks the same); one a user names is
+    read, and its run is "not enough to judge"."""
+    if isinstance(document, list) and document and all(isinstance(record, dict) for record in document):
+        document = _columns([dict(_flattened(record)) for record in document])
+    if not isinstance(document, dict):
+        return None
+    lists = {key: values for key, values in document.items() if _is_number_list(values) and values}
+    short = all(len(values) < MIN_EPOCHS for values in lists.values())
+    return document if lists and short and any(map(names_a_measurement, lists)) else None
 
 
 def find_history(document: Any, name: str = "") -> dict | None:
