@@ -11,7 +11,6 @@ from __future__ import annotations
 import codecs
 import csv
 import importlib
-import json
 import os
 import re
 import stat
@@ -269,7 +268,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return Source("hf", path, ((None, path),), explicit)
         if suffix != ".json" or _looks_like_json_lines(head):
             return Source("jsonl", path, ((None, path),), explicit)
-        if _holds_a_history(head, whole_file, path.stem) or (explicit and whole_file and _holds_a_short_history(head)):
+        if _holds_a_history(head, whole_file, path.stem, explicit):
             return Source("history", path, ((None, path),), explicit)
         if explicit:
             if not text:
@@ -300,21 +299,11 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     return Source("text", path, ((None, path),), explicit)
 
 
-def _holds_a_history(head: bytes, whole_file: bool, name: str = "") -> bool:
+def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bool = False) -> bool:
     # imported here, as the readers are: it imports Source from this module
     from curvedoc.readers.history import looks_like_history
 
-    return looks_like_history(head, complete=whole_file, name=name)
-
-
-def _holds_a_short_history(head: bytes) -> bool:
-    """A whole JSON file that holds a history of an epoch or two (see ``history.short_history``)."""
-    from curvedoc.readers.history import short_history
-
-    try:
-        return short_history(json.loads(head.decode("utf-8", errors="replace"))) is not None
-    except (ValueError, RecursionError):
-        return False
+    return looks_like_history(head, complete=whole_file, name=name, explicit=explicit)
 
 
 def _holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:

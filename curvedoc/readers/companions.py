@@ -131,11 +131,11 @@ def _named_data_config(folder: Path, named: tuple[str, ...]) -> str | None:
         if parent == level:
             return None
         level = parent
-        for start in range(len(named)):
-            path = os.path.join(level, *named[start:])
-            # the file name alone is looked up in the folder's cached listing: an archive's runs share parents
-            if named[-1] in folder_names(level) if start == len(named) - 1 else os.path.isfile(path):
+        for start in range(len(named) - 1):
+            if os.path.isfile(path := os.path.join(level, *named[start:])):
                 return path
+        if named[-1] in folder_names(level):  # the file name alone, from the listing an archive's runs share
+            return os.path.join(level, named[-1])
     return None
 
 

@@ -108,11 +108,12 @@ def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | No
     return builder.build()
 
 
-def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
+def looks_like_history(head: bytes, complete: bool, name: str = "", explicit: bool = False) -> bool:
     """Whether a .json file starting with ``head`` (``name``: the file's stem) holds a training history: decided on
-    the whole document when ``head`` is all of it (``complete``), else on the lists it starts (a metric's name, or a
-    split's where the file names the metric, then a number), or on the keys of the first records it holds, at its top
-    or nested in an object (an epoch or step, and a measurement)."""
+    the whole document when ``head`` is all of it (``complete``; one of an epoch or two too when the user names the
+    file, ``explicit``: see :func:`short_history`), else on the lists it starts (a metric's name, or a split's where
+    the file names the metric, then a number), or on the keys of the first records it holds, at its top or nested in
+    an object (an epoch or step, and a measurement)."""
     text = head.lstrip()
     records = text.startswith(b"[") and text[1:].lstrip().startswith(b"{")
     if BARE_NUMBERS.match(text):
@@ -121,7 +122,8 @@ def looks_like_history(head: bytes, complete: bool, name: str = "") -> bool:
         return False
     if complete:
         try:
-            return find_history(json.loads(head.decode("utf-8", errors="replace")), name) is not None
+            document = json.loads(head.decode("utf-8", errors="replace"))
+            return find_history(document, name) is not None or (explicit and short_history(document) is not None)
         except (ValueError, RecursionError):
             pass  # cut off or corrupted: if its lists say it is a history, the reader says what is wrong with it
     keys = {match.group(1).decode("utf-8", errors="replace") for match in RECORD_NUMBERS.finditer(head)}
@@ -149,7 +151,7 @@ def short_history(document: Any) -> dict | None:
         document = _columns([dict(_flattened(record)) for record in document])
     if not isinstance(document, dict):
         return None
-    lists = {key: values for key, values in document.items() if _is_number_list(values) and values}
+    lists = {key: values for key, values in document.items() if _is_number_list(values)}
     short = all(len(values) < MIN_EPOCHS for values in lists.values())
     return document if lists and short and any(map(names_a_measurement, lists)) else None
 
@@ -207,14 +209,20 @@ def _groups_of_lists(candidate: dict) -> dict:
     "validation_metrics": {"PSNR": [...], "SSIM": [...]}, "learning_rates": {"generator": [...]}}``) with each
     grouped list as one of its own (``validation_metrics/PSNR``), when it is as long as the object's own lists: a
     list of another length under a group (a config's milestones) is no curve of this history."""
-    lengths = {len(value) for value in candidate.values() if _is_number_list(value) and value}
+    lengths = {len(value) for value in candidate.values() if _is_number_list(value)}
     groups = {key: value for key, value in candidate.items() if isinstance(value, dict) and value
               and all(_is_number_list(values) and len(values) in lengths for values in value.values())}
-    if not lengths or not groups:
+    return _groups_spread(candidate, groups, lambda key, name: f"{key}/{name}")
+
+
+def _groups_spread(candidate: dict, groups: dict[str, dict], name_of: Callable[[str, str], str]) -> dict:
+    """``candidate`` with each group's lists (a key's object of lists) as lists of its own, named by ``name_of``
+    from the group's key and the list's; ``candidate`` itself when there is no group."""
+    if not groups:
         return candidate
     flat = {key: value for key, value in candidate.items() if key not in groups}
     for key, lists in groups.items():
-        flat.update({f"{key}/{name}": values for name, values in lists.items()})
+        flat.update({name_of(key, name): values for name, values in lists.items()})
     return flat
 
 
@@ -241,15 +249,10 @@ def _metrics_by_split(candidate: dict) -> dict:
     """An object holding each split's metrics as lists under the split's name (``{"train": {"loss": [...],
     "accuracy": [...]}, "val": {...}}``) as one list a split and metric (``train_loss``, ``val_accuracy``); lists
     that are empty or hold no numbers (predictions saved beside them) are left out. Any other object as it is."""
-    by_split = {key: value for key, value in candidate.items() if _bare_split(key) and isinstance(value, dict)
-                and any(_is_number_list(values) and values for values in value.values())}
-    if not by_split:
-        return candidate
-    flat = {key: value for key, value in candidate.items() if key not in by_split}
-    for split, lists in by_split.items():
-        flat.update({f"{split}_{metric}": values for metric, values in lists.items()
-                     if _is_number_list(values) and values})
-    return flat
+    by_split = {key: {metric: values for metric, values in value.items() if _is_number_list(values)}
+                for key, value in candidate.items() if _bare_split(key) and isinstance(value, dict)}
+    return _groups_spread(candidate, {split: lists for split, lists in by_split.items() if lists},
+                          lambda split, metric: f"{split}_{metric}")
 
 
 def _splits_by_metric(candidate: dict) -> dict:
@@ -257,12 +260,7 @@ def _splits_by_metric(candidate: dict) -> dict:
     [...]}}``) as one list a metric and split (``train_loc_loss``, ``validation_loc_loss``); any other as it is."""
     by_split = {key: value for key, value in candidate.items() if isinstance(value, dict) and value
                 and all(_bare_split(split) and _is_number_list(values) for split, values in value.items())}
-    if not by_split:
-        return candidate
-    flat = {key: value for key, value in candidate.items() if key not in by_split}
-    for key, lists in by_split.items():
-        flat.update({f"{split}_{key}": values for split, values in lists.items()})
-    return flat
+    return _groups_spread(candidate, by_split, lambda metric, split: f"{split}_{metric}")
 
 
 def _records_by_split(candidate: dict, name: str) -> dict:

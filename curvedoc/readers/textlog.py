@@ -1801,10 +1801,11 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     return runs
 
 
-def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> np.ndarray:
+def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Which of the runs the log holds one after another each record is of (0, 1, …; -1: a last session that
     stopped as it began, with a warning), from the records with an x of their own (see
-    ``records.runs_one_after_another``); a record without one is of the run of the record with one before it."""
+    ``records.runs_one_after_another``); a record without one is of the run of the record with one before it. With
+    it, the x: counted on across the runs when they are one run's epochs (see :func:`_epochs_counted_on`)."""
     epoch, epoch_total = (np.frombuffer(column, dtype=np.float64) for column in (parsed.epoch, parsed.epoch_total))
     owned = np.flatnonzero(own)
     ended = epoch[owned] >= epoch_total[owned]  # NaN (no total): False
