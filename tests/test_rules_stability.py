@@ -6,7 +6,7 @@ import pytest
 
 import curvedoc
 from curvedoc.diagnose import diagnose_run
-from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, findings, healthy_corpus_runs,
+from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, codes, findings, healthy_corpus_runs,
                         labelled_corpus_runs, synthetic)
 
 TINY_BATCH = ["stability/healthy_batch1.jsonl", "stability/healthy_batch2_sgd.jsonl",
@@ -216,6 +216,30 @@ def test_an_agent_whose_running_mean_reward_sinks_below_its_start_collapsed():
     climbing = synthetic({"train/value_loss": 500 + rng.random(200),
                           "rollout/ep_rew_mean": np.linspace(-195, -98, 200) + rng.normal(0, 3, 200)})
     assert "CD402" not in {f.code for f in diagnose_run(climbing)}
+
+
+def test_an_agent_that_loses_most_of_its_reward_for_a_stretch_of_noisy_episodes_collapsed():
+    """A public CarRacing agent (one reward per episode, 354 episodes): ~1,700 for 150 episodes, then ~450 for some
+    25 episodes, then back. Single episodes swing by ±400, so no one point stands out; the running median over the
+    curve's window does, and it falls below what the good phase's own worst episodes scored. A curve as noisy that
+    only wobbles around its level, and a DPO run's rejected reward that falls by design, are no collapse."""
+    rng = np.random.default_rng(3)
+    learned = np.r_[np.linspace(0, 1700, 100), np.full(254, 1700.0)]
+    dip = learned.copy()
+    dip[300:325] = 450.0
+    noise = rng.normal(0, 350, 354)
+    (finding,) = [f for f in diagnose_run(synthetic({"rewards": dip + noise})) if f.code == "CD402"]
+    assert finding.severity == "warning" and "collapses" in finding.title and 100 <= finding.step <= 300
+    assert "back halfway to its best" in finding.evidence[-1]
+    assert "CD402" not in codes(synthetic({"rewards": learned + noise}))
+    never_back = learned.copy()
+    never_back[300:] = 450.0
+    (finding,) = [f for f in diagnose_run(synthetic({"rewards": never_back + noise})) if f.code == "CD402"]
+    assert finding.severity == "error"
+    rejected = np.r_[np.zeros(20), np.linspace(0, -3, 180)] + rng.normal(0, 0.05, 200)
+    preference = synthetic({"loss": np.geomspace(0.69, 0.2, 200), "rewards/chosen": 0.3 + rng.normal(0, 0.05, 200),
+                            "rewards/rejected": rejected})
+    assert "CD402" not in codes(preference)
 
 
 def test_a_gan_term_that_jumps_out_of_its_hovering_is_a_spike_and_its_hovering_is_not():

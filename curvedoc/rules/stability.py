@@ -32,6 +32,8 @@ SWING_VS_PROGRESS = 0.4
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
 MIN_BASELINE = 3
+# A preference-optimisation run's implicit rewards (DPO, KTO): of the model's choices, not of an agent's episodes
+PREFERENCE_WORDS = frozenset({"chosen", "rejected", "margins"})
 NO_PROGRESS = 0.95  # a loss that never got below this share of its first value had made no progress yet
 SHORT_CURVE = 50  # fewer points than this are not smoothed (an epoch log): their noise comes from their bends
 # Jumps on more than this share of a curve's points are a second mode of the loss, not spikes on it.
@@ -395,6 +397,9 @@ def _reach_below_jumps(rise: np.ndarray, sized: np.ndarray, event: slice, factor
                                        "least this share of the progress from its start to that lowest level"),
         "break_share": Threshold(0.5, "a held-out loss diverges when at least this share of its climb (on a log "
                                       "scale) happened within a tenth of its evaluations"),
+        "given_back": Threshold(0.5, "an agent's reward (a running median over the curve's window) that falls "
+                                     "from the best level it reached by this share of its gain since the start and "
+                                     "of that level's magnitude collapsed"),
         "below_start": Threshold(0.5, "an agent's reward ending this share of its start's magnitude below its start "
                                       "(medians of the first 3 points and of the last tenth) collapsed"),
     },
@@ -416,7 +421,9 @@ def spike(run: RunCurves, limits: Limits):
     (×), whether and when the loss came back to its pre-spike level, and further spikes. A higher-is-better score
     (a reward, mAP; not a training-split minibatch score beside a train loss) is read the other way up: a sudden
     collapse after it had improved, measured on its shortfall (1 − score for a score out of 1 or 100, the reward
-    itself negated otherwise); an agent's reward also when it ends far below where the untrained policy began."""
+    itself negated otherwise); an agent's reward also when it ends far below where the untrained policy began, or
+    when its running median gives back most of the level it had reached (episodes too noisy for one to stand
+    out)."""
     # a GAN's adversarial terms hover by design, which is what makes a sudden lasting jump of one stand out: one
     # player started winning outright (the discriminator rejecting everything, a generator collapsing)
     found = [(curve, item) for curve in judged_curves(run, limits["min_points"], (*LOSS_ROLES, Role.ADVERSARIAL))
@@ -435,8 +442,55 @@ def _score_collapse(run: RunCurves, score: Curve, limits: Limits) -> Found | Non
         return None
     sudden = _collapse_of(score, limits)
     if sudden is None and run.reinforcement_learning:
-        return _ends_below_its_start(score, limits)
+        return _ends_below_its_start(score, limits) or _gain_given_back(score, limits)
     return sudden
+
+
+def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
+    """An agent's reward that loses most of the level it had reached: per-episode rewards are too noisy for a
+    jump of single points to stand out, so the reward is read as a running median over the curve's window, and it
+    collapsed where that median, having risen beyond its noise above the start, falls below the best level reached
+    by ``given_back`` of both the gain since the start and the best level's own magnitude, below what the worst tenth of the episodes around that best
+    scored (the good phase's own bad episodes), and by min_sigmas of the median's noise. A preference model's
+    implicit rewards (DPO's rewards/chosen, rewards/rejected) are no agent's: the rejected one is meant to fall."""
+    if PREFERENCE_WORDS & set(tokens(score.tag)):
+        return None
+    values = finite_prefix(score)
+    window = max(score.window, MIN_BASELINE + 2)
+    if len(values) < 2 * window:
+        return None
+    level = median_filter(values, size=window | 1, mode="nearest")
+    start = float(np.median(values[:window]))
+    best = np.maximum.accumulate(level)
+    best_at = np.maximum.accumulate(np.where(level >= best, np.arange(len(values)), 0))
+    records, which = np.unique(best_at, return_inverse=True)
+    worst_tenth = np.array([np.percentile(values[max(0, at - window // 2):at + window // 2 + 1], 10)
+                            for at in records])[which]
+    sigma = robust_sigma(np.diff(values)) / math.sqrt(2) * MEDIAN_SE / math.sqrt(window)
+    drop = best - level
+    share = limits["given_back"]
+    # a level it reached, not the median's own noise (nor a constant curve's, whose σ is 0)
+    learned = (best > start) & (best - start >= limits["min_sigmas"] * sigma)
+    collapsed = (learned & (np.arange(len(values)) >= window) & (drop >= share * np.maximum(best - start, 0))
+                 & (drop >= share * np.abs(best)) & (level < worst_tenth) & (drop >= limits["min_sigmas"] * sigma))
+    if not collapsed.any():
+        return None
+    low = int(np.flatnonzero(collapsed)[np.argmax(drop[collapsed])])
+    peak = int(best_at[low])
+    back = np.flatnonzero(level[low:] >= best[low] - share * drop[low])
+    recovered = int(back[0]) + low if len(back) else None
+    step, low_step = int(score.steps[peak]), int(score.steps[low])
+    return Found(
+        f"{score.tag} collapses after step {step}: {fmt(best[low])} → {fmt(level[low])}",
+        [score.tag],
+        [f"running median of {window} points: {fmt(start)} at the start, {fmt(best[low])} at its best (step {step}), "
+         f"{fmt(level[low])} at step {low_step}",
+         f"it gives back {drop[low] / max(best[low] - start, abs(best[low])):.0%} of that best level, below the "
+         f"worst tenth of the episodes around it ({fmt(worst_tenth[low])}); noise σ of the median {fmt(sigma)}",
+         f"back halfway to its best by step {int(score.steps[recovered])}" if recovered is not None
+         else f"it ends at {fmt(level[-1])}, never recovering"],
+        step=step, step_range=(step, low_step), severity=WARNING if recovered is not None else ERROR,
+    )
 
 
 def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
