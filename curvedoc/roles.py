@@ -65,7 +65,8 @@ _OVERLAP_METRICS = {"dice", "jaccard"}
 # ... and the overlap metrics a segmentation run logs beside (or instead of) its pixel accuracy
 OVERLAP_WORDS = frozenset(_OVERLAP_METRICS | {"iou", "miou"})
 # "Acc@1" (timm, pytorch/examples) and the older "Prec@1" are top-1 accuracy; "@5" is top-5
-_ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "acc@1", "prec@1", "top@1"}
+# prec1 is the PyTorch ImageNet example's top-1 accuracy (prec5 its top-5); prec alone is precision, a score
+_ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "acc@1", "prec@1", "prec1", "top@1"}
 _TOPK = re.compile(r"^(top|acc|prec)_?@?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
 _LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group
@@ -93,7 +94,7 @@ _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
 # (HRNet's MeanIU) is mIoU.
 _SCORE_WORD = re.compile(
     r"^(?:reward|rewards|rew|return|returns|success|score|scores|f1score|fscore|"
-    r"m?ap\d*|ap[lms]|precision|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
+    r"m?ap\d*|ap[lms]|precision|prec(?=$)|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
     r"(?:mean)?m?iou|(?:mean)?iu|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
     r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
 )
@@ -365,7 +366,7 @@ def norm_order(tag: str) -> str:
 
 _LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity"}
 # Precision and recall are the halves of a detector's or a classifier's headline score (mAP, F1)
-_PARTIAL_SCORE = re.compile(r"^(precision|recall)(\d+|@\d+)?$")
+_PARTIAL_SCORE = re.compile(r"^(precision|prec|recall)(\d+|@\d+)?$")
 # A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)
 _TOTAL_WORDS = {"total", "overall", "sum", "combined", "full"}
 # Words that say when or how a loss was logged, not which loss it is (nanoGPT's Loss/iter beside Loss/train)

@@ -185,6 +185,17 @@ def test_each_kind_of_companion_beside_the_log(tmp_path, name, text, expected):
     assert str(companion) in only_run(tmp_path / "run").meta.files
 
 
+def test_a_companion_the_log_reader_listed_by_a_relative_path_is_listed_once(tmp_path, monkeypatch):
+    """Lightning's reader lists the hparams.yaml beside metrics.csv by the path it was given; the companions it
+    holds are found from the resolved folder. One file is one entry, whichever way it was named."""
+    csv_run(tmp_path / "run")
+    write(tmp_path / "run" / "hparams.yaml", "num_classes: 5\n")
+    monkeypatch.chdir(tmp_path)
+    run = only_run(Path("run") / "metrics.csv")
+    assert run.meta.n_classes == 5
+    assert len({os.path.abspath(name) for name in run.meta.files}) == len(run.meta.files) == 2
+
+
 @pytest.mark.parametrize("name,text", [
     ("config.json", json.dumps({"editor.tabSize": 4, "files.exclude": {"**/.git": True}})),  # another tool's config
     ("labels.txt", "0\n1\n1\n0\n1\n"),  # one label per sample

@@ -262,7 +262,7 @@ def test_tensors_and_numpy_scalars_written_out_whole_are_their_values(tmp_path):
     assert run.series("box_loss")["value"].tolist() == pytest.approx([5.0, 2.5, 5 / 3, 1.25])
 
 
-@pytest.mark.parametrize("epoch_column", ["ep", "epoch_num", "Epoch No."])
+@pytest.mark.parametrize("epoch_column", ["ep", "epoch_num", "Epoch No.", "Epochs"])
 def test_an_epoch_column_abbreviated_or_named_as_its_number_is_the_step(tmp_path, epoch_column):
     rows = "".join(f"{row},{row + 1},{1 / (row + 1):.3f}\n" for row in range(4))
     run = load_one(write(tmp_path / "history.csv", f",{epoch_column},loss\n" + rows))  # pandas' index first

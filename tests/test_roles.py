@@ -26,7 +26,7 @@ CONVENTIONS = {
     "test_loss": Role.TEST_LOSS, "test/acc": Role.TEST_ACC, "Accuracy/test": Role.TEST_ACC,
     # bookkeeping that mentions a split or a loss word is not a curve of the model
     "eval_runtime": Role.OTHER, "eval_samples_per_second": Role.OTHER, "train/loss_scale": Role.OTHER,
-    "val/top5_acc": Role.OTHER, "hparam/accuracy": Role.OTHER, "weight_decay": Role.OTHER, "momentum": Role.OTHER,
+    "val/top5_acc": Role.OTHER, "prec1": Role.TRAIN_ACC, "val_prec5": Role.OTHER, "hparam/accuracy": Role.OTHER, "weight_decay": Role.OTHER, "momentum": Role.OTHER,
     # Ultralytics components
     "train/box_loss": Role.TRAIN_LOSS, "val/cls_loss": Role.VAL_LOSS,
     "metrics/accuracy_top1": Role.VAL_ACC, "metrics/accuracy_top5": Role.OTHER, "metrics/train_acc": Role.TRAIN_ACC,
@@ -51,7 +51,7 @@ SCORES = [
     "eval_macro_f1",
     "eval_f1", "val_f1_score", "eval_precision", "eval_recall", "val/mIoU", "mean_iou", "eval_bleu", "eval_rouge1",
     "eval_rougeLsum", "val_auc", "roc_auc", "eval_exact_match", "eval_exact", "dice_score", "dice_coef",
-    "val_dice", "score", "val_score", "recall@10", "ndcg@10", "psnr", "r2",
+    "val_dice", "score", "val_score", "recall@10", "ndcg@10", "psnr", "r2", "Train Prec", "Valid Prec",
 ]
 NOT_SCORES = {
     "dice_loss": Role.TRAIN_LOSS, "giou_loss": Role.TRAIN_LOSS, "train/reward_loss": Role.TRAIN_LOSS,
@@ -249,6 +249,7 @@ def test_the_primary_score_is_a_headline_score_not_precision_or_recall():
     yolo = ["metrics/precision", "metrics/recall", "metrics/mAP_0.5", "metrics/mAP_0.5:0.95"]
     assert primary_tag(yolo, dict.fromkeys(yolo, 50)) == "metrics/mAP_0.5"
     assert primary_tag(["eval_precision", "eval_recall", "eval_f1"], {}) == "eval_f1"
+    assert primary_tag(["Valid Prec", "Valid Recall", "Valid F1"], {}) == "Valid F1"
 
 
 def test_a_real_loss_is_primary_over_a_perplexity():

@@ -97,7 +97,8 @@ def complete(runs: list[Run], source_path: Path) -> None:
     anchor = source_path if source_path.is_dir() else source_path.parent
     for companion in companions_of(anchor):
         for run in pending:
-            if companion.path not in run.meta.files:
+            # a file the log's own reader already listed, by the relative path it was given
+            if os.path.abspath(companion.path) not in map(os.path.abspath, run.meta.files):
                 run.meta.files.append(companion.path)
             if companion.problem:
                 run.warnings.append(companion.problem)

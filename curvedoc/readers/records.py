@@ -192,11 +192,12 @@ def find_step_column(columns: list[str]) -> str | None:
 
 
 def names_the_epoch(column: str) -> bool:
-    """Whether a column's name says it counts epochs: ``Época``, ``ep``, ``epoch_num``, ``Epoch No.``."""
+    """Whether a column's name says it counts epochs: ``Época``, ``ep``, ``epoch_num``, ``Epoch No.``, ``Epochs``
+    (``pd.DataFrame({'Epochs': range(1, n + 1), …})``)."""
     words = tokens(column)
     if len(words) > 1 and words[-1] in ORDINAL_WORDS:
         words = words[:-1]
-    return words in (["epoch"], ["ep"])
+    return words in (["epoch"], ["epochs"], ["ep"])
 
 
 # Share of an epoch's starts at which a counter within the epoch goes back (or stays): a log with lines cut out of it
