@@ -297,6 +297,21 @@ def test_a_loss_still_falling_at_the_end_is_underfitting_not_a_plateau():
     assert "CD304" in found and "CD303" not in found
 
 
+def test_a_run_stopped_early_when_validation_turned_up_is_overfitting_not_underfitting():
+    """A public 4-class EEG run (ln 4 = 1.386), early-stopped on val_loss: train 1.44 → 1.02 and still falling at
+    its last epoch while val_loss bottoms at epoch 7 and climbs ~11%. The train loss is high because the run
+    stopped, not because the model cannot fit it: a bigger model would overfit sooner. Beside a train loss that
+    levelled off high instead, the same validation curve shows a model that cannot fit: underfitting."""
+    epochs = np.arange(23)
+    val = np.r_[1.38, 1.36, 1.34, 1.33, 1.32, 1.31, 1.30, 1.29, np.linspace(1.33, 1.45, 15)]
+    falling = 1.44 - 0.42 * epochs / 22
+    found = codes(synthetic({"train_loss": falling, "val_loss": val}, n_classes=4))
+    assert "CD501" in found and "CD304" not in found
+    levelled = np.r_[np.linspace(1.44, 1.05, 8), np.full(15, 1.05)] + 0.003 * (-1) ** epochs
+    found = codes(synthetic({"train_loss": levelled, "val_loss": val}, n_classes=4))
+    assert "CD304" in found
+
+
 def test_a_short_train_log_still_coming_down_has_not_shown_where_it_stays():
     """A BERT fine-tune for a binary task logged every 500 steps, one evaluation (a real public run's shape): its
     train loss 0.452 → 0.299 falls at every log, so 0.43× ln 2 at the last one is where it was, not where it stays.

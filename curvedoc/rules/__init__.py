@@ -192,6 +192,12 @@ class Limits(Mapping[str, float]):
         return len(self._values)
 
 
+def shipped_limits(code: str) -> Limits:
+    """Rule ``code``'s thresholds as shipped: what another rule asks of its notion, whatever a user configured for
+    that rule's own findings."""
+    return Limits(REGISTRY[code].thresholds, {})
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str

@@ -14,7 +14,8 @@ import numpy as np
 from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, as_fraction, chance_as_yardstick_of_height, chance_loss_of,
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role
-from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
+from curvedoc.rules.generalization import overfitting
 from curvedoc.rules.stability import (SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, perfect_score, shortfall,
                                       spread)
 from curvedoc.rules.start import chance_text
@@ -649,7 +650,9 @@ def underfitting(run: RunCurves, limits: Limits):
     not flat from the start, not at chance, not a train loss rising again (diverging), not a model whose
     held-out accuracy never changes (the class prior: accuracy-majority), and not the fast drop onto a plateau
     that plateau-high reports. A validation loss that rises again while both stay high is overfitting and
-    underfitting at once, and both are reported. Without validation, the train loss alone decides, once it has
+    underfitting at once, and both are reported, unless the train loss still falls over the last third of the run:
+    then the run stopped (early stopping, most often) because validation turned up, before the train loss showed
+    the level it stays at, and a bigger model is the wrong advice. Without validation, the train loss alone decides, once it has
     stopped falling: a short log still coming down at its last three points has not shown the level it stays at."""
     curves = judged_losses(run, limits["min_points"])
     if not curves or curves[0].role != Role.TRAIN_LOSS:
@@ -663,6 +666,8 @@ def underfitting(run: RunCurves, limits: Limits):
         return None
     if len(curves) == 1 and _still_coming_down(train):
         return None  # with no held-out curve to show the level, a train loss still falling has not shown its own
+    if still_falling(train, limits, train.start_level) and overfitting(run, shipped_limits("CD501")) is not None:
+        return None  # stopped (early stopping, mostly) once validation turned up: high because it stopped, not stuck
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
     if None in highs:
         return None

@@ -21,7 +21,7 @@ import numpy as np
 from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter,
                                noise_reach, rank_trend_z, robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import Role, names_a_term, split_of, tokens
-from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
+from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
 # A loss whose swings (σ) reach this share of its level swings wildly: it oscillates, and no other notion of its
@@ -744,11 +744,8 @@ def came_apart_from(curve: Curve) -> int | None:
 
 
 def _spike_defaults() -> Limits:
-    """CD402's thresholds as shipped: what other rules ask of its notions (a jump for good, a drift away), whatever
-    a user configured for CD402's own findings."""
-    from curvedoc.rules import REGISTRY
-
-    return Limits(REGISTRY["CD402"].thresholds, {})
+    """CD402's thresholds as shipped: what other rules ask of its notions (a jump for good, a drift away)."""
+    return shipped_limits("CD402")
 
 
 def _start_and_end(values: np.ndarray) -> tuple[float, float, int]:
