@@ -76,7 +76,8 @@ PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, P
               "public-dev71", "public-s90", "public-s91", "public-dev72", "public-dev73",
               "public-s92", "public-dev74", "public-s93", "public-dev75", "public-s94", "public-dev76",
               "public-s95", "public-dev77", "public-s96", "public-s97", "public-dev78", "public-dev79", "public-s98",
-              "public-dev80", "public-s99", "public-dev81", "public-s100", "public-dev82", "public-s101")
+              "public-dev80", "public-s99", "public-dev81", "public-s100", "public-dev82", "public-s101",
+              "public-dev83")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them. A final part that has judged changes for several
 # stops is retired to development once newer final parts stand in for it (public-fresh and public-s18 to s20, on
