@@ -39,6 +39,8 @@ VOCABULARY_KEYS = frozenset({"vocab_size", "n_vocab", "ntokens", "ntoken", "voca
 # vocab_size = 65" as a text log's setting; ``tgt_vocab_size``) is weaker evidence: it counts only when no key
 # names a count exactly, and at the lowest tier
 SUFFIX_TIER = 3
+# ... unless its first word makes it a bound (max_vocab_size), not the count
+CAP_WORDS = frozenset({"max", "min", "maximum", "minimum", "limit"})
 # The first word of a count key that names the output side of an encoder-decoder (tgt_vocab_size beside
 # src_vocab_size)
 OUTPUT_SIDE = frozenset({"tgt", "trg", "target", "dec", "decoder", "output"})
@@ -170,6 +172,8 @@ def _count_key(key: str) -> tuple[str, bool]:
     if key in CLASS_COUNT_KEYS or key in VOCABULARY_KEYS or "_" not in key:
         return key, False
     words = key.split("_")
+    if words[0] in CAP_WORDS:
+        return key, False  # max_vocab_size: a cap a tokenizer may stay far below, not the vocabulary
     for start in range(1, len(words)):
         ending = "_".join(words[start:])
         if ending in CLASS_COUNT_KEYS or ending in VOCABULARY_KEYS:

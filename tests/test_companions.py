@@ -126,6 +126,8 @@ def test_hf_default_labels_beside_a_model_that_is_no_classifier_count_nothing():
     # ... nor when its meta-architecture is a project's own, naming none of the heads
     {"MODEL": {"META_ARCHITECTURE": "MyDetector", "ROI_HEADS": {"NUM_CLASSES": 3}, "RETINANET": {"NUM_CLASSES": 80}}},
     {"model": {"num_classes": 10}, "model_b": {"head": {"num_classes": 20}}},
+    # a tokenizer's cap, which a small corpus leaves far below (a from-scratch LM's config.json)
+    {"max_vocab_size": 10000, "d_model": 256, "n_layers": 4},
     # an HF classifier class with a regression head: one label, problem_type regression, no classes
     {"architectures": ["DistilBertForSequenceClassification"], "id2label": {"0": "LABEL_0"},
      "problem_type": "regression", "vocab_size": 30522},
@@ -171,6 +173,9 @@ def test_detectron2s_per_class_ap_tags_count_the_classes():
     ("label_map.json", json.dumps({str(i): f"sign {i}" for i in range(12)}), (12, "label_map.json: labels", CLASSES)),
     ("class_names.json", json.dumps(["cat", "dog", "bird"]), (3, "class_names.json: labels", CLASSES)),
     ("labels.json", json.dumps({"class_names": ["ok", "crack"], "image_size": 224}), (2, "labels.json: labels", CLASSES)),
+    # the class list alone, written beside a Keras CSVLogger file by the same export
+    ("labels.json", json.dumps({"class_names": [f"plant disease {i}" for i in range(109)]}),
+     (109, "labels.json: labels", CLASSES)),
     # the summary a script writes at its end, beside the scores
     ("summary_metrics.json", json.dumps({"num_classes": 9, "test_accuracy": 0.93}),
      (9, "summary_metrics.json: num_classes", CLASSES)),

@@ -87,6 +87,20 @@ def test_add_history_file_warns_on_bad_lines(tmp_path):
     assert any("2 line(s)" in warning for warning in builder.warnings)
 
 
+def test_two_records_written_back_to_back_on_one_line_are_both_read(tmp_path):
+    """A validation writer and a train writer appending to one train.jsonl without a line end between them (a real
+    public log, twice in 800 lines): both records are kept, and a damaged line is still skipped with a warning."""
+    text = ('{"step": 10, "lm_loss": 3.9}\n{"step": 20, "val_loss": 3.7}{"step": 25, "lm_loss": 3.5}\n'
+            ' {"step": 30, "lm_loss": 3.4}  {"step": 30, "val_loss": 3.3}\n{"step": 40, "lm_loss": 3.2}{"step": 4\n'
+            '{"step": 50, "lm_loss": 3.1}\n')
+    path = tmp_path / "train.jsonl"
+    path.write_text(text)
+    run = load_one(path)
+    assert run.series("lm_loss")["step"].tolist() == [10, 25, 30, 50]
+    assert run.series("val_loss")["step"].tolist() == [20, 30]
+    assert any("1 line(s) that are not JSON objects" in warning for warning in run.warnings)
+
+
 def test_no_step_key_uses_the_line_number(tmp_path):
     run = load_one(write_lines(tmp_path / "log.jsonl", [{"loss": 1.0}, {"loss": math.inf}, {"loss": 0.5}]))
     assert run.series("loss")["step"].tolist() == [0, 1, 2]

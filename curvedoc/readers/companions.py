@@ -319,12 +319,13 @@ def _label_map(text: str) -> int | None:
         return None
     if isinstance(loaded, list):
         return _label_list("\n".join(loaded)) if all(isinstance(item, str) for item in loaded) else None
-    if not isinstance(loaded, dict) or len(loaded) < 2:
+    if not isinstance(loaded, dict) or not loaded:
         return None
     keys, values = list(loaded), list(loaded.values())
-    if all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+    # a map of one entry is no class list ({"0": "cat"}); an object of one key may hold one ({"class_names": […]})
+    if len(loaded) > 1 and all(isinstance(value, int) and not isinstance(value, bool) for value in values):
         indices = values  # name → index
-    elif all(isinstance(value, str) for value in values) and all(key.isdigit() for key in keys):
+    elif len(loaded) > 1 and all(isinstance(value, str) for value in values) and all(key.isdigit() for key in keys):
         indices = [int(key) for key in keys]  # index → name
     else:
         count = n_classes_from(loaded)

@@ -147,12 +147,9 @@ def read_lines(path: Path, builder: RunBuilder) -> list[dict]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except ValueError:
-            row = None
-        if isinstance(row, dict):
-            rows.append(row)
+        objects = _objects_on(line)
+        if objects:
+            rows.extend(objects)
         else:
             bad_lines.append(number)
     if bad_lines and bad_lines[-1] == len(lines) and not text.endswith("\n"):
@@ -164,6 +161,22 @@ def read_lines(path: Path, builder: RunBuilder) -> list[dict]:
 
 
 _DECODER = json.JSONDecoder()
+
+
+def _objects_on(line: str) -> list[dict] | None:
+    """The JSON objects one line holds: one, or several written back to back when two writers append to one file
+    without a line end between them (``{…"step": 8000}{"lm_loss": 3.49, …}``); None when the line is anything else
+    (damaged, cut, or a value that is no object)."""
+    objects, position = [], 0
+    while (position := len(line) - len(line[position:].lstrip())) < len(line):
+        try:
+            value, position = _DECODER.raw_decode(line, position)
+        except ValueError:
+            return None
+        if type(value) is not dict:
+            return None
+        objects.append(value)
+    return objects
 
 
 def _decode_all_at_once(lines: list[str]) -> list[dict] | None:
