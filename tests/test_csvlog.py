@@ -1060,3 +1060,33 @@ def test_a_table_of_named_rows_without_a_step_is_no_log(tmp_path):
     # a pandas index of dates is points in time
     dated = write(tmp_path / "daily.csv", ",loss\n" + "".join(f"2024-03-0{d},{1 / d:.3f}\n" for d in range(1, 6)))
     assert curvedoc.load(dated)[0].point_counts() == {"loss": 5}
+
+
+FASTAI_HEADER = "epoch,train_loss,valid_loss,dice,time\n"
+
+
+def _fastai_fit(losses) -> str:
+    return FASTAI_HEADER + "".join(f"{epoch},{loss:.5f},{loss * 0.9:.5f},{1 - loss:.4f},00:14\n"
+                                   for epoch, loss in enumerate(losses))
+
+
+def test_fastai_fits_appended_under_their_own_headers_are_one_run_counted_on(tmp_path):
+    """fastai's CSVLogger(append=True) writes its header again above every fit's epochs, each counted from 0 while
+    the same learner trains on (a public segmentation log: 20 fits of 10 epochs). Read as one run of 30 epochs,
+    not as the last fit alone; a fit interrupted after its first epoch (#na# for the loss it never computed) is a
+    restart the next fit replaces."""
+    losses = 0.01 + 0.04 * np.exp(-np.arange(30) / 3)
+    text = (FASTAI_HEADER + "0,0.0557,#na#,#na#,00:12\n" + _fastai_fit(losses[:10]) + _fastai_fit(losses[10:20])
+            + _fastai_fit(losses[20:]))
+    run = load_one(write(tmp_path / "history.csv", text))
+    assert run.format == "fastai-csv"
+    assert run.series("train_loss")["step"].tolist() == list(range(30))
+    assert run.series("train_loss")["value"].tolist() == pytest.approx(np.round(losses, 5).tolist())
+    assert any("header repeated 3 time(s)" in warning for warning in run.warnings)
+
+
+def test_fastai_fits_each_from_scratch_are_runs_of_their_own(tmp_path):
+    losses = 0.05 * np.exp(-np.arange(10) / 4)
+    runs = curvedoc.load(write(tmp_path / "history.csv", _fastai_fit(losses) + _fastai_fit(losses * 1.01)))
+    assert [run.path.rsplit("#", 1)[-1] for run in runs] == ["1", "2"]
+    assert all(run.series("train_loss")["step"].tolist() == list(range(10)) for run in runs)

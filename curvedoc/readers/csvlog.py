@@ -35,11 +35,11 @@ from curvedoc.readers import (
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
-    as_value, counts_within_epoch, find_step_column, restart_drops, run_of_each_record, steps_across_epochs,
-    warn_restarts, whole_at_line_end, whole_steps,
+    as_value, counted_on_note, counts_within_epoch, epochs_counted_on, find_step_column, restart_drops,
+    run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
-from curvedoc.roles import Role, epoch_average_of, infer_role, split_of, tokens
+from curvedoc.roles import Role, epoch_average_of, infer_role, primary_tag, split_of, tokens
 
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
@@ -290,7 +290,9 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_sta
     ``fit`` from scratch, which early stopping ends wherever its patience runs out, so no run need reach the
     furthest epoch to have ended (a resumed ``fit`` goes back to a later epoch, and stays a restart). Only where
     every run logs the same columns: a block of train rows then a block of val rows, each counting its epochs
-    from the start, is one run. A last session that stopped as it began is not read, with a warning."""
+    from the start, is one run. Stretches whose train loss takes up where the one before left it are one run's,
+    counted on (see :func:`_counted_on`), but in a Keras log, where a fit that goes on passes ``initial_epoch``.
+    A last session that stopped as it began is not read, with a warning."""
     if any(_tells_rows_apart(column, table.frame[column]) for column in table.columns):
         return [(None, table)]
     ended = None
@@ -306,6 +308,8 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_sta
     logged = table.frame.notna().to_numpy()
     if len({tuple(logged[run_of == run].any(axis=0)) for run in range(count)}) > 1:
         return [(None, table)]
+    if not every_start_over_a_run and (counted := _counted_on(table, steps, run_of)) is not None:
+        return [(None, counted)]
     runs = [(str(run + 1) if count > 1 else None,
              Table(table.path, table.frame.iloc[np.flatnonzero(run_of == run)], table.warnings, table.decimal))
             for run in range(count)]
@@ -313,6 +317,25 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_sta
         runs[-1][1].warnings = [*table.warnings, f"{table.path}: the last session started over and ended within "
                                 f"{MIN_RUN_RECORDS - 1} row(s): a run stopped as it began, not read"]
     return runs
+
+
+def _counted_on(table: Table, steps: np.ndarray, run_of: np.ndarray) -> Table | None:
+    """The table with its step counted on across its stretches when they are one run's (see
+    ``records.takes_up_where_it_left``): fastai's ``CSVLogger(append=True)`` writes each ``fit_one_cycle`` call's
+    epochs from 0 again under a header of its own while the same learner trains on, its train loss taking up where
+    the call before left it. None when the stretches are runs of their own."""
+    step_column = find_step_column(table.columns)
+    losses = [column for column in table.columns if infer_role(column) == Role.TRAIN_LOSS]
+    if step_column is None or not losses:
+        return None
+    loss = primary_tag(losses, {column: int(table.frame[column].notna().sum()) for column in losses})
+    values, _, _ = numeric_cells(table.frame[loss], table.decimal)
+    counted = epochs_counted_on(steps, values, run_of)
+    if counted is None:
+        return None
+    frame = table.frame.assign(**{step_column: counted})
+    note = f"{table.path}: {counted_on_note(int(run_of.max()), loss, 'one fit after another of the same model')}"
+    return Table(table.path, frame, [*table.warnings, note], table.decimal)
 
 
 def _tells_rows_apart(column: str, cells: pd.Series) -> bool:
@@ -332,8 +355,11 @@ def _every_counter_starts_over(table: Table, starts: np.ndarray) -> bool:
     counters = {name.lower() for name in (*STEP_COLUMNS, *WITHIN_EPOCH_COLUMNS)}
     for column in table.columns:
         if column.lower() in counters:
-            values, _, _ = numeric_cells(table.frame[column], table.decimal)
-            if not np.all(values[starts] < values[starts - 1]):
+            values, present, _ = numeric_cells(table.frame[column], table.decimal)
+            # against the last row that logs the counter: fastai's CSVLogger writes its header again above every
+            # fit's rows, a row with no number in it
+            before = np.maximum.accumulate(np.where(present, np.arange(len(values)), -1))[starts - 1]
+            if np.any(before < 0) or not np.all(values[starts] < values[before]):
                 return False
     return True
 
@@ -391,6 +417,7 @@ def load_table(path: Path) -> Table:
     if (columns := len(header_cells)) > limits.current().max_columns:
         raise limits.refuse(path, f"{columns:,} columns", "max_columns")
     data = drop_cut_last_line(data, delimiter, path, found)
+    data = _without_repeated_headers(data, path, found)
     data, summaries = _take_summary_lines(data, delimiter, len(header_cells), encoding)
     # semicolon-separated files come from locales that write a decimal comma (Excel)
     decimal = "," if delimiter == ";" else "."
@@ -465,6 +492,22 @@ def _with_summaries(frame: pd.DataFrame, summaries: list[tuple[int, dict[str, fl
                 added.setdefault(name, {})[row] = value
     extra = pd.DataFrame({name: pd.Series(cells, dtype=float) for name, cells in added.items()}, index=frame.index)
     return pd.concat([frame, extra], axis=1)
+
+
+def _without_repeated_headers(data: bytes, path: Path, found: list[str]) -> bytes:
+    """The table without the lines that repeat its header: a logger that appends writes it again above each block
+    of rows (fastai's CSVLogger, once a fit). A few bytes' scan when there is none."""
+    header, _, body = data.partition(b"\n")
+    name_line = header.rstrip(b"\r")
+    if not name_line.strip() or name_line not in body:
+        return data
+    lines = body.split(b"\n")
+    kept = [line for line in lines if line.rstrip(b"\r") != name_line]
+    if len(kept) == len(lines):
+        return data
+    found.append(f"{path}: its header repeated {len(lines) - len(kept)} time(s) above appended blocks of rows; "
+                 "those lines skipped")
+    return b"\n".join([header, *kept])
 
 
 def _cells(line: str, delimiter: str) -> list[str]:
@@ -573,6 +616,10 @@ def table_format(table: Table) -> str:
         return "lightning-csv"
     if "epoch" in lowered and any(column.startswith(("train/", "metrics/", "val/")) for column in columns):
         return "ultralytics-csv"
+    # fastai's CSVLogger: epoch, train_loss, valid_loss, the metrics, time (mm:ss), its header again above the rows
+    # of every fit it appends
+    if columns[:2] == ["epoch", "train_loss"] and columns[-1] == "time":
+        return "fastai-csv"
     if columns[0] == "epoch" and "step" not in lowered:
         return "keras-csv"
     return "csv"

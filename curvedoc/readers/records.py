@@ -329,9 +329,9 @@ def epochs_counted_on(steps: np.ndarray, values: np.ndarray, run_of: np.ndarray)
     return counted
 
 
-def counted_on_note(restarts: int, loss: str) -> str:
-    return (f"the step starts again {restarts} time(s) and each time {loss} takes up where it left off: a counter "
-            "starting again every epoch, counted on across them")
+def counted_on_note(restarts: int, loss: str, counter: str = "a counter starting again every epoch") -> str:
+    return (f"the step starts again {restarts} time(s) and each time {loss} takes up where it left off: {counter}, "
+            "counted on across them")
 
 
 def takes_up_where_it_left(steps: np.ndarray, values: np.ndarray, run_of: np.ndarray) -> bool:
