@@ -460,14 +460,21 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     if len(values) < 2 * window:
         return None
     level = median_filter(values, size=window | 1, mode="nearest")
+    # only where the whole window lies on the curve: at its ends the padding repeats the end point, and one last
+    # episode that fell would be the level
+    half = (window | 1) // 2
+    whole = np.zeros(len(values), dtype=bool)
+    whole[half:len(values) - half] = True
+    level = np.where(whole, level, -np.inf)
     start = float(np.median(values[:window]))
     best = np.maximum.accumulate(level)
-    best_at = np.maximum.accumulate(np.where(level >= best, np.arange(len(values)), 0))
+    best_at = np.maximum.accumulate(np.where(whole & (level >= best), np.arange(len(values)), 0))
     records, which = np.unique(best_at, return_inverse=True)
     worst_tenth = np.array([np.percentile(values[max(0, at - window // 2):at + window // 2 + 1], 10)
                             for at in records])[which]
     sigma = robust_sigma(np.diff(values)) / math.sqrt(2) * MEDIAN_SE / math.sqrt(window)
-    drop = best - level
+    drop = np.zeros(len(values))
+    drop[whole] = best[whole] - level[whole]
     share = limits["given_back"]
     # a level it reached, not the median's own noise (nor a constant curve's, whose σ is 0)
     learned = (best > start) & (best - start >= limits["min_sigmas"] * sigma)
@@ -488,7 +495,7 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
          f"it gives back {drop[low] / max(best[low] - start, abs(best[low])):.0%} of that best level, below the "
          f"worst tenth of the episodes around it ({fmt(worst_tenth[low])}); noise σ of the median {fmt(sigma)}",
          f"back halfway to its best by step {int(score.steps[recovered])}" if recovered is not None
-         else f"it ends at {fmt(level[-1])}, never recovering"],
+         else f"it ends at {fmt(level[whole][-1])}, never recovering"],
         step=step, step_range=(step, low_step), severity=WARNING if recovered is not None else ERROR,
     )
 
