@@ -129,7 +129,8 @@ def test_labels_files_name_their_parts_by_first_folder():
                      "wild-s98": "public-s98", "wild-dev80": "public-dev80", "wild-s99": "public-s99",
                      "wild-dev81": "public-dev81", "wild-s100": "public-s100", "wild-dev82": "public-dev82",
                      "wild-s101": "public-s101", "wild-dev83": "public-dev83", "wild-s102": "public-s102",
-                     "wild-dev84": "public-dev84", "wild-s103": "public-s103", "wild-s104": "public-s104"}
+                     "wild-dev84": "public-dev84", "wild-s103": "public-s103", "wild-s104": "public-s104",
+                     "wild-dev85": "public-dev85"}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 
