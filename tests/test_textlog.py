@@ -645,6 +645,21 @@ def test_batch_headings_under_an_epoch_heading_count_on_across_epochs(tmp_path):
     assert steps(run, "eval_mean_loss") == [30, 60, 90] and not run.warnings
 
 
+def test_a_number_alone_between_fences_heads_its_epoch(tmp_path):
+    """A PointNet port's log: "-----3------" on a line of its own, then that epoch's "train_mean loss: …" lines.
+    The fenced number is the epoch, not a count of records (which put each epoch's four values at four steps)."""
+    text = "".join(f"-----{e}------\ntrain_mean loss: {2.5 - e / 10:.6f}\ntrain_accuracy: {0.3 + e / 20:.6f}\n"
+                   f"test_mean loss: {2.0 - e / 10:.6f}\ntest_accuracy: {0.4 + e / 20:.6f}\n" for e in range(6))
+    run = read(write(tmp_path / "log_train.txt", text))
+    assert steps(run, "train_mean_loss") == steps(run, "test_accuracy") == [0, 1, 2, 3, 4, 5]
+    # under an epoch heading of words, a fenced number numbers the epoch's data files (PointNet's own log): the
+    # file's values stay as they were read before, one per epoch heading
+    own = "".join(f"**** EPOCH {e:03d} ****\n" + "".join(f"----{f}-----\nmean loss: {2.0 - e / 10 - f / 100:.3f}\n"
+                                                          for f in range(3)) for e in range(4))
+    run = read(write(tmp_path / "log_own.txt", own))
+    assert steps(run, "mean_loss") == [0, 1, 2, 3]
+
+
 def test_an_infinite_value_printed_again_reads_without_a_numpy_warning(tmp_path):
     """A value a loop prints as inf before its first evaluation ("keeping last val_loss=inf"), twice in an epoch:
     comparing it with itself by subtraction made NaN, and numpy's RuntimeWarning reached the user's terminal."""

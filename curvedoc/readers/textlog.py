@@ -239,6 +239,10 @@ PAIR = re.compile(
 )
 # "第 3 轮" (round, i.e. epoch 3), "第 100 步" (step 100)
 CJK_COUNTERS = {"轮": "epoch", "步": "step", "次迭代": "iteration"}
+# A number alone between fences of one character on a line of its own ("-----3------", "**** 3 ****") heads the lines
+# of that epoch, as "Epoch 3" would, in a log that names its epochs no other way
+FENCED_NUMBER = re.compile(r"\s*(?P<fence>[-=*#~])(?P=fence){2,}\s*(?P<n>\d{1,9})\s*(?P=fence){3,}\s*")
+FENCES = {character * 3 for character in "-=*#~"}
 CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次迭代)")
 # How a line may open with its counter, each read as the words the rest of the reader knows:
 # - a counter glued to its number ("Batch500,TrainLoss:0.6933", "Epoch[3] - Iter: [0/13]"), which a script printed
@@ -940,6 +944,7 @@ class _Reading:
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
         self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
+        self.fenced_epochs: bool | None = None  # whether a number alone between fences is an epoch (see read_line)
         # the split the last heading with an epoch or step named (see take) and the last point placed: a loop that
         # prints its train and its validation results alike, each under such a heading, says which is which only there
         self.section: str | None = None
@@ -1146,6 +1151,13 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = _last_drawn(text)
     if " - " in text:
         text = LOGURU_LOCATION.sub(" - ", text, count=1)
+    if text[:3] in FENCES and (fenced := FENCED_NUMBER.fullmatch(text)) is not None:
+        if state.fenced_epochs is None:
+            # under "**** EPOCH 003 ****" (PointNet's own log) a fenced "----0-----" numbers the epoch's data
+            # files: epochs only in a log that named none before its first fenced number
+            state.fenced_epochs = not state.started
+        if state.fenced_epochs:
+            text = f"Epoch {fenced['n']}"
     # a prefix starts with its timestamp, or with its level (LEVEL_FIRST_PREFIX): the first character decides for
     # nearly every line, at no cost
     prefix = None
