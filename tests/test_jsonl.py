@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
+from curvedoc.diagnose import diagnose_run
 from curvedoc.model import RunBuilder
 from curvedoc.readers import huggingface, jsonl
 from curvedoc.readers.jsonl import add_history_file
@@ -174,7 +175,6 @@ def test_nested_dicts_become_slash_tags(tmp_path):
     ("trainer_state.json", '{"global_step": 10, "epoch": 1.0}', "not a Hugging Face trainer state"),
     ("trainer_state.json", "[1, 2, 3]", "not a Hugging Face trainer state"),
     ("trainer_state.json", '{"log_history": [{"loss": 1.0, "st', "not valid JSON"),
-    ("trainer_state.json", '{"log_history": []}', "holds no logged values"),
     ("trainer_state.json", "", "empty file"),
 ])
 def test_unreadable_json_logs_give_one_line_errors(tmp_path, name, content, problem):
@@ -183,6 +183,16 @@ def test_unreadable_json_logs_give_one_line_errors(tmp_path, name, content, prob
     with pytest.raises(CurvedocError) as error:
         curvedoc.load(path)
     assert str(path) in str(error.value) and problem in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_trainer_that_logged_nothing_is_a_run_not_enough_to_judge(tmp_path):
+    """A Trainer run stopped after 3 steps, logging every 10: its trainer_state.json is a run of its own, with no
+    curve and a warning that says why, which diagnose calls not enough to judge, not a file refused as unreadable."""
+    path = tmp_path / "trainer_state.json"
+    path.write_text(json.dumps({"global_step": 3, "logging_steps": 10, "max_steps": 3, "log_history": []}))
+    run = load_one(path)
+    assert run.tags == [] and diagnose_run(run) == [] and run.insufficient == "no scalar curve at all"
+    assert any("holds no logged values: the run took 3 step(s) and logs every 10" in w for w in run.warnings)
 
 
 def test_non_utf8_bytes_are_read_with_a_warning(tmp_path):

@@ -46,9 +46,19 @@ def read(source: Source) -> list[Run]:
     if not builder.has_points:
         closing = next((entry for entry in reversed(summaries) if _number(entry.get("train_loss")) is not None), None)
         if closing is None:
-            raise CurvedocError(path, "trainer state whose log_history holds no logged values")
-        _closing_summary_only(builder, path, state, closing)
+            _nothing_logged(builder, path, state)
+        else:
+            _closing_summary_only(builder, path, state, closing)
     return [builder.build()]
+
+
+def _nothing_logged(builder: RunBuilder, path: Path, state: dict) -> None:
+    """A Trainer that stopped before it logged anything (3 steps, logging every 10): a run of its own, with no curve,
+    whose verdict is that there is not enough to judge, rather than a file refused as unreadable."""
+    steps, logging_steps = _number(state.get("global_step")), _number(state.get("logging_steps"))
+    why = (f": the run took {steps:g} step(s) and logs every {logging_steps:g}"
+           if logging_steps and steps is not None and logging_steps > steps else "")
+    builder.warn(f"{path}: log_history holds no logged values{why}")
 
 
 def _closing_summary_only(builder: RunBuilder, path: Path, state: dict, closing: dict) -> None:
