@@ -660,6 +660,26 @@ def test_a_number_alone_between_fences_heads_its_epoch(tmp_path):
     assert steps(run, "mean_loss") == [0, 1, 2, 3]
 
 
+def test_chainer_print_report_with_blank_columns_under_its_progress_bar(tmp_path):
+    """Chainer's PrintReport pads each column to its header and leaves a value not yet reported blank (validation
+    between evaluations); its ProgressBar, drawn over with cursor codes, prints "10 iter, 0 epoch / 120000
+    iterations", as many words as the header has columns. Each row's cells are read under the header cell they
+    start at, the iteration beside the epoch is the step, and the progress lines are no rows."""
+    header = "epoch       iteration   lr          main/loss   validation/main/loss\n"
+    rows = []
+    for i in range(1, 9):
+        val = f"{1.2 - i / 20:<20.4f}" if i % 4 == 0 else ""
+        rows.append(f"\x1b[4A\x1b[J{i // 4:<12d}{10 * i:<12d}{0.001:<12g}{2.0 - i / 10:<12.4f}{val}\n"
+                    f"\x1b[J     total [..................................................]  0.01%\n"
+                    f"this epoch [##########........................................] 20.53%\n"
+                    f"{10 * i:>10d} iter, {i // 4} epoch / 120000 iterations\n"
+                    f"  0.010923 iters/sec. Estimated time to finish: 127 days, 2:09:19.104062.\n")
+    run = read(write(tmp_path / "job.o45696", "training begin\n" + header + "".join(rows)))
+    assert steps(run, "main/loss") == [10, 20, 30, 40, 50, 60, 70, 80]
+    assert values(run, "main/loss")[0] == pytest.approx(1.9)
+    assert steps(run, "validation/main/loss") == [40, 80] and "iteration" not in run.tags
+
+
 def test_an_infinite_value_printed_again_reads_without_a_numpy_warning(tmp_path):
     """A value a loop prints as inf before its first evaluation ("keeping last val_loss=inf"), twice in an epoch:
     comparing it with itself by subtraction made NaN, and numpy's RuntimeWarning reached the user's terminal."""

@@ -430,6 +430,7 @@ HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(][\w@.:\-
 ROW_START = re.compile(r"\s*(?:[-+]?\.?\d|(?:all|overall|total|mean|avg|average)\s)", re.IGNORECASE)
 COLUMN_BAR = re.compile(r"\s\d{1,3}%(?:\|[^|]{0,200}\|)?\s{0,4}(?:(?P<n>\d{1,12})/(?P<total>\d{1,12}))?")
 EPOCH_OF_TOTAL = re.compile(r"(?P<n>\d{1,12})/(?P<total>\d{1,12})")
+NON_BLANK = re.compile(r"\S+")
 # columns that count or time things, not measure the model: images, labels per batch, memory, seconds
 COUNT_COLUMNS = {"images", "labels", "instances", "targets", "img_size", "size", "gpu_mem", "mem", "time", "eta"}
 AGGREGATE_ROWS = {"all", "overall", "total", "mean", "avg", "average"}
@@ -815,6 +816,8 @@ class _ColumnTable:
         self.last_x: tuple[float | None, float | None] | None = None
         self.losses_unnamed = False
         self.counted_rows: int | None = None  # rows read under a header that names no x (None: it names one)
+        self.starts: list[int] = []  # where each header cell starts on its line
+        self.step_beside = False  # the header's second column is a step beside its first, the epoch
 
     def take(self, text: str) -> Line | str | None:
         """A row's :class:`Line`, ``"header"`` for a header or the row of an unfinished epoch (nothing to read), or
@@ -828,14 +831,30 @@ class _ColumnTable:
             if self.counted_rows is not None:
                 return self._counted_row(cells)
         bar = COLUMN_BAR.search(text)
-        cells = (text[:bar.start()] if bar else text).split()
+        drawn = text[:bar.start()] if bar else text
+        cells = drawn.split()
         if len(cells) >= 3 and all(HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_header(cells):
+            self.starts = [match.start() for match in NON_BLANK.finditer(drawn)]
             return "header"
-        if self.header is None or len(cells) != len(self.header):
+        if self.header is None:
+            return None
+        if len(cells) != len(self.header) and (cells := self._aligned(drawn)) is None:
             return None
         if bar is not None and bar["n"] is not None and bar["n"] != bar["total"]:
             return "header"  # a row of an epoch still running, drawn again when it ends: not read
         return self._row(cells)
+
+    def _aligned(self, drawn: str) -> list[str] | None:
+        """The cells of a row that leaves some columns blank, each under the header cell it starts at: Chainer's
+        PrintReport pads every column to its header's width and leaves a value not yet reported blank (the
+        validation columns between evaluations). None unless every cell starts where a header cell does."""
+        found = [(match.start(), match.group()) for match in NON_BLANK.finditer(drawn)]
+        if not 2 <= len(found) < len(self.header) or not set(start for start, _ in found) <= set(self.starts):
+            return None
+        cells = [""] * len(self.header)
+        for start, cell in found:
+            cells[self.starts.index(start)] = cell
+        return cells if cells[0] else None
 
     def _is_header(self, cells: list[str]) -> bool:
         names = [cell.rstrip(":").rsplit("(", 1)[-1].rstrip("):") for cell in cells]
@@ -852,6 +871,10 @@ class _ColumnTable:
             return False
         self.header, self.x_kind, self.counted_rows = names, x_kind, None
         self.tags = [None if name.lower() in COUNT_COLUMNS else tag for name, tag in zip(names[1:], tags, strict=True)]
+        # "epoch iteration lr main/loss …" (Chainer's PrintReport): the iteration beside the epoch is the step
+        self.step_beside = x_kind == "epoch" and len(names) > 2 and _x_kind(names[1]) not in (None, "epoch")
+        if self.step_beside:
+            self.tags[0] = None
         return True
 
     def _is_counted_header(self, names: list[str]) -> bool:
@@ -873,6 +896,12 @@ class _ColumnTable:
         return line if line.values else None
 
     def _row(self, cells: list[str]) -> Line | None:
+        # a row is mostly numbers: Chainer's ProgressBar line "10 iter, 0 epoch / 120000 iterations" under its
+        # PrintReport header has as many words as the header, but is none
+        filled = [cell for cell in cells if cell]
+        if 2 * sum(not (VALUE_CELL.fullmatch(cell.rstrip(":")) or EPOCH_OF_TOTAL.fullmatch(cell))
+                   for cell in filled) > len(filled):
+            return None
         line = Line()
         first = cells[0]
         if self.x_kind is not None:
@@ -883,6 +912,8 @@ class _ColumnTable:
             if self.x_kind == "epoch":
                 line.epoch = n
                 line.epoch_total = float(x["total"]) if x.re is EPOCH_OF_TOTAL else None
+                if self.step_beside and VALUE_CELL.fullmatch(cells[1]):
+                    line.step = _number(cells[1])
             else:
                 line.step = n
             self.last_x = (line.epoch, line.step)
