@@ -26,7 +26,8 @@ CONVENTIONS = {
     "test_loss": Role.TEST_LOSS, "test/acc": Role.TEST_ACC, "Accuracy/test": Role.TEST_ACC,
     # bookkeeping that mentions a split or a loss word is not a curve of the model
     "eval_runtime": Role.OTHER, "eval_samples_per_second": Role.OTHER, "train/loss_scale": Role.OTHER,
-    "val/top5_acc": Role.OTHER, "prec1": Role.TRAIN_ACC, "val_prec5": Role.OTHER, "hparam/accuracy": Role.OTHER, "weight_decay": Role.OTHER, "momentum": Role.OTHER,
+    "val/top5_acc": Role.OTHER, "prec1": Role.TRAIN_ACC, "val_prec5": Role.OTHER, "hparam/accuracy": Role.OTHER,
+    "weight_decay": Role.OTHER, "momentum": Role.OTHER,
     # Ultralytics components
     "train/box_loss": Role.TRAIN_LOSS, "val/cls_loss": Role.VAL_LOSS,
     "metrics/accuracy_top1": Role.VAL_ACC, "metrics/accuracy_top5": Role.OTHER, "metrics/train_acc": Role.TRAIN_ACC,

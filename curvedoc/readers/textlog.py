@@ -849,7 +849,7 @@ class _ColumnTable:
         PrintReport pads every column to its header's width and leaves a value not yet reported blank (the
         validation columns between evaluations). None unless every cell starts where a header cell does."""
         found = [(match.start(), match.group()) for match in NON_BLANK.finditer(drawn)]
-        if not 2 <= len(found) < len(self.header) or not set(start for start, _ in found) <= set(self.starts):
+        if not 2 <= len(found) < len(self.header) or not {start for start, _ in found} <= set(self.starts):
             return None
         cells = [""] * len(self.header)
         for start, cell in found:

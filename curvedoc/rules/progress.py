@@ -652,8 +652,9 @@ def underfitting(run: RunCurves, limits: Limits):
     that plateau-high reports. A validation loss that rises again while both stay high is overfitting and
     underfitting at once, and both are reported, unless the train loss still falls over the last third of the run:
     then the run stopped (early stopping, most often) because validation turned up, before the train loss showed
-    the level it stays at, and a bigger model is the wrong advice. Without validation, the train loss alone decides, once it has
-    stopped falling: a short log still coming down at its last three points has not shown the level it stays at."""
+    the level it stays at, and a bigger model is the wrong advice. Without validation, the train loss alone
+    decides, once it has stopped falling: a short log still coming down at its last three points has not shown the
+    level it stays at."""
     curves = judged_losses(run, limits["min_points"])
     if not curves or curves[0].role != Role.TRAIN_LOSS:
         return None

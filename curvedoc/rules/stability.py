@@ -450,9 +450,10 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     """An agent's reward that loses most of the level it had reached: per-episode rewards are too noisy for a
     jump of single points to stand out, so the reward is read as a running median over the curve's window, and it
     collapsed where that median, having risen beyond its noise above the start, falls below the best level reached
-    by ``given_back`` of both the gain since the start and the best level's own magnitude, below what the worst tenth of the episodes around that best
-    scored (the good phase's own bad episodes), and by min_sigmas of the median's noise. A preference model's
-    implicit rewards (DPO's rewards/chosen, rewards/rejected) are no agent's: the rejected one is meant to fall."""
+    by ``given_back`` of both the gain since the start and the best level's own magnitude, below what the worst
+    tenth of the episodes around that best scored (the good phase's own bad episodes), and by min_sigmas of the
+    median's noise. A preference model's implicit rewards (DPO's rewards/chosen, rewards/rejected) are no agent's:
+    the rejected one is meant to fall."""
     if PREFERENCE_WORDS & set(tokens(score.tag)):
         return None
     values = finite_prefix(score)
@@ -490,10 +491,10 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     return Found(
         f"{score.tag} collapses after step {step}: {fmt(best[low])} → {fmt(level[low])}",
         [score.tag],
-        [f"running median of {window} points: {fmt(start)} at the start, {fmt(best[low])} at its best (step {step}), "
-         f"{fmt(level[low])} at step {low_step}",
-         f"it gives back {drop[low] / max(best[low] - start, abs(best[low])):.0%} of that best level, below the "
-         f"worst tenth of the episodes around it ({fmt(worst_tenth[low])}); noise σ of the median {fmt(sigma)}",
+        [(f"running median of {window} points: {fmt(start)} at the start, {fmt(best[low])} at its best (step "
+          f"{step}), {fmt(level[low])} at step {low_step}"),
+         (f"it gives back {drop[low] / max(best[low] - start, abs(best[low])):.0%} of that best level, below the "
+          f"worst tenth of the episodes around it ({fmt(worst_tenth[low])}); noise σ of the median {fmt(sigma)}"),
          f"back halfway to its best by step {int(score.steps[recovered])}" if recovered is not None
          else f"it ends at {fmt(level[whole][-1])}, never recovering"],
         step=step, step_range=(step, low_step), severity=WARNING if recovered is not None else ERROR,
