@@ -680,6 +680,18 @@ def test_chainer_print_report_with_blank_columns_under_its_progress_bar(tmp_path
     assert steps(run, "validation/main/loss") == [40, 80] and "iteration" not in run.tags
 
 
+def test_a_printed_class_list_gives_the_class_count(tmp_path):
+    """print("Classes:", dataset.classes) at the top of a captured log (a public CIFAR-100 subset run prints
+    "Классы: ['bicycle', 'flatfish', 'train']"): its length is the run's own record of its class count. A list of
+    numbers or with repeats is some other list."""
+    epochs = "".join(f"Epoch [{e}/5] | Train Loss: {1.1 - e / 10:.3f} | Test Loss: {1.0 - e / 10:.3f}\n"
+                     for e in range(1, 6))
+    for head, count in (("Classes: ['bicycle', 'flatfish', 'train']\n", 3), ("Классы: ['a', 'b']\n", 2),
+                        ("classes: [1, 2, 3]\n", None), ("class_names = ['cat', 'cat', 'dog']\n", None)):
+        run = read(write(tmp_path / "train.log", head + epochs))
+        assert run.meta.n_classes == count, head
+
+
 def test_an_infinite_value_printed_again_reads_without_a_numpy_warning(tmp_path):
     """A value a loop prints as inf before its first evaluation ("keeping last val_loss=inf"), twice in an epoch:
     comparing it with itself by subtraction made NaN, and numpy's RuntimeWarning reached the user's terminal."""

@@ -351,6 +351,10 @@ LEVEL_FIRST_PREFIX = re.compile(rf"{LEVEL_NAME} - \d{{1,4}}[-/.]\d{{1,2}}[-/.]\d
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
 # A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
 # ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
+# A printed list of the classes (print("Classes:", dataset.classes); Russian "Классы: […]"): its length is the class
+# count, the run's own record of it
+CLASS_LIST = re.compile(r"\s*(?:classes|class[ _]names|label[ _]names|классы)\s*[:=]\s*(?P<names>\[.{3,20000}\])\s*",
+                        re.IGNORECASE)
 PRINTED_LIST = re.compile(r"""['"][^'"\n]{1,200}['"]\s*:\s*\[\s*(?:[-+]?(?:\d|\.\d|nan|inf)|np\.|tensor\()""",
                           re.IGNORECASE)
 # The name a printed dict is given before its brace (``losses:{``, ``history = {``)
@@ -666,6 +670,9 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         if "{" in text and "[" in text and PRINTED_LIST.search(text) and _take_printed_lists(text, parsed):
             continue
+        if "[" in text and (listed := CLASS_LIST.match(text)) is not None:
+            _take_class_list(listed["names"], parsed)
+            continue
         if ("stopping" in text or "Restoring" in text) and EARLY_STOPPED.match(text):
             state.end_run()
             continue
@@ -691,6 +698,18 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
         parsed.warn("git merge-conflict markers (<<<<<<<, =======, >>>>>>>) in it: the two versions of the lines "
                     "between them were read one after the other, as sessions of one log")
     return parsed
+
+
+def _take_class_list(names: str, parsed: Parsed) -> None:
+    """A printed class list's length as the log's ``num_classes`` setting, when it is a list of two or more distinct
+    names (a list of numbers or repeats is some other list)."""
+    try:
+        listed = ast.literal_eval(names)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return
+    if (isinstance(listed, list) and len(listed) >= 2 and all(isinstance(name, str) for name in listed)
+            and len(set(listed)) == len(listed)):
+        parsed.settings.setdefault("num_classes", float(len(listed)))
 
 
 class _Conflict:
