@@ -16,14 +16,7 @@ from functools import cached_property
 import numpy as np
 
 from curvedoc.model import VOCABULARY, Run
-from curvedoc.roles import (
-    Role,
-    epoch_average_of,
-    is_perplexity,
-    names_a_term,
-    names_a_total,
-    tokens,
-)
+from curvedoc.roles import Role, is_perplexity, names_a_term, names_a_total, tokens
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
@@ -254,14 +247,6 @@ class RunCurves:
 
     def curves(self, role: Role | str) -> list[Curve]:
         return [curve for tag in self.run.tags_with(role) if (curve := self.curve_of(tag)) is not None]
-
-    def epoch_averages_of(self, curve: Curve) -> Curve | None:
-        """The epoch averages of a metric also logged each step (Lightning's ``train_loss_epoch`` beside
-        ``train_loss_step``, whose points are single batches), or None."""
-        averaged = epoch_average_of(curve.tag)
-        if averaged is None or self.run.roles.get(averaged) != curve.role:
-            return None
-        return self.curve_of(averaged)
 
     def curve_of(self, tag: str | None) -> Curve | None:
         """The curve of ``tag``; a perplexity of a loss role is read as the loss it is the exponential of,

@@ -67,70 +67,22 @@ def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsy
     assert main([str(tmp_path / "nothing")]) == 2
 
 
+# Every labelled folder but wild and wild-extra is wild-X, part public-X: the X, in the order the parts were added
+PLAIN_PARTS = ("new fresh s18 dev2 dev3 s19 dev4 s20 dev5 dev6 dev7 dev8 dev9 dev10 dev11 s21 s22 s23 dev12 dev13 "
+               "s24 dev14 s25 s26 dev15 s27 dev16 s28 dev17 dev18 s29 dev19 s30 dev20 s31 dev21 s32 s33 dev22 s34 "
+               "dev23 s35 s36 dev24 s37 dev25 s38 dev26 s39 dev27 s40 dev28 s41 dev29 s42 s43 dev30 s44 s45 dev32 "
+               "dev31 s46 s47 s48 dev33 s49 s50 dev34 dev35 s51 s52 dev36 s53 s54 dev37 s55 dev38 dev39 s56 dev40 "
+               "s57 s58 dev41 s59 dev42 s60 dev43 s61 s62 dev45 dev44 dev46 s64 s63 s65 dev47 s66 dev48 s67 s68 "
+               "dev49 s69 dev50 s70 dev51 s71 dev52 s72 dev53 dev54 s73 s74 dev55 dev56 s75 s76 dev57 s77 dev58 s78 "
+               "s79 dev59 dev60 s80 dev61 s81 dev62 s82 dev63 s83 dev64 s84 dev65 s85 dev66 s86 dev67 s87 dev68 s88 "
+               "dev69 dev70 s89 dev71 s90 s91 dev72 dev73 s92 dev74 s93 dev75 s94 dev76 s95 dev77 s96 s97 dev78 "
+               "dev79 s98 dev80 s99 dev81 s100 dev82 s101 dev83 s102 dev84 s103 s104 dev85")
+
+
 def test_labels_files_name_their_parts_by_first_folder():
     labels, parts = read_labels(PUBLIC_LABELS)
-    assert parts == {"wild": "public", "wild-extra": "public-held-out", "wild-new": "public-new",
-                     "wild-fresh": "public-fresh", "wild-s18": "public-s18",
-                     "wild-dev2": "public-dev2", "wild-dev3": "public-dev3", "wild-s19": "public-s19",
-                     "wild-dev4": "public-dev4", "wild-s20": "public-s20",
-                     "wild-dev5": "public-dev5", "wild-dev6": "public-dev6",
-                     "wild-dev7": "public-dev7", "wild-dev8": "public-dev8", "wild-dev9": "public-dev9",
-                     "wild-dev10": "public-dev10", "wild-dev11": "public-dev11",
-                     "wild-s21": "public-s21", "wild-s22": "public-s22",
-                     "wild-s23": "public-s23", "wild-dev12": "public-dev12",
-                     "wild-dev13": "public-dev13", "wild-s24": "public-s24",
-                     "wild-dev14": "public-dev14", "wild-s25": "public-s25", "wild-s26": "public-s26",
-                     "wild-dev15": "public-dev15", "wild-s27": "public-s27", "wild-dev16": "public-dev16",
-                     "wild-s28": "public-s28", "wild-dev17": "public-dev17", "wild-dev18": "public-dev18",
-                     "wild-s29": "public-s29", "wild-dev19": "public-dev19", "wild-s30": "public-s30",
-                     "wild-dev20": "public-dev20", "wild-s31": "public-s31", "wild-dev21": "public-dev21",
-                     "wild-s32": "public-s32", "wild-s33": "public-s33", "wild-dev22": "public-dev22",
-                     "wild-s34": "public-s34", "wild-dev23": "public-dev23", "wild-s35": "public-s35",
-                     "wild-s36": "public-s36", "wild-dev24": "public-dev24", "wild-s37": "public-s37",
-                     "wild-dev25": "public-dev25", "wild-s38": "public-s38", "wild-dev26": "public-dev26",
-                     "wild-s39": "public-s39", "wild-dev27": "public-dev27", "wild-s40": "public-s40",
-                     "wild-dev28": "public-dev28", "wild-s41": "public-s41", "wild-dev29": "public-dev29",
-                     "wild-s42": "public-s42", "wild-s43": "public-s43", "wild-dev30": "public-dev30",
-                     "wild-s44": "public-s44", "wild-s45": "public-s45", "wild-dev32": "public-dev32",
-                     "wild-dev31": "public-dev31", "wild-s46": "public-s46", "wild-s47": "public-s47",
-                     "wild-s48": "public-s48", "wild-dev33": "public-dev33", "wild-s49": "public-s49",
-                     "wild-s50": "public-s50", "wild-dev34": "public-dev34", "wild-dev35": "public-dev35",
-                     "wild-s51": "public-s51", "wild-s52": "public-s52", "wild-dev36": "public-dev36",
-                     "wild-s53": "public-s53", "wild-s54": "public-s54", "wild-dev37": "public-dev37",
-                     "wild-s55": "public-s55", "wild-dev38": "public-dev38", "wild-dev39": "public-dev39",
-                     "wild-s56": "public-s56", "wild-dev40": "public-dev40", "wild-s57": "public-s57",
-                     "wild-s58": "public-s58", "wild-dev41": "public-dev41", "wild-s59": "public-s59",
-                     "wild-dev42": "public-dev42", "wild-s60": "public-s60", "wild-dev43": "public-dev43",
-                     "wild-s61": "public-s61", "wild-s62": "public-s62", "wild-dev45": "public-dev45",
-                     "wild-dev44": "public-dev44", "wild-dev46": "public-dev46", "wild-s64": "public-s64",
-                     "wild-s63": "public-s63", "wild-s65": "public-s65", "wild-dev47": "public-dev47",
-                     "wild-s66": "public-s66", "wild-dev48": "public-dev48", "wild-s67": "public-s67",
-                     "wild-s68": "public-s68", "wild-dev49": "public-dev49", "wild-s69": "public-s69",
-                     "wild-dev50": "public-dev50", "wild-s70": "public-s70", "wild-dev51": "public-dev51",
-                     "wild-s71": "public-s71", "wild-dev52": "public-dev52", "wild-s72": "public-s72",
-                     "wild-dev53": "public-dev53", "wild-dev54": "public-dev54", "wild-s73": "public-s73",
-                     "wild-s74": "public-s74", "wild-dev55": "public-dev55", "wild-dev56": "public-dev56",
-                     "wild-s75": "public-s75", "wild-s76": "public-s76", "wild-dev57": "public-dev57",
-                     "wild-s77": "public-s77", "wild-dev58": "public-dev58", "wild-s78": "public-s78",
-                     "wild-s79": "public-s79", "wild-dev59": "public-dev59", "wild-dev60": "public-dev60",
-                     "wild-s80": "public-s80", "wild-dev61": "public-dev61", "wild-s81": "public-s81",
-                     "wild-dev62": "public-dev62", "wild-s82": "public-s82", "wild-dev63": "public-dev63",
-                     "wild-s83": "public-s83", "wild-dev64": "public-dev64", "wild-s84": "public-s84",
-                     "wild-dev65": "public-dev65", "wild-s85": "public-s85", "wild-dev66": "public-dev66",
-                     "wild-s86": "public-s86", "wild-dev67": "public-dev67", "wild-s87": "public-s87",
-                     "wild-dev68": "public-dev68", "wild-s88": "public-s88",
-                     "wild-dev69": "public-dev69", "wild-dev70": "public-dev70", "wild-s89": "public-s89",
-                     "wild-dev71": "public-dev71", "wild-s90": "public-s90", "wild-s91": "public-s91",
-                     "wild-dev72": "public-dev72", "wild-dev73": "public-dev73", "wild-s92": "public-s92",
-                     "wild-dev74": "public-dev74", "wild-s93": "public-s93",
-                     "wild-dev75": "public-dev75", "wild-s94": "public-s94", "wild-dev76": "public-dev76",
-                     "wild-s95": "public-s95", "wild-dev77": "public-dev77", "wild-s96": "public-s96",
-                     "wild-s97": "public-s97", "wild-dev78": "public-dev78", "wild-dev79": "public-dev79",
-                     "wild-s98": "public-s98", "wild-dev80": "public-dev80", "wild-s99": "public-s99",
-                     "wild-dev81": "public-dev81", "wild-s100": "public-s100", "wild-dev82": "public-dev82",
-                     "wild-s101": "public-s101", "wild-dev83": "public-dev83", "wild-s102": "public-s102",
-                     "wild-dev84": "public-dev84", "wild-s103": "public-s103", "wild-s104": "public-s104",
-                     "wild-dev85": "public-dev85"}
+    assert parts == {"wild": "public", "wild-extra": "public-held-out",
+                     **{f"wild-{name}": f"public-{name}" for name in PLAIN_PARTS.split()}}
     assert labels and all(not key.startswith("_") for key in labels)
     assert all(set(label) >= {"symptoms", "healthy", "why", "source"} for label in labels.values())
 

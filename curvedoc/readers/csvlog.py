@@ -35,11 +35,11 @@ from curvedoc.readers import (
 from curvedoc.readers.companions import TolerantLoader
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
-    as_value, counted_on_note, counts_within_epoch, epochs_counted_on, find_step_column, restart_drops,
-    run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
+    as_value, counted_on_note, counts_within_epoch, epochs_counted_on, find_step_column, primary_train_loss,
+    restart_drops, run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
-from curvedoc.roles import Role, epoch_average_of, infer_role, primary_tag, split_of, tokens
+from curvedoc.roles import Role, epoch_average_of, infer_role, split_of, tokens
 
 # TensorBoard's "download CSV" of one chart series.
 TENSORBOARD_DOWNLOAD = {"wall time", "step", "value"}
@@ -266,7 +266,7 @@ def runs_in(table: Table, step_column: str | None, every_start_over_a_run: bool 
     starts = {column: found for column in table.columns
               if column != step_column and (found := run_starts(column, table.frame[column], steps)) is not None}
     if not starts:
-        return sessions_in(table, steps, has_step, every_start_over_a_run)
+        return sessions_in(table, step_column, steps, has_step, every_start_over_a_run)
     bounds = np.concatenate(([0], np.unique(np.concatenate(list(starts.values()))), [len(table.frame)]))
     names = [" ".join(run_label(column, table.frame[column].iat[start]) for column in starts)
              for start in bounds[:-1].tolist()]
@@ -280,7 +280,8 @@ def runs_in(table: Table, step_column: str | None, every_start_over_a_run: bool 
     return runs
 
 
-def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_start_over_a_run: bool = False
+def sessions_in(table: Table, step_column: str, steps: np.ndarray, has_step: np.ndarray,
+                every_start_over_a_run: bool = False
                 ) -> list[tuple[str | None, Table]]:
     """The runs a table holds one after another with nothing naming them: a logger that appends writes each time
     the script is run again under the same header, the epoch starting over after a run that went to its end (see
@@ -308,7 +309,7 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_sta
     logged = table.frame.notna().to_numpy()
     if len({tuple(logged[run_of == run].any(axis=0)) for run in range(count)}) > 1:
         return [(None, table)]
-    if not every_start_over_a_run and (counted := _counted_on(table, steps, run_of)) is not None:
+    if not every_start_over_a_run and (counted := _counted_on(table, step_column, steps, run_of)) is not None:
         return [(None, counted)]
     runs = [(str(run + 1) if count > 1 else None,
              Table(table.path, table.frame.iloc[np.flatnonzero(run_of == run)], table.warnings, table.decimal))
@@ -319,16 +320,14 @@ def sessions_in(table: Table, steps: np.ndarray, has_step: np.ndarray, every_sta
     return runs
 
 
-def _counted_on(table: Table, steps: np.ndarray, run_of: np.ndarray) -> Table | None:
+def _counted_on(table: Table, step_column: str, steps: np.ndarray, run_of: np.ndarray) -> Table | None:
     """The table with its step counted on across its stretches when they are one run's (see
     ``records.takes_up_where_it_left``): fastai's ``CSVLogger(append=True)`` writes each ``fit_one_cycle`` call's
     epochs from 0 again under a header of its own while the same learner trains on, its train loss taking up where
     the call before left it. None when the stretches are runs of their own."""
-    step_column = find_step_column(table.columns)
-    losses = [column for column in table.columns if infer_role(column) == Role.TRAIN_LOSS]
-    if step_column is None or not losses:
+    loss = primary_train_loss({column: int(table.frame[column].notna().sum()) for column in table.columns})
+    if loss is None:
         return None
-    loss = primary_tag(losses, {column: int(table.frame[column].notna().sum()) for column in losses})
     values, _, _ = numeric_cells(table.frame[loss], table.decimal)
     counted = epochs_counted_on(steps, values, run_of)
     if counted is None:

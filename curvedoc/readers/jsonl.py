@@ -18,10 +18,10 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source, file_run_name, limits
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note, epochs_counted_on,
-    find_step_column, restart_drops, run_of_each_record, stopped_as_it_began, warn_restarts, whole_steps,
+    find_step_column, primary_train_loss, restart_drops, run_of_each_record, stopped_as_it_began, warn_restarts,
+    whole_steps,
 )
 from curvedoc.readers.text import read_text
-from curvedoc.roles import Role, infer_role, primary_tag
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 
@@ -88,8 +88,7 @@ def _sessions(rows: list[dict], step_key: str | None, builder: RunBuilder, path:
 
 def _loss_key(rows: list[dict]) -> str | None:
     """The key of the training loss the rows log, if one is named so: the one a person would plot of several."""
-    counts = Counter(key for row in rows[:1000] for key in row)
-    return primary_tag([key for key in counts if infer_role(key) == Role.TRAIN_LOSS], counts)
+    return primary_train_loss(Counter(key for row in rows[:1000] for key in row))
 
 
 def add_history_file(builder: RunBuilder, path: Path) -> int:

@@ -18,7 +18,7 @@ import numpy as np
 
 from curvedoc.errors import describe_os_error
 from curvedoc.model import RunBuilder
-from curvedoc.roles import tokens
+from curvedoc.roles import Role, infer_role, primary_tag, tokens
 
 NONFINITE_WORDS = {
     "nan": math.nan, "+nan": math.nan, "-nan": math.nan,
@@ -327,6 +327,11 @@ def epochs_counted_on(steps: np.ndarray, values: np.ndarray, run_of: np.ndarray)
     epochs = (run_of >= 0) & np.isfinite(counted)
     counted[epochs] = steps_across_epochs(counted[epochs], run_of[epochs])
     return counted
+
+
+def primary_train_loss(counts: Mapping[str, int]) -> str | None:
+    """Of the names a log gives its values (each with how many it logged), the train loss a person would plot."""
+    return primary_tag([name for name in counts if infer_role(name) == Role.TRAIN_LOSS], counts)
 
 
 def counted_on_note(restarts: int, loss: str, counter: str = "a counter starting again every epoch") -> str:

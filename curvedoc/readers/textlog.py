@@ -134,11 +134,11 @@ from curvedoc.readers.history import find_history, history_curves, is_history
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counted_on_note, counts_within_epoch, epochs_counted_on,
-    restart_drops, run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end,
+    primary_train_loss, restart_drops, run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end,
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import (
-    RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, primary_tag, split_of, tokens,
+    RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens,
 )
 
 FORMAT = "text-log"
@@ -349,12 +349,12 @@ LOGGING_PREFIX = re.compile(rf"\[?\d{{2,4}}[-/:.]\d{{1,2}}[^\n]{{0,200}}?[\s\[|\
 LEVEL_FIRST_PREFIX = re.compile(rf"{LEVEL_NAME} - \d{{1,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}} \d{{1,2}}:\d{{2}}:\d{{2}} - "
                                 r"(?:\d{1,6} days?, )?\d{1,9}:\d{2}:\d{2} - ")
 CONFIG_KEY_BEFORE = re.compile(r"(?<![\w.])[a-z][a-z0-9_.]{0,63}\s{0,4}[:=]\s{0,10}$")  # "phase: " before "val"
-# A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
-# ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
 # A printed list of the classes (print("Classes:", dataset.classes); Russian "Классы: […]"): its length is the class
 # count, the run's own record of it
 CLASS_LIST = re.compile(r"\s*(?:classes|class[ _]names|label[ _]names|классы)\s*[:=]\s*(?P<names>\[.{3,20000}\])\s*",
                         re.IGNORECASE)
+# A printed dict of metric lists, a history printed whole (``print(history.history)``, a trainer's dumped
+# ``losses:{'train': [1.37, 1.23, …], 'val': […]}``): a quoted name, then a list that starts with a number
 PRINTED_LIST = re.compile(r"""['"][^'"\n]{1,200}['"]\s*:\s*\[\s*(?:[-+]?(?:\d|\.\d|nan|inf)|np\.|tensor\()""",
                           re.IGNORECASE)
 # The name a printed dict is given before its brace (``losses:{``, ``history = {``)
@@ -1886,8 +1886,7 @@ def _epochs_counted_on(parsed: Parsed, x: np.ndarray, run_of: np.ndarray) -> tup
     """``run_of`` and ``x``, or, when each run's train loss takes up where the one before left it
     (``records.takes_up_where_it_left``), one run whose x is counted on across them: a batch index printed as the
     step, starting again every epoch with no epoch beside it."""
-    counts = {tag: len(indexes) for tag, (indexes, _) in parsed.tags.items() if infer_role(tag) == Role.TRAIN_LOSS}
-    tag = primary_tag(list(counts), counts)
+    tag = primary_train_loss({tag: len(indexes) for tag, (indexes, _) in parsed.tags.items()})
     if not (run_of > 0).any() or tag is None:
         return run_of, x
     indexes, values = (np.frombuffer(column, dtype=dtype) for column, dtype in zip(parsed.tags[tag],

@@ -13,7 +13,7 @@ import numpy as np
 
 from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, as_fraction, chance_as_yardstick_of_height, chance_loss_of,
                                first_logged, first_point_share, fmt, robust_sigma, trend_z)
-from curvedoc.roles import Role
+from curvedoc.roles import Role, epoch_average_of
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
 from curvedoc.rules.generalization import overfitting
 from curvedoc.rules.stability import (SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, perfect_score, shortfall,
@@ -175,8 +175,11 @@ def _flat_version(run: RunCurves, curve: Curve, limits: Limits) -> Curve | None:
     their averages say whether the model moved); None when neither is."""
     if is_flat(_as_shortfall(run, curve), limits):
         return curve
-    twin = run.epoch_averages_of(curve)
-    if twin is None or len(twin.finite_values) < limits["min_points"] or not is_flat(twin, limits):
+    averaged = epoch_average_of(curve.tag)
+    if averaged is None or run.run.roles.get(averaged) != curve.role:
+        return None
+    twin = run.curve_of(averaged)
+    if len(twin.finite_values) < limits["min_points"] or not is_flat(twin, limits):
         return None
     return None if _fell_in_first_epoch(curve, twin, limits) else twin
 

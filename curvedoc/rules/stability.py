@@ -263,7 +263,7 @@ def share_of_terms(run: RunCurves, curve: Curve) -> float:
 
 def _jumped_for_good(curve: Curve) -> bool:
     """Whether CD402, at its default thresholds, finds on ``curve`` a jump that never came back."""
-    limits = _spike_defaults()
+    limits = shipped_limits("CD402")
     values = finite_prefix(curve)
     window = baseline_window(curve)
     jump = _highest_jump(values, window, local_noise(values, window), limits, limits["lasting_size"])
@@ -479,7 +479,7 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     share = limits["given_back"]
     # a level it reached, not the median's own noise (nor a constant curve's, whose σ is 0)
     learned = (best > start) & (best - start >= limits["min_sigmas"] * sigma)
-    collapsed = (learned & (np.arange(len(values)) >= window) & (drop >= share * np.maximum(best - start, 0))
+    collapsed = (learned & (np.arange(len(values)) >= window) & (drop >= share * (best - start))
                  & (drop >= share * np.abs(best)) & (level < worst_tenth) & (drop >= limits["min_sigmas"] * sigma))
     if not collapsed.any():
         return None
@@ -747,13 +747,8 @@ def came_apart_from(curve: Curve) -> int | None:
     if curve.first_nonfinite is not None or not len(values):
         return None
     start, end, tail = _start_and_end(values)
-    lowest = _lowest_before_drift(curve, values, start, end, tail, _spike_defaults()) if start > 0 else None
+    lowest = _lowest_before_drift(curve, values, start, end, tail, shipped_limits("CD402")) if start > 0 else None
     return None if lowest is None else int(curve.steps[lowest])
-
-
-def _spike_defaults() -> Limits:
-    """CD402's thresholds as shipped: what other rules ask of its notions (a jump for good, a drift away)."""
-    return shipped_limits("CD402")
 
 
 def _start_and_end(values: np.ndarray) -> tuple[float, float, int]:
