@@ -1206,12 +1206,19 @@ def test_a_folder_of_notes_only_holds_no_training_log(tmp_path):
         curvedoc.load(tmp_path)
 
 
-@pytest.mark.parametrize("name", ["train.log", "nohup.out", "slurm-1234.out", "stdout.txt"])
+@pytest.mark.parametrize("name", ["train.log", "nohup.out", "slurm-1234.out", "stdout.txt",
+                                  "SSD_train.o45696", "SSD_train.e45696"])
 def test_captured_output_names(tmp_path, name):
     write(tmp_path / name, "".join(f"epoch {e} loss {1 / e}\n" for e in range(1, 4)))
     (source,) = discover(tmp_path).sources
     assert source.family == "text"
     assert load_one(tmp_path / name).tags == ["loss"]
+
+
+def test_a_compiled_object_file_is_no_job_output(tmp_path):
+    (tmp_path / "kernel.o").write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(64))
+    write(tmp_path / "train.o12", "".join(f"epoch {e} loss {1 / e}\n" for e in range(1, 4)))
+    assert [source.path.name for source in discover(tmp_path).sources] == ["train.o12"]
 
 
 def test_tables_saved_as_log_or_txt_are_still_tables(tmp_path):

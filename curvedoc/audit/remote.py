@@ -20,14 +20,14 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from curvedoc.errors import CurvedocError
-from curvedoc.readers import EVENT_FILE, SKIPPED_FOLDERS, TEXT_LOG_SUFFIXES, classify_file
+from curvedoc.readers import EVENT_FILE, JOB_OUTPUT_SUFFIX, SKIPPED_FOLDERS, TEXT_LOG_SUFFIXES, classify_file
 from curvedoc.readers.companions import COMPANION_NAMES
 
 LOCAL_PROTOCOLS = {"file", "local"}
 # A scheme of two letters or more: "C:\\runs" is a Windows drive, not a protocol. "::" chains (simplecache::s3://).
 URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)(?:://|::)")
 
-# Files discovery or a reader may open, by name alone. Captured output (.log, .txt, .out) is among them: whether it
+# Files discovery or a reader may open, by name alone. Captured output (.log, .txt, .out, a job's .o123) is among them: whether it
 # holds a training log shows only in reading it, often far past its first bytes (settings printed before training).
 FETCHED_SUFFIXES = {
     ".wandb", ".jsonl", ".ndjson", ".csv", ".tsv", ".yaml", ".yml", ".db", ".sqlite", ".sqlite3", *TEXT_LOG_SUFFIXES,
@@ -195,6 +195,7 @@ def _usable(path: PurePosixPath, mlflow_runs: set[str]) -> bool:
     return bool(
         EVENT_FILE.search(path.name)
         or suffix in FETCHED_SUFFIXES | PEEKED_SUFFIXES
+        or JOB_OUTPUT_SUFFIX.match(suffix)
         or any(name.endswith(sqlite + companion) for sqlite in SQLITE_SUFFIXES for companion in SQLITE_COMPANIONS)
     )
 

@@ -56,7 +56,7 @@ LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
     "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
-    "captured training output (*.log, *.txt, *.out), a metric's values saved one file each (train_loss.txt)"
+    "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each (train_loss.txt)"
 )
 
 # Folders holding one split of a run whose tags repeat the other splits' names (``loss``): the folder names the
@@ -84,6 +84,9 @@ TABLE_SUFFIXES = {".csv", ".tsv"}
 LOG_LINE_NUMBER = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
 TEXT_LOG_SUFFIXES = {".log", ".txt", ".out"}
+# A PBS or Grid Engine job's captured stdout and stderr, named <job name>.o<job id> and .e<job id> (train.o45696); its
+# stderr holds what Python's logging module prints
+JOB_OUTPUT_SUFFIX = re.compile(r"^\.[oe]\d+$")
 # text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve).
 # Markdown may be: console output pasted into a code block, an experiment's notes kept as its log (a .md file named
 # on the command line is read as text, which says so when it holds no log)
@@ -253,6 +256,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return describe_os_error(exc)
     whole_file = len(head) < PEEK_BYTES
     suffix = path.suffix.lower()
+    suffix = ".out" if JOB_OUTPUT_SUFFIX.match(suffix) else suffix
     if head.startswith(LFS_POINTER):
         if not explicit and suffix not in JSON_SUFFIXES | TABLE_SUFFIXES | TEXT_LOG_SUFFIXES:
             return None  # a model's weights or another binary kept in LFS (pytorch_model.bin): no log to fetch
