@@ -444,6 +444,15 @@ def test_an_iteration_logged_every_k_batches_and_restarting_each_epoch(tmp_path)
     assert run.series("loss")["step"].tolist() == list(range(0, 800, 50)) and not run.warnings
 
 
+def test_a_step_column_that_counts_epochs_with_a_batch_counter_within_each(tmp_path):
+    """minimaxir's char-embeddings log: 'iteration' numbers the epochs and 'batch' (0, 50 … 150) starts again in
+    each, with no epoch column: the step counts on across them instead of keeping each epoch's last row."""
+    rows = "".join(f"{it},{batch},{1 / (1 + it * 4 + batch / 50)}\n" for it in (1, 2) for batch in range(0, 200, 50))
+    run = load_one(write(tmp_path / "log.csv", "iteration,batch,batch_loss\n" + rows))
+    assert run.tags == ["batch_loss"] and not run.warnings
+    assert run.series("batch_loss")["step"].tolist() == list(range(0, 400, 50))
+
+
 def test_a_resumed_run_with_a_batch_counter_keeps_the_latest_epochs(tmp_path):
     """The epoch goes back (the run resumed from epoch 1): that is a restart, the latest values are kept."""
     first = "".join(f"{epoch},{batch},0.{epoch}{batch}1\n" for epoch in range(3) for batch in range(2))

@@ -697,13 +697,17 @@ def step_values(builder: RunBuilder, table: Table, step_column: str | None) -> t
 def steps_within_epochs(builder: RunBuilder, table: Table, step_column: str, steps: np.ndarray,
                         has_step: np.ndarray) -> tuple[np.ndarray, set[str]]:
     """``steps`` counted on across epochs when the step starts again with every epoch: the step column itself
-    (``iteration`` beside ``epoch``) or, when the epoch is the step, a batch counter beside it (``Epoch,Batch``),
+    (``iteration`` beside ``epoch``) or, when the epoch is the step (or, with no epoch column, the step column counts
+    the epochs: ``iteration,batch``), a batch counter beside it (``Epoch,Batch``),
     else the rows themselves (:func:`rows_within_epochs`); and the columns that then make the step (no curves of
     their own)."""
     by_lower = columns_by_lower(table.columns)
-    epoch_column = by_lower.get("epoch")
-    counter_column = step_column if step_column != epoch_column else next(
-        (by_lower[name] for name in WITHIN_EPOCH_COLUMNS if name in by_lower), None)
+    within = next((by_lower[name] for name in WITHIN_EPOCH_COLUMNS if by_lower.get(name, step_column) != step_column),
+                  None)
+    # with no epoch column, the step column may count the epochs itself (minimaxir's char-embeddings log:
+    # iteration 1, 2, … with a batch 0, 50, … 7800 starting again within each)
+    epoch_column = by_lower.get("epoch", step_column if within is not None else None)
+    counter_column = step_column if step_column != epoch_column else within
     if epoch_column is not None and counter_column is None:
         return rows_within_epochs(builder, table, epoch_column, steps)
     if epoch_column is None or counter_column is None:
