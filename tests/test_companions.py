@@ -264,6 +264,40 @@ def test_a_label_map_in_the_configs_folder_beside_the_log_holds_the_class_count(
     assert meta_of(tmp_path / "models")[:1] == (32,)
 
 
+def _keras_layer(kind: str, name: str, **settings) -> dict:
+    return {"class_name": kind, "config": {"name": name, "trainable": True, **settings}}
+
+
+@pytest.mark.parametrize("output, count", [
+    ([_keras_layer("Dense", "dense_1", units=5, activation="softmax")], 5),
+    ([_keras_layer("Dense", "dense_1", units=7, activation="linear"), _keras_layer("Activation", "act", activation="softmax"),
+      _keras_layer("Dropout", "drop", rate=0.2)], 7),
+    ([_keras_layer("Dense", "dense_1", units=1, activation="sigmoid")], 2),
+    ([_keras_layer("Dense", "dense_1", units=6, activation="sigmoid")], None),  # multi-label
+    ([_keras_layer("Dense", "dense_1", units=1, activation="linear")], None),  # a regression
+])
+def test_a_keras_model_saved_as_json_gives_its_output_layers_class_count(tmp_path, output, count):
+    """A public Keras cassava classifier saves model.to_json() as model/model_save.json beside its history.csv; its
+    last Dense layer (softmax, 5 units) is the class count."""
+    layers = [_keras_layer("Conv2D", "conv2d", filters=32), _keras_layer("Flatten", "flatten"), *output]
+    model = {"class_name": "Sequential", "config": {"name": "sequential", "layers": layers}, "keras_version": "2.4.0",
+             "backend": "tensorflow"}
+    write(tmp_path / "model" / "history.csv", "epoch,loss,val_loss\n0,1.6,1.5\n1,1.4,1.4\n2,1.3,1.3\n")
+    write(tmp_path / "model" / "model_save.json", json.dumps(model))
+    assert meta_of(tmp_path / "model")[0] == count
+
+
+def test_a_functional_keras_models_output_layer_is_found_by_name(tmp_path):
+    """Keras 3's functional JSON: layers in any order, the output named in output_layers (one, unnested)."""
+    layers = [_keras_layer("Dense", "logits", units=10, activation="softmax"),
+              _keras_layer("Dense", "hidden", units=64, activation="relu")]
+    model = {"module": "keras", "class_name": "Functional",
+             "config": {"name": "net", "layers": layers, "output_layers": ["logits", 0, 0]}}
+    write(tmp_path / "history.csv", "epoch,loss\n0,2.3\n1,2.0\n2,1.8\n")
+    write(tmp_path / "model.json", json.dumps(model))
+    assert meta_of(tmp_path)[:2] == (10, "model.json: output layer logits: 10 unit(s), softmax")
+
+
 def test_a_named_data_config_further_up_than_training_ran_is_not_looked_for(tmp_path):
     run = tmp_path / "far" / "project" / "runs" / "detect" / "train"
     write(run / "results.csv", "epoch,train/box_loss,train/cls_loss\n1,1.5,2.0\n2,1.3,1.6\n3,1.2,1.4\n")

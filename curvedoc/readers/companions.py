@@ -6,7 +6,8 @@ arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``co
 ``data.yaml``: ``nc``, ``names``) or in a label list (``labels.txt``, ``classes.txt``, ``class_names.txt``: one label a
 line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the classes, one a row, numbered 0, 1, … or 1, 2,
 … in its first column, as GTSRB's ``ClassId,SignName``; a JSON class list: ``class_indices.json``, ``label_map.json``,
-``class_names.json`` …, a name → index or index → name map, or a list of the names); a PEFT ``adapter_config.json``
+``class_names.json`` …, a name → index or index → name map, or a list of the names) or a Keras model saved by
+``model.to_json()`` (``model.json``, ``model_architecture.json``: its softmax output layer's width); a PEFT ``adapter_config.json``
 names the base model, and so does the model card the Trainer writes (``README.md``, whose YAML front matter holds
 ``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example scripts call it). They are
 looked for in the run's folder and its ``configs/`` or ``config/`` folder, then one folder up (two above a Hugging Face
@@ -14,7 +15,7 @@ looked for in the run's folder and its ``configs/`` or ``config/`` folder, then 
 run folder, whose project folder holds the run's configs), nearest folder first; within a folder the model config first,
 then data configs, run arguments, other YAML files, other JSON files named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
-``evaluation_report.json``), label lists; last, a data config the run's arguments name by path (Ultralytics' ``data:
+``evaluation_report.json``) or for the model (``model.json``), label lists; last, a data config the run's arguments name by path (Ultralytics' ``data:
 data.yaml``, relative to the directory training ran in), in the run folder's parents up to three levels: the whole
 relative path, or the end of one from another machine. Only a count stated under a key
 :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
@@ -63,6 +64,12 @@ NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every
 # class count beside the scores (summary_metrics.json, evaluation_report.json: "num_classes": 9); any other JSON beside
 # a log is more likely data or results
 CONFIG_WORDS = re.compile(r"param|config|args|setting|option|metadata|summary|report")
+# A Keras model saved as JSON (model.to_json(): model.json, model_architecture.json, model_save.json), whose output
+# layer gives the class count
+MODEL_JSON_WORDS = re.compile(r"model|architecture")
+KERAS_MODELS = {"Sequential", "Functional", "Model"}
+# Layers between a Dense output and the model's end that leave its width as it is
+PASSING_LAYERS = {"Activation", "Softmax", "Dropout"}
 # Folders a framework makes per checkpoint or per run inside the folder the user chose, whose configs are saved in
 # that folder: a Hugging Face checkpoint's model config is in the output folder above it, and the project folder
 # holding a Lightning logger's version_N/ or a W&B run folder is two above the log
@@ -196,7 +203,8 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
                         and name not in PREFERRED_YAML and name not in NOT_CONFIGS)
     label_maps = sorted(name for name in names if LABEL_MAP_JSON.match(name))
     other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
-                        and name not in label_maps and CONFIG_WORDS.search(name.lower()))
+                        and name not in label_maps
+                        and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
     return (*ordered, *other_yaml, *other_json,
             *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *label_maps,
@@ -243,7 +251,33 @@ def _parse(path: str, size: int) -> Companion | None:
         return Companion(path, ConfigFacts(), problem)
     if is_wandb_config(config):
         config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
+    if config.get("class_name") in KERAS_MODELS and isinstance(config.get("config"), dict):
+        return Companion(path, ConfigFacts(count=_keras_output_classes(config["config"])), None)
     return Companion(path, facts_from(config), None, _data_config_named(config))
+
+
+def _keras_output_classes(model: dict) -> ClassCount | None:
+    """The class count of a Keras model saved by ``model.to_json()``: the width of the Dense layer that makes its one
+    output, when a softmax ends it (a sigmoid on one unit: two classes). A linear or ReLU output is a regression, or
+    logits whose loss the file does not say; a sigmoid on several units is multi-label."""
+    layers = [layer for layer in model.get("layers", []) if isinstance(layer, dict)]
+    names = [layer.get("name") or layer.get("config", {}).get("name") for layer in layers]
+    outputs = model.get("output_layers")  # a functional model's: [[name, node, tensor], …] (Keras 3: one unnested)
+    outputs = [outputs] if isinstance(outputs, list) and outputs and isinstance(outputs[0], str) else outputs
+    if not layers or (outputs is not None and (len(outputs) != 1 or outputs[0][0] not in names)):
+        return None
+    index = names.index(outputs[0][0]) if outputs else len(layers) - 1
+    activation = None
+    while index > 0 and layers[index].get("class_name") in PASSING_LAYERS:
+        kind = layers[index]["class_name"]
+        activation = activation or ("softmax" if kind == "Softmax" else layers[index].get("config", {}).get("activation"))
+        index -= 1
+    settings = layers[index].get("config", {})
+    units, activation = settings.get("units"), activation or settings.get("activation")
+    if layers[index].get("class_name") != "Dense" or not isinstance(units, int) or isinstance(units, bool):
+        return None
+    count = units if activation == "softmax" and units >= 2 else 2 if activation == "sigmoid" and units == 1 else None
+    return count and ClassCount(count, f"output layer {names[index]}: {units} unit(s), {activation}", CLASSES)
 
 
 def _data_config_named(config: dict) -> tuple[str, ...] | None:
