@@ -199,15 +199,18 @@ def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
 
 
 def too_little_to_judge(curves: RunCurves) -> str | None:
-    """Why the run holds too little for a verdict of healthy (no loss curve, or none with a shape), else None.
-    An agent's reward (a score) is judged like a loss: whether it moves, whether it collapses."""
+    """Why the run holds too little for a verdict of healthy (no loss, score or accuracy curve, or none with a
+    shape), else None. An agent's reward (a score) is judged like a loss: whether it moves, whether it collapses; an
+    accuracy logged without its loss (a poisoning experiment's clean accuracy and attack success rate an epoch) is
+    judged for never moving, sitting at a class share or at chance, and reaching 100%."""
     run = curves.run
-    judged = [curve for role in (*LOSS_ROLES, Role.SCORE) for curve in curves.curves(role)]
+    judged = [curve for role in (*LOSS_ROLES, Role.SCORE, Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
+              for curve in curves.curves(role)]
     if not judged:
         if adversarial := run.tags_with(Role.ADVERSARIAL):
             return (f"only a GAN's adversarial terms ({listed(adversarial)}), which hover by design: checked for "
                     "NaN/Inf and sudden jumps only")
-        return f"no loss curve (logged: {listed(run.tags)})" if run.tags else "no scalar curve at all"
+        return f"no loss, score or accuracy curve (logged: {listed(run.tags)})" if run.tags else "no scalar curve at all"
     longest = max(judged, key=lambda curve: len(curve.finite_values))
     points = len(longest.finite_values)
     if points >= MIN_SHAPE_POINTS:

@@ -27,7 +27,8 @@ def run_of(**curves):
 @pytest.mark.parametrize("curves, reason", [
     ({"train/loss": [2.3]}, "only 1 point of train/loss"),
     ({"train/loss": [2.3, 2.1], "val/loss": [2.2]}, "only 2 points of train/loss"),
-    ({"rollout/ep_len_mean": [10.0, 12.0, 15.0, 20.0]}, "no loss curve (logged: rollout/ep_len_mean)"),
+    ({"rollout/ep_len_mean": [10.0, 12.0, 15.0, 20.0]},
+     "no loss, score or accuracy curve (logged: rollout/ep_len_mean)"),
     ({}, "no scalar curve at all"),
 ])
 def test_too_little_to_judge_says_why(curves, reason):
@@ -38,6 +39,13 @@ def test_too_little_to_judge_says_why(curves, reason):
 
 def test_a_loss_with_a_shape_is_judged():
     run = run_of(**{"train/loss": [2.3, 1.9, 1.5, 1.2, 1.0, 0.9][:MIN_SHAPE_POINTS]})
+    assert run.insufficient is None and verdict(run) == HEALTHY
+
+
+def test_an_accuracy_logged_without_its_loss_is_judged():
+    """A public poisoning experiment logs only its clean accuracy and attack success rate an epoch: an accuracy
+    that moves (0.74 -> 0.93) is a curve to judge, and nothing wrong in it is healthy."""
+    run = run_of(**{"val_acc": [0.736, 0.866, 0.892, 0.914, 0.925, 0.931]})
     assert run.insufficient is None and verdict(run) == HEALTHY
 
 
