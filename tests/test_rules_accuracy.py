@@ -380,6 +380,22 @@ def test_an_accuracy_that_answers_one_example_differently_holds_its_predictions(
     assert "CD603" not in [finding.code for finding in findings(run)]
 
 
+def test_an_accuracy_over_a_large_set_that_moves_by_a_few_examples_holds_its_predictions():
+    """A public PTP-attack detector: validation accuracy 0.70713-0.70731 over 23 epochs (its smallest step, one
+    window of about 135,000, so 25 windows answered differently) while the validation loss falls 0.75 -> 0.56,
+    below what any constant prediction at 70.7% scores. Moving by 0.5% of such a set is a model that learns."""
+    rng = np.random.default_rng(7)
+    epochs = np.arange(23)
+    val_loss = np.linspace(0.75, 0.56, 23) + rng.normal(0, 0.01, 23)
+    size = 135_000
+    counts = 95_475 + rng.integers(-12, 13, 23)
+    run = build({"val_loss": (epochs, val_loss), "val_acc": (epochs, counts / size)})
+    assert "CD603" in [finding.code for finding in findings(run)]
+    learning = (95_475 + np.linspace(0, 700, 23).astype(int)) / size
+    assert "CD603" not in [finding.code for finding in findings(build({"val_loss": (epochs, val_loss),
+                                                                        "val_acc": (epochs, learning)}))]
+
+
 def test_near_perfect_at_three_evaluations_is_suspicious_however_the_accuracy_ends():
     """A 29-class sign-alphabet CNN (a public run): validation accuracy 1.000 at three epochs on a set of
     thousands, then 0.986 at the last, when the loss jumps. Three perfect evaluations are no lucky pass; one is."""

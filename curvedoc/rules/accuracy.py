@@ -214,6 +214,9 @@ def _implied_by_loss(run: RunCurves, limits: Limits):
 FLAT_LIMITS = {
     "min_points": Threshold(5, "fewest accuracy points before the accuracy is called flat"),
     "flat_tolerance": Threshold(0.01, "an accuracy whose values span at most this (absolute) never changed"),
+    "examples_share": Threshold(0.001, "a held-out accuracy holds its predictions when its values span at most one "
+                                       "example of its set, or this share of the set (25 windows of 135,000 "
+                                       "answered differently), within the flat tolerance"),
     "loss_drop_share": Threshold(0.1, "the loss fell by at least this share of its level over the flat span, "
                                       "or by less in a steady fall (a rank trend beyond 3σ); beyond its noise "
                                       "either way"),
@@ -287,7 +290,8 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
 
     A held-out accuracy must keep one value, or move by one example at most: two adjacent values within the flat
     tolerance, or two counts one apart of one evaluation set of at least MIN_SET_FOR_ONE_EXAMPLE examples (36/60
-    and 35/60: one example answered differently, the rest the same). A model that learns within its first epoch
+    and 35/60: one example answered differently, the rest the same); over a large set, by at most examples_share
+    of it (0.70713-0.70731 of some 135,000 windows). A model that learns within its first epoch
     also shows one held-out value throughout, so the train accuracy (when logged) must be level over the same span
     too: its trend there changes it by no more than the tolerance plus its noise. Without a held-out accuracy, the
     train accuracy alone must hold its level so."""
@@ -296,8 +300,8 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     train_values = as_fraction(train) if train is not None else None
     if held_out is not None:
         curve, values = held_out
-        if len(values) < limits["min_points"] or (np.ptp(values) > min(limits["flat_tolerance"],
-                                                                       _one_example(values) or 0.0)
+        held = max(_one_example(values) or 0.0, limits["examples_share"])
+        if len(values) < limits["min_points"] or (np.ptp(values) > min(limits["flat_tolerance"], held)
                                                   and not _one_example_apart(values)):
             return None
     elif (train_values is not None and len(train_values) >= limits["min_points"]
