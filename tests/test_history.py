@@ -93,6 +93,24 @@ def test_the_histories_of_numbered_phases_are_a_run_each(tmp_path):
         curvedoc.load(write_json(tmp_path / "other.json", apart))
 
 
+def test_a_pretty_printed_history_whose_first_bytes_are_settings_and_its_x_axis_is_found(tmp_path):
+    """A public DQN script dumps its settings, then "episodes": [1, 2, …] one number a line, then the rewards
+    (json.dump(..., indent=2)): its first 4 KiB hold no metric's list, so a small file is judged whole; a big one
+    that opens so (a data file) is not read whole to find out."""
+    settings = {"algorithm": "double_dqn", "seed": 42, "num_episodes": 600, "mean_reward": 148.1}
+    episodes = list(range(1, 601))
+    document = {**settings, "episodes": episodes, "episode_rewards": [-100 + e / 2 for e in episodes]}
+    (tmp_path / "run").mkdir()
+    write_json(tmp_path / "run" / "training_metrics.json", document, indent=2)
+    (run,) = curvedoc.load(tmp_path / "run")
+    assert run.tags == ["episode_rewards"] and run.series("episode_rewards")["step"].tolist()[:3] == [1, 2, 3]
+    (tmp_path / "data").mkdir()
+    write_json(tmp_path / "data" / "positions.json", {"frames": list(range(120_000)), "rewards": [0.5] * 120_000},
+               indent=2)
+    with pytest.raises(CurvedocError, match="no training logs"):
+        curvedoc.load(tmp_path / "data")
+
+
 def test_lists_grouped_under_a_key_are_curves_of_the_history(tmp_path):
     """A public SRGAN script saves its losses beside {"validation_metrics": {"PSNR": [...], "MSE": [...]},
     "learning_rates": {"generator": [...]}}: lists as long as the history's own are its curves; a group of lists

@@ -88,7 +88,7 @@ def staging(tmp_path_factory):
     big_labels = root / "huggingface" / "many_labels"
     big_labels.mkdir()
     shutil.copy2(FIXTURES / "huggingface" / "digits_mlp" / "trainer_state.json", big_labels)
-    labels = [f"synset {number:05d} (a class name as long as ImageNet's)" for number in range(2000)]
+    labels = [f"synset {number:05d} (a class name as long as ImageNet's)" for number in range(3000)]
     (big_labels / "config.json").write_text(json.dumps({"id2label": dict(enumerate(labels)),
                                                         "label2id": {label: i for i, label in enumerate(labels)}}))
     (root / "csv" / ".ipynb_checkpoints").mkdir()

@@ -20,7 +20,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from curvedoc.errors import CurvedocError
-from curvedoc.readers import EVENT_FILE, JOB_OUTPUT_SUFFIX, SKIPPED_FOLDERS, TEXT_LOG_SUFFIXES, classify_file
+from curvedoc.readers import (EVENT_FILE, JOB_OUTPUT_SUFFIX, JUDGED_WHOLE_BYTES, SKIPPED_FOLDERS, TEXT_LOG_SUFFIXES,
+                              classify_file)
 from curvedoc.readers.companions import COMPANION_NAMES
 
 LOCAL_PROTOCOLS = {"file", "local"}
@@ -36,10 +37,11 @@ SQLITE_SUFFIXES = {".db", ".sqlite", ".sqlite3"}
 SQLITE_COMPANIONS = ("-wal", "-shm")  # a WAL-mode store's pending changes live beside it
 # Files that are logs or not depending on what their first bytes hold (trainer_state.json vs a tokenizer).
 PEEKED_SUFFIXES = {".json"}
-# Discovery decides on a file's first 4 KiB; bigger files of a peeked kind are fetched whole only if those say
-# it is a log. Files this small cost one request whole or peeked, so they are simply fetched.
+# Discovery decides on a file's first 4 KiB, or on all of a small .json file (JUDGED_WHOLE_BYTES) whose first
+# 4 KiB say nothing; bigger files of a peeked kind are fetched whole only if those say it is a log. Small files are
+# simply fetched, so a remote audit judges them as a local one does.
 HEAD_BYTES = 4096
-FETCHED_WHOLE_BELOW = 64 * 1024
+FETCHED_WHOLE_BELOW = JUDGED_WHOLE_BYTES
 # Read by name beside a log, never discovered on their own: always fetched (a model config.json with 21k class
 # labels is bigger than a peek).
 COMPANION_FILES = {"wandb-metadata.json", *COMPANION_NAMES}

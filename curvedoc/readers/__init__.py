@@ -74,6 +74,8 @@ PROJECTOR_FILES = {"tensors.tsv", "metadata.tsv"}
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
 # What discovery reads of a file to tell its format: all of most small files, so a small .json is judged whole
 PEEK_BYTES = 4096
+# A .json file up to this size whose first bytes say nothing is judged on its whole document
+JUDGED_WHOLE_BYTES = 256 << 10
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 JSON_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -272,7 +274,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return Source("hf", path, ((None, path),), explicit)
         if suffix != ".json" or _looks_like_json_lines(head):
             return Source("jsonl", path, ((None, path),), explicit)
-        if _holds_a_history(head, whole_file, path.stem, explicit):
+        if _holds_a_history(head, whole_file, path.stem, explicit) or _whole_holds_a_history(path, head, explicit):
             return Source("history", path, ((None, path),), explicit)
         if explicit:
             if not text:
@@ -308,6 +310,21 @@ def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bo
     from curvedoc.readers.history import looks_like_history
 
     return looks_like_history(head, complete=whole_file, name=name, explicit=explicit)
+
+
+def _whole_holds_a_history(path: Path, head: bytes, explicit: bool) -> bool:
+    """Whether a .json file whose first bytes say nothing holds a history after all, judged on its whole document
+    when it is small (JUDGED_WHOLE_BYTES) or named by the user: a pretty-printed history may spend its first 4 KiB
+    on settings and an x axis (``"num_episodes": 1000, …, "episodes": [1, 2, 3, …``) before any metric's list."""
+    if len(head) < PEEK_BYTES:
+        return False  # the head was the whole file, and was judged as such
+    try:
+        if not explicit and path.stat().st_size > JUDGED_WHOLE_BYTES:
+            return False
+        whole = path.read_bytes()
+    except OSError:
+        return False
+    return _holds_a_history(whole, True, path.stem, explicit)
 
 
 def _holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
