@@ -68,6 +68,17 @@ def falling_train(points, start=2.3, end=0.01, noise=0.0, seed=0):
     return curve * np.exp(noise * rng.standard_normal(points))
 
 
+def test_a_noisy_epoch_level_train_loss_that_fell_far_beyond_its_noise_has_fitted():
+    """A public handwriting classifier logs one train loss an epoch, each a noisy batch (1.16, then 0.004-0.30),
+    while its validation loss climbs from 1.39 to 10: the fall, start to the median of its last tenth, is judged
+    against the noise of those two levels, not of two single points."""
+    rng = np.random.default_rng(8)
+    train = np.r_[1.16, np.abs(0.12 + 0.35 * rng.standard_normal(29))]
+    val = np.r_[1.386, 1.386 + np.cumsum(np.full(29, 0.29))]
+    (finding,) = findings(build({"train_loss": train, "val_loss": val}), {"CD501"})
+    assert "rises" in finding.title
+
+
 def test_a_u_shaped_validation_curve_of_twelve_epochs_is_overfitting():
     val = [2.0, 1.2, 0.9, 0.8, 0.75, 0.74, 0.76, 0.8, 0.85, 0.9, 0.95, 1.0]
     epochs = np.arange(1, 13) * 100 - 1

@@ -145,9 +145,10 @@ def _beside_the_turn(values: np.ndarray, best: int) -> np.ndarray:
                                         "from the best on climb by a rank trend beyond rise_noise, or all stay "
                                         "above the best by more than rise_noise): certain, so it is reported from "
                                         "a smaller size (a 2-5% climb over 260 epochs is the checkpoint to keep)"),
-        "fall_noise": Threshold(3.0, "the train loss must have fallen from its start by more than this many standard "
-                                     "errors of its smoothed level: one that swings by more than it ever fell has "
-                                     "made no fit the validation rise could be the price of"),
+        "fall_noise": Threshold(3.0, "the train loss must have fallen from its start to its end (medians of its "
+                                     "first points and of its last tenth) by more than this many standard errors "
+                                     "of that change: one that swings by more than it ever fell has made no fit "
+                                     "the validation rise could be the price of"),
         **MEMORIZING_LIMITS,
     },
 )
@@ -242,8 +243,8 @@ def _overfit(run: RunCurves, val: Curve, train: Curve, limits: Limits, steady_sh
         train_at_best = float(train.smooth[min(np.searchsorted(train.finite_steps, best_step), len(train.smooth) - 1)])
     # and the train loss learned, beyond its own noise: one that swings by more than it ever fell (an LR so high it
     # oscillates) has no fit that the validation rise could be the price of
-    level_noise = MEDIAN_SE * train.noise * math.sqrt(2 / max(train.window, 1))
-    if not (train.end < train_at_best and train.start_level - train.end > limits["fall_noise"] * level_noise):
+    fall, noise_of_fall = train.level_change()
+    if not (train.end < train_at_best and -fall > limits["fall_noise"] * noise_of_fall):
         return None
     noise_units = (f"{rise / noise:.1f}× its noise ({fmt(noise)})" if noise > 0 else
                    "too few evaluations to measure their noise" if short else "no measurable noise")
