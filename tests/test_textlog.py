@@ -861,6 +861,43 @@ def test_a_heading_that_names_validation_makes_the_result_lines_under_it_validat
     assert "line" not in run.tags and "validation_lr" not in run.tags and "lr" in run.tags
 
 
+def test_a_keras_log_that_lost_its_first_epoch_header_keeps_that_epoch(tmp_path):
+    """A public Keras log copied from its first epoch's summary on: no "Epoch 1/10" above it. The report before
+    "Epoch 2/10", with the same names as epoch 2's, is epoch 1's; a line of settings before it is not."""
+    bar = "69121/69121 ━━━━━━━━━━━━━━━━━━━━ 3399s 49ms/step"
+    reports = [f"{bar} - accuracy: 0.8{e} - loss: 0.9{9 - e} - val_accuracy: 0.8{e} - val_loss: 0.8{9 - e}"
+               for e in range(1, 6)]
+    lines = [reports[0]] + [line for e in range(2, 6) for line in (f"Epoch {e}/5", reports[e - 1])]
+    run = read(write(tmp_path / "training_output.txt", "\n".join(lines) + "\n"))
+    assert steps(run, "loss") == [1, 2, 3, 4, 5] and values(run, "loss")[0] == 0.98
+    settings = ["learning_rate: 0.001 - batch_size: 32"] + lines[1:]
+    run = read(write(tmp_path / "resumed.txt", "\n".join(settings) + "\n"))
+    assert steps(run, "loss") == [2, 3, 4, 5] and "learning_rate" not in run.tags
+
+
+def test_a_line_labelled_with_the_training_split_reports_training(tmp_path):
+    """A public EEG classifier prints "  Train — Acc: 0.62  F1: 0.61" and "  Test  — Acc: …" under each
+    "Epoch 001/60 | Loss: … | LR: …" line: the training split's word labels the line as an evaluation's word does."""
+    lines = [line for e in range(1, 5) for line in (
+        f"Epoch {e:03d}/60  |  Loss: {1.2 - e / 10:.4f}  |  LR: 3.00e-04", f"  Train — Acc: {0.6 + e / 100:.4f}  "
+        f"F1: {0.61 + e / 100:.4f}", f"  Test  — Acc: {0.62 + e / 100:.4f}  F1: {0.60 + e / 100:.4f}")]
+    run = read(write(tmp_path / "train_log.txt", "\n".join(lines) + "\n"))
+    assert {"train_Acc", "train_F1", "test_Acc", "test_F1"} <= set(run.tags)
+    assert values(run, "train_Acc") == [0.61, 0.62, 0.63, 0.64] and steps(run, "train_F1") == [1, 2, 3, 4]
+
+
+def test_a_later_launch_logging_a_name_with_its_epoch_leaves_an_earlier_launchs_values(tmp_path):
+    """The same log's later launch prints "Epoch 1" on a line of its own and "Test Acc: …, F1: …" under it: its
+    F1 has an epoch of its own, which says nothing of the first launch's F1 printed beside its epoch line."""
+    first = [line for e in range(1, 5) for line in (
+        f"Epoch {e:03d}/4  |  Loss: {1.2 - e / 10:.4f}", f"  Test  — Acc: {0.62 + e / 100:.4f}  F1: {0.6 + e / 100:.4f}")]
+    later = [line for e in range(1, 5) for line in (
+        f"Epoch {e}", f"Loss: {1.1 - e / 10:.4f}", f"Test Acc: {0.7 + e / 100:.4f}, F1: {0.71 + e / 100:.4f}")]
+    runs = curvedoc.load(write(tmp_path / "train_log.txt", "\n".join(first + ["Starting training"] + later) + "\n"))
+    assert len(runs) == 2 and values(runs[0], "test_F1") == [0.61, 0.62, 0.63, 0.64]
+    assert not any("were not taken" in warning for warning in runs[0].warnings)
+
+
 def test_loguru_s_source_location_is_no_value(tmp_path):
     text = "".join(f"INFO     | 2024-05-02 10:5{i}:14 | autotrain.trainers.common:on_log:226 - "
                    f"{{'loss': {1.6 - i / 10:.1f}, 'learning_rate': 2e-06, 'epoch': {i + 1}}}\n" for i in range(4))

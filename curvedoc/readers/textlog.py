@@ -567,6 +567,12 @@ class Parsed:
             kind = self.kinds[names] = len(self.kinds)
         return kind
 
+    def place_at_epoch(self, index: int, epoch: float, epoch_total: float | None) -> None:
+        """Makes the record at ``index``, taken as printed before training, a point of ``epoch``."""
+        self.placed[index] = HEADER
+        self.epoch[index] = epoch
+        self.epoch_total[index] = math.nan if epoch_total is None else epoch_total
+
     def unplace(self, start: int) -> None:
         """Makes the records from ``start`` on settings: printed before training, at no step or epoch."""
         for index in range(start, len(self.placed)):
@@ -1003,6 +1009,10 @@ class _Reading:
         # names, an epoch and a step or not) before it: (kind, last number) of each, noted before ``take`` places
         # a line under its header or filters its values
         self.recent: collections.deque[tuple[tuple, str]] = collections.deque(maxlen=RECENT_LINES)
+        # the last record printed before training started (its index and names) and, once an epoch's header came
+        # right after it, that record: an epoch's report whose own header the log lost (see take)
+        self.last_preamble: tuple[int, tuple[str, ...]] | None = None
+        self.headless: tuple[int, tuple[str, ...]] | None = None
 
     def end_run(self) -> None:
         """A line saying the run is over (EARLY_STOPPED) closes the run whose record came last before it, and heads
@@ -1066,6 +1076,8 @@ class _Reading:
                 if self.header is None or (line.epoch, line.step) != (self.header.epoch, self.header.step):
                     self.header_tags = set()
                     self.header_from = len(self.parsed.placed)
+                if not self.started and self.last_preamble and self.last_preamble[0] == len(self.parsed.placed) - 1:
+                    self.headless = self.last_preamble
                 self.header = line
             else:
                 self._split_by_section(line)
@@ -1088,6 +1100,12 @@ class _Reading:
         elif self.header is not None and self.header_tags.isdisjoint(line.values):
             self.header_tags.update(line.values)
             line.epoch, line.step, line.step_total = self.header.epoch, self.header.step, self.header.step_total
+            if (self.headless is not None and self.headless[1] == tuple(line.values) and line.step is None
+                    and line.epoch is not None and line.epoch >= 2):
+                # A log that starts with "… - loss: 0.92 - val_loss: 0.87" and then "Epoch 2/10" lost its first
+                # header (copied from the second on): that report, the same names as epoch 2's, is epoch 1's
+                self.parsed.place_at_epoch(self.headless[0], line.epoch - 1, self.header.epoch_total)
+            self.headless = None
             line.epoch_total = self.header.epoch_total
             self.parsed.add(line, HEADER)
             return
@@ -1109,6 +1127,7 @@ class _Reading:
                 self.parsed.add(line, LOOSE, kind)
         else:
             self.parsed.evidence = self.parsed.evidence or any(map(self.names_a_metric, line.values))
+            self.last_preamble = (len(self.parsed.placed), tuple(line.values))
             self.parsed.add(line, PREAMBLE)
 
     def completes_its_pattern(self, line: Line) -> bool:
@@ -1368,7 +1387,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         # says the training split ("Train. Total Loss: 1.60, Rec.: 1.46, KL: 0.14, AUC: 50.42%") reports training
         heading = None
         if line.epoch is None and line.step is None:
-            heading = state.evaluation or ("train" if names[0].split == "train" and not names[0].split_word else None)
+            says_train = (names[0].split == "train" and not names[0].split_word) or _opened_by_training(text, spans)
+            heading = state.evaluation or ("train" if says_train else None)
         _name_splits(line, names, text, spans, heading)
     if not line.values and line.epoch is None and line.step is None:
         return None
@@ -1423,6 +1443,13 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
             return None
         state.best_summary = False
     return text
+
+
+def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether the only word before the line's first name is the training split's, as a label of the line
+    (``  Train — Acc: 0.6222  F1: 0.6129`` under ``Epoch 001/60 | Loss: 1.19``, its ``Test — Acc: …`` after it)."""
+    words = re.findall(r"[A-Za-z]+", text[:min(start for start, _ in spans)]) if spans else []
+    return len(words) == 1 and words[0].lower() in SPLIT_WORDS - EVALUATION_WORDS
 
 
 def _split_named(text: str) -> str | None:
@@ -1825,10 +1852,12 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
                 dropped = dropped | ((placed[indexes] == LOOSE) & ~kept)
             indexes, values = indexes[~dropped], values[~dropped]
             placed_values += int(np.count_nonzero(own[indexes]))
-            # A line without an x of its own (printed after another) never overrides a value logged at that x.
+            # A line without an x of its own (printed after another) never overrides a value logged at that x in
+            # its run: another run printed after it logs the same epochs again (a complex number pairs the two)
             carried = ~own[indexes]
             if carried.any():
-                clash = carried & np.isin(x[indexes], x[indexes[~carried]])
+                where = run_of[indexes] + 1j * x[indexes]
+                clash = carried & np.isin(where, where[~carried])
                 clashing += int(np.count_nonzero(clash))
                 indexes, values = indexes[~clash], values[~clash]
             if not len(indexes):
