@@ -1387,7 +1387,9 @@ def read_line(text: str, state: _Reading) -> Line | None:
         # says the training split ("Train. Total Loss: 1.60, Rec.: 1.46, KL: 0.14, AUC: 50.42%") reports training
         heading = None
         if line.epoch is None and line.step is None:
-            says_train = (names[0].split == "train" and not names[0].split_word) or _opened_by_training(text, spans)
+            # (not in the settings printed before training: a logger named "train" prefixes them, "train:   lr: 0.003")
+            says_train = (names[0].split == "train" and not names[0].split_word) or (
+                state.started and _opened_by_training(text, spans))
             heading = state.evaluation or ("train" if says_train else None)
         _name_splits(line, names, text, spans, heading)
     if not line.values and line.epoch is None and line.step is None:
