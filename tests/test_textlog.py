@@ -898,6 +898,20 @@ def test_a_later_launch_logging_a_name_with_its_epoch_leaves_an_earlier_launchs_
     assert not any("were not taken" in warning for warning in runs[0].warnings)
 
 
+def test_the_trainers_evaluation_printed_as_the_test_splits_is_the_test_splits(tmp_path):
+    """A public NER fine-tune prints the Trainer's dicts, then "Final test metrics: {'eval_loss': 0.117, …,
+    'epoch': 3.0}": evaluate() names its results eval_* whatever it scored, and the line says the test split; the
+    file ends on that line without its line end, its dict closed, so it is whole."""
+    lines = [line for e in range(1, 4) for line in (
+        "{'loss': %.3f, 'learning_rate': 1e-05, 'epoch': %.2f}" % (1 - e / 10, e - 0.43),
+        "{'eval_loss': %.3f, 'eval_f1': 0.8, 'epoch': %.1f}" % (0.5 - e / 100, e))]
+    lines += ["{'train_runtime': 1205.98, 'train_loss': 0.0726, 'epoch': 3.0}",
+              "Final test metrics: {'eval_loss': 0.117, 'eval_f1': 0.88, 'epoch': 3.0}"]
+    run = read(write(tmp_path / "logs.txt", "\n".join(lines)))
+    assert values(run, "eval_loss") == [0.49, 0.48, 0.47] and values(run, "test_loss") == [0.117]
+    assert values(run, "test_f1") == [0.88] and steps(run, "test_loss") == steps(run, "eval_loss")[-1:]
+
+
 def test_loguru_s_source_location_is_no_value(tmp_path):
     text = "".join(f"INFO     | 2024-05-02 10:5{i}:14 | autotrain.trainers.common:on_log:226 - "
                    f"{{'loss': {1.6 - i / 10:.1f}, 'learning_rate': 2e-06, 'epoch': {i + 1}}}\n" for i in range(4))

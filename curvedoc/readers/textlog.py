@@ -162,6 +162,8 @@ SPLIT_WORD = re.compile(rf"(?<![\w.\-/])(?:{'|'.join(sorted(SPLIT_WORDS, key=len
                         re.IGNORECASE)
 # Words a line uses to say that what it reports is not the training split (outside its name/value pairs).
 EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
+TEST_WORDS = {"test", "testing"}
+HELD_OUT_WORDS = EVALUATION_WORDS - TEST_WORDS  # the split a validation pass's names say: val_loss, eval_loss
 # Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".
 X_QUALIFIERS = SPLIT_WORDS | {"global", "current", "cur"}
 # Names of what training logs measure beyond the roles (which cover loss, accuracy, lr, grad norm): a name
@@ -687,7 +689,9 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
         elif net.printed and text[:1] == " ":
             net.take(text)
         line = read_line(text, state) if VALUE_HINT.search(text) else None
-        if parsed.unterminated and line is not None and not state.completes_its_pattern(line):
+        # a printed dict whose closing brace made it to the file is whole whatever came before it
+        if (parsed.unterminated and line is not None and not text.rstrip().endswith("}")
+                and not state.completes_its_pattern(line)):
             parsed.warn("last record cut off (a line without its line end, shorter than the lines of its kind "
                         "before it: the usual state of a crashed or running job); dropped it, kept the lines before it")
             break
@@ -1690,6 +1694,8 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
     evaluation heading the line sits under; a bare split name is that split's loss (nanoGPT's ``train 2.01 val
     2.05``) when the line names no loss otherwise, and its accuracy when the line's words name one instead (``R Sign
     Acc: Train=0.50, Val=0.50``)."""
+    if all(name.names_split for name in names):
+        _as_a_test_pass(line, names, text, spans)
     context = None
     if not all(name.names_split for name in names):
         context = next((match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
@@ -1713,6 +1719,20 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
             tag = f"{context}_{tag}"
         renamed.setdefault(tag, line.values[name.tag])
     line.values = renamed
+
+
+def _as_a_test_pass(line: Line, names: list[Name], text: str, spans: list[tuple[int, int]]) -> None:
+    """A line whose names say validation while its own words say test reports the test split: the Trainer's
+    ``evaluate()`` names what it scores ``eval_*`` whatever the data, and scripts print its result on the test
+    split so (``Final test metrics: {'eval_loss': 0.117, …, 'epoch': 3.0}``), at the last validation's epoch."""
+    said = [match.group().lower() for match in EVALUATION_CONTEXT.finditer(text)
+            if not any(start <= match.start() < end for start, end in spans)
+            and not _in_source_file_name(text, match.start())]
+    if not said or not set(said) <= TEST_WORDS or not all(name.split in HELD_OUT_WORDS for name in names):
+        return
+    renamed = {name.tag: re.sub(rf"(?i)(?<![a-z]){name.split}(?![a-z])", "test", name.tag, count=1)
+               for name in names}
+    line.values = {renamed.get(tag, tag): value for tag, value in line.values.items()}
 
 
 def _all_in_percent(names: list[Name], text: str) -> bool:
