@@ -775,6 +775,14 @@ def test_rows_of_numbers_with_no_header_are_named_by_the_file(tmp_path):
     assert any("no header" in warning for warning in run.warnings)
 
 
+def test_numbers_saved_by_numpy_in_scientific_notation_are_a_table_named_by_the_file(tmp_path):
+    """np.savetxt("loss_history.csv", losses): 4.941687592463495093e-08 a row; the e of the exponent is no word
+    naming a value, so the file is no captured output but a column the file names (a public counting model's)."""
+    np.savetxt(tmp_path / "loss_history.csv", np.geomspace(5e-3, 5e-8, 40))
+    run = load_one(tmp_path / "loss_history.csv")
+    assert run.roles == {"loss_history": Role.TRAIN_LOSS} and len(run.series("loss_history")) == 40
+
+
 def test_pandas_names_of_a_bare_arrays_columns_are_no_value(tmp_path):
     pd.DataFrame(np.linspace(2.3, 0.4, 30)).to_csv(tmp_path / "train_losses.csv", index=False)  # header "0"
     run = load_one(tmp_path / "train_losses.csv")
