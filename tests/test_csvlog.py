@@ -789,6 +789,16 @@ def test_pandas_names_of_a_bare_arrays_columns_are_no_value(tmp_path):
     assert run.roles == {"train_losses": Role.TRAIN_LOSS} and run.series("train_losses")["value"].iloc[0] == 2.3
 
 
+def test_a_bare_array_written_with_pandas_index_is_named_as_the_array_is(tmp_path):
+    """pd.DataFrame(np.array(losses)).to_csv("loss.csv"): a header ",0,1,2" over the row numbers and three columns
+    (a public adversarial autoencoder's D, G and reconstruction losses): the file names the first, the others kept."""
+    losses = np.column_stack([np.linspace(1.4, 0.7, 30), np.linspace(0.8, 1.2, 30), np.linspace(0.2, 0.05, 30)])
+    pd.DataFrame(losses).to_csv(tmp_path / "loss.csv")
+    run = load_one(tmp_path / "loss.csv")
+    assert run.roles == {"loss": Role.TRAIN_LOSS, "column 2": Role.OTHER, "column 3": Role.OTHER}
+    assert run.series("loss")["step"].tolist()[:2] == [0, 1] and run.series("loss")["value"].iloc[0] == 1.4
+
+
 def test_a_file_named_by_a_metric_names_its_first_column_and_keeps_the_others_by_place(tmp_path):
     # f.write(f"{loss},{val_loss}\n") every few batches, f.write(f"{epoch} {loss} {acc}\n"): the curve the file is
     # named after comes first; what the script logs beside it is kept, unjudged, as nothing names it

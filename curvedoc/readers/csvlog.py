@@ -411,8 +411,11 @@ def load_table(path: Path) -> Table:
     delimiter = sniff_delimiter(header)
     header_cells = _cells(header, delimiter)
     unnamed = bool(header_cells) and all(as_value(cell) is not None for cell in header_cells)
-    # pandas names the columns of a bare array 0, 1, …: a header all the same, which names nothing
+    # pandas names the columns of a bare array 0, 1, …: a header all the same, which names nothing; with its index
+    # written too (DataFrame(array).to_csv(path)), ",0,1,2" heads the row numbers and the array's columns
     headerless = unnamed and header_cells != [str(number) for number in range(len(header_cells))]
+    indexed_array = len(header_cells) > 1 and not header_cells[0].strip() and header_cells[1:] == [
+        str(number) for number in range(len(header_cells) - 1)]
     if (columns := len(header_cells)) > limits.current().max_columns:
         raise limits.refuse(path, f"{columns:,} columns", "max_columns")
     data = drop_cut_last_line(data, delimiter, path, found)
@@ -442,7 +445,9 @@ def load_table(path: Path) -> Table:
         frame = _with_summaries(frame, summaries)
         found.append(f"{path}: {len(summaries)} summary line(s) of named values among the rows (e.g. "
                      f"{', '.join(summaries[0][1])}) read at the step of the row before each")
-    if unnamed:
+    if indexed_array:
+        frame = frame.iloc[:, 1:]  # the row numbers, which the row order gives anyway
+    if unnamed or indexed_array:
         frame.columns = _names_of_headerless(path, frame, _cells(comment.decode(encoding).lstrip("#"), delimiter),
                                              found)
     frame.columns = [str(column).strip() for column in frame.columns]
