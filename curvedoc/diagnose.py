@@ -210,7 +210,8 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
         if adversarial := run.tags_with(Role.ADVERSARIAL):
             return (f"only a GAN's adversarial terms ({listed(adversarial)}), which hover by design: checked for "
                     "NaN/Inf and sudden jumps only")
-        return f"no loss, score or accuracy curve (logged: {listed(run.tags)})" if run.tags else "no scalar curve at all"
+        return (f"no loss, score or accuracy curve (logged: {listed(run.tags)})" if run.tags
+                else "no scalar curve at all")
     longest = max(judged, key=lambda curve: len(curve.finite_values))
     points = len(longest.finite_values)
     if points >= MIN_SHAPE_POINTS:

@@ -270,8 +270,8 @@ def _keras_layer(kind: str, name: str, **settings) -> dict:
 
 @pytest.mark.parametrize("output, count", [
     ([_keras_layer("Dense", "dense_1", units=5, activation="softmax")], 5),
-    ([_keras_layer("Dense", "dense_1", units=7, activation="linear"), _keras_layer("Activation", "act", activation="softmax"),
-      _keras_layer("Dropout", "drop", rate=0.2)], 7),
+    ([_keras_layer("Dense", "dense_1", units=7, activation="linear"),
+      _keras_layer("Activation", "act", activation="softmax"), _keras_layer("Dropout", "drop", rate=0.2)], 7),
     ([_keras_layer("Dense", "dense_1", units=1, activation="sigmoid")], 2),
     ([_keras_layer("Dense", "dense_1", units=6, activation="sigmoid")], None),  # multi-label
     ([_keras_layer("Dense", "dense_1", units=1, activation="linear")], None),  # a regression

@@ -877,10 +877,12 @@ def test_a_keras_log_that_lost_its_first_epoch_header_keeps_that_epoch(tmp_path)
 
 def test_a_line_labelled_with_the_training_split_reports_training(tmp_path):
     """A public EEG classifier prints "  Train — Acc: 0.62  F1: 0.61" and "  Test  — Acc: …" under each
-    "Epoch 001/60 | Loss: … | LR: …" line: the training split's word labels the line as an evaluation's word does."""
+    "Epoch 001/60 | Loss: … | LR: …" line: the training split's word labels the line as an evaluation's word
+    does."""
     lines = [line for e in range(1, 5) for line in (
-        f"Epoch {e:03d}/60  |  Loss: {1.2 - e / 10:.4f}  |  LR: 3.00e-04", f"  Train — Acc: {0.6 + e / 100:.4f}  "
-        f"F1: {0.61 + e / 100:.4f}", f"  Test  — Acc: {0.62 + e / 100:.4f}  F1: {0.60 + e / 100:.4f}")]
+        f"Epoch {e:03d}/60  |  Loss: {1.2 - e / 10:.4f}  |  LR: 3.00e-04",
+        f"  Train — Acc: {0.6 + e / 100:.4f}  F1: {0.61 + e / 100:.4f}",
+        f"  Test  — Acc: {0.62 + e / 100:.4f}  F1: {0.60 + e / 100:.4f}")]
     run = read(write(tmp_path / "train_log.txt", "\n".join(lines) + "\n"))
     assert {"train_Acc", "train_F1", "test_Acc", "test_F1"} <= set(run.tags)
     assert values(run, "train_Acc") == [0.61, 0.62, 0.63, 0.64] and steps(run, "train_F1") == [1, 2, 3, 4]
@@ -890,7 +892,8 @@ def test_a_later_launch_logging_a_name_with_its_epoch_leaves_an_earlier_launchs_
     """The same log's later launch prints "Epoch 1" on a line of its own and "Test Acc: …, F1: …" under it: its
     F1 has an epoch of its own, which says nothing of the first launch's F1 printed beside its epoch line."""
     first = [line for e in range(1, 5) for line in (
-        f"Epoch {e:03d}/4  |  Loss: {1.2 - e / 10:.4f}", f"  Test  — Acc: {0.62 + e / 100:.4f}  F1: {0.6 + e / 100:.4f}")]
+        f"Epoch {e:03d}/4  |  Loss: {1.2 - e / 10:.4f}",
+        f"  Test  — Acc: {0.62 + e / 100:.4f}  F1: {0.6 + e / 100:.4f}")]
     later = [line for e in range(1, 5) for line in (
         f"Epoch {e}", f"Loss: {1.1 - e / 10:.4f}", f"Test Acc: {0.7 + e / 100:.4f}, F1: {0.71 + e / 100:.4f}")]
     runs = curvedoc.load(write(tmp_path / "train_log.txt", "\n".join(first + ["Starting training"] + later) + "\n"))
@@ -903,8 +906,8 @@ def test_the_trainers_evaluation_printed_as_the_test_splits_is_the_test_splits(t
     'epoch': 3.0}": evaluate() names its results eval_* whatever it scored, and the line says the test split; the
     file ends on that line without its line end, its dict closed, so it is whole."""
     lines = [line for e in range(1, 4) for line in (
-        "{'loss': %.3f, 'learning_rate': 1e-05, 'epoch': %.2f}" % (1 - e / 10, e - 0.43),
-        "{'eval_loss': %.3f, 'eval_f1': 0.8, 'epoch': %.1f}" % (0.5 - e / 100, e))]
+        f"{{'loss': {1 - e / 10:.3f}, 'learning_rate': 1e-05, 'epoch': {e - 0.43:.2f}}}",
+        f"{{'eval_loss': {0.5 - e / 100:.3f}, 'eval_f1': 0.8, 'epoch': {e:.1f}}}")]
     lines += ["{'train_runtime': 1205.98, 'train_loss': 0.0726, 'epoch': 3.0}",
               "Final test metrics: {'eval_loss': 0.117, 'eval_f1': 0.88, 'epoch': 3.0}"]
     run = read(write(tmp_path / "logs.txt", "\n".join(lines)))

@@ -45,7 +45,7 @@ def test_a_loss_with_a_shape_is_judged():
 def test_an_accuracy_logged_without_its_loss_is_judged():
     """A public poisoning experiment logs only its clean accuracy and attack success rate an epoch: an accuracy
     that moves (0.74 -> 0.93) is a curve to judge, and nothing wrong in it is healthy."""
-    run = run_of(**{"val_acc": [0.736, 0.866, 0.892, 0.914, 0.925, 0.931]})
+    run = run_of(val_acc=[0.736, 0.866, 0.892, 0.914, 0.925, 0.931])
     assert run.insufficient is None and verdict(run) == HEALTHY
 
 

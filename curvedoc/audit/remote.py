@@ -28,8 +28,9 @@ LOCAL_PROTOCOLS = {"file", "local"}
 # A scheme of two letters or more: "C:\\runs" is a Windows drive, not a protocol. "::" chains (simplecache::s3://).
 URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]+)(?:://|::)")
 
-# Files discovery or a reader may open, by name alone. Captured output (.log, .txt, .out, a job's .o123) is among them: whether it
-# holds a training log shows only in reading it, often far past its first bytes (settings printed before training).
+# Files discovery or a reader may open, by name alone. Captured output (.log, .txt, .out, a job's .o123) is among
+# them: whether it holds a training log shows only in reading it, often far past its first bytes (settings printed
+# before training).
 FETCHED_SUFFIXES = {
     ".wandb", ".jsonl", ".ndjson", ".csv", ".tsv", ".yaml", ".yml", ".db", ".sqlite", ".sqlite3", *TEXT_LOG_SUFFIXES,
 }

@@ -56,7 +56,8 @@ LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
     "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
-    "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each (train_loss.txt)"
+    "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each "
+    "(train_loss.txt)"
 )
 
 # Folders holding one split of a run whose tags repeat the other splits' names (``loss``): the folder names the

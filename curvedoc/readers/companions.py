@@ -7,17 +7,17 @@ arguments (``args.json``, ``params.json``, ``hparams.json``, ``args.yaml``, ``co
 line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the classes, one a row, numbered 0, 1, … or 1, 2,
 … in its first column, as GTSRB's ``ClassId,SignName``; a JSON class list: ``class_indices.json``, ``label_map.json``,
 ``class_names.json`` …, a name → index or index → name map, or a list of the names) or a Keras model saved by
-``model.to_json()`` (``model.json``, ``model_architecture.json``: its softmax output layer's width); a PEFT ``adapter_config.json``
-names the base model, and so does the model card the Trainer writes (``README.md``, whose YAML front matter holds
-``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example scripts call it). They are
-looked for in the run's folder and its ``configs/`` or ``config/`` folder, then one folder up (two above a Hugging Face
+``model.to_json()`` (``model.json``, ``model_architecture.json``: its softmax output layer's width); a PEFT
+``adapter_config.json`` names the base model, and so does the model card the Trainer writes (``README.md``, whose
+YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example
+scripts call it). They are looked for in the run's folder and its ``configs/`` or ``config/`` folder, then one folder up (two above a Hugging Face
 ``checkpoint-N/``, whose output folder holds the model config, and above a Lightning logger's ``version_N/`` or a W&B
 run folder, whose project folder holds the run's configs), nearest folder first; within a folder the model config first,
 then data configs, run arguments, other YAML files, other JSON files named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
-``evaluation_report.json``) or for the model (``model.json``), label lists; last, a data config the run's arguments name by path (Ultralytics' ``data:
-data.yaml``, relative to the directory training ran in), in the run folder's parents up to three levels: the whole
-relative path, or the end of one from another machine. Only a count stated under a key
+``evaluation_report.json``) or for the model (``model.json``), label lists; last, a data config the run's arguments
+name by path (Ultralytics' ``data: data.yaml``, relative to the directory training ran in), in the run folder's parents
+up to three levels: the whole relative path, or the end of one from another machine. Only a count stated under a key
 :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
 
 Cost: only files under MAX_BYTES are opened, and parsed with the JSON parser or YAML's safe loader. A folder's
@@ -270,7 +270,8 @@ def _keras_output_classes(model: dict) -> ClassCount | None:
     activation = None
     while index > 0 and layers[index].get("class_name") in PASSING_LAYERS:
         kind = layers[index]["class_name"]
-        activation = activation or ("softmax" if kind == "Softmax" else layers[index].get("config", {}).get("activation"))
+        said = "softmax" if kind == "Softmax" else layers[index].get("config", {}).get("activation")
+        activation = activation or said
         index -= 1
     settings = layers[index].get("config", {})
     units, activation = settings.get("units"), activation or settings.get("activation")

@@ -1453,7 +1453,8 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
 
 def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
     """Whether the only word before the line's first name is the training split's, as a label of the line
-    (``  Train — Acc: 0.6222  F1: 0.6129`` under ``Epoch 001/60 | Loss: 1.19``, its ``Test — Acc: …`` after it)."""
+    (``  Train — Acc: 0.6222  F1: 0.6129`` under ``Epoch 001/60 | Loss: 1.19``; its ``Test — Acc: …`` after
+    it)."""
     words = re.findall(r"[A-Za-z]+", text[:min(start for start, _ in spans)]) if spans else []
     return len(words) == 1 and words[0].lower() in SPLIT_WORDS - EVALUATION_WORDS
 

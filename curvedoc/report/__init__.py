@@ -76,8 +76,8 @@ def plot_files(runs, options: ReportOptions | None) -> dict[int, Path]:
 
 def verdict(run: Run) -> str:
     """``failing`` when an error-level finding exists, ``warnings`` for warnings only, ``insufficient`` when the
-    run holds too little to judge (no loss, score or accuracy curve, a single point: ``run.insufficient`` says why), else
-    ``healthy`` (info findings are notes, not symptoms)."""
+    run holds too little to judge (no loss, score or accuracy curve, a single point: ``run.insufficient`` says
+    why), else ``healthy`` (info findings are notes, not symptoms)."""
     severities = {finding.severity for finding in run.findings}
     if "error" in severities:
         return FAILING
