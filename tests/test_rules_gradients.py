@@ -71,6 +71,21 @@ def test_one_exploding_step_is_reported_with_the_loss_there():
     assert finding.step == 1500 and "becomes nan at step 1500" in " ".join(finding.evidence)
 
 
+def test_a_norm_that_starts_exploded_while_the_loss_makes_no_progress_is_an_explosion_not_a_vanishing():
+    """A public Marian fine-tune logs an epoch's mean gradient norm: 7.8e9, 1.3e5, 1.1e4, 118, then 17-50, while
+    the loss climbs 4.57 -> 4.65 and only then falls to 2.6. The first updates exploded; the norm's fall back to its
+    ordinary level is no vanishing. A warm-up whose large first norms already lower the loss is neither."""
+    grad = np.array([7.8e9, 1.3e5, 1.1e4, 118, 50, 32, 24, 21, 19, 17])
+    loss = np.array([4.57, 4.40, 4.47, 4.65, 3.54, 3.13, 2.94, 2.74, 2.65, 2.58])
+    run = grad_run(loss, grad)
+    assert alarms(run) == {"CD701"}
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD701"]
+    assert finding.step == 0 and "no progress while the norm was that high" in " ".join(finding.evidence)
+    warm_up = np.array([4.57, 3.2, 2.9, 2.7, 2.6, 2.5, 2.45, 2.4, 2.38, 2.35])
+    assert not alarms(grad_run(warm_up, np.array([60, 25, 9, 4, 3, 2.6, 2.4, 2.2, 2.1, 2.0])))
+    assert not alarms(grad_run(loss, np.array([60, 25, 9, 4, 3, 2.6, 2.4, 2.2, 2.1, 2.0])))
+
+
 def test_a_norm_that_grows_while_the_loss_drifts_away_from_its_lowest_is_an_explosion():
     """A peptide VAE's shape (a public run): the loss settles at 0.03, then climbs for the rest of the run to 0.43
     while the gradient norm's level grows 11-24× from where it stood then. The growth counts from the loss's lowest

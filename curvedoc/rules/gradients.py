@@ -16,8 +16,8 @@ import numpy as np
 from curvedoc.features import (START_POINTS, Curve, RunCurves, fmt, listed, median_filter, noise_reach,
                                trailing_median)
 from curvedoc.roles import Role, is_total_norm, norm_order
-from curvedoc.rules import ERROR, INFO, JUMP, WARNING, Found, Limits, Threshold, rule
-from curvedoc.rules.stability import came_apart_from, event_window, loss_curve, once_per_event
+from curvedoc.rules import ERROR, INFO, JUMP, WARNING, Found, Limits, Threshold, rule, shipped_limits
+from curvedoc.rules.stability import NO_PROGRESS, came_apart_from, event_window, loss_curve, once_per_event
 
 
 
@@ -68,7 +68,8 @@ def _nonfinite_norms(grad: Curve) -> list[str]:
     thresholds={
         "min_points": Threshold(5, "fewest finite gradient norms before they are judged"),
         "spike_factor": Threshold(100.0, "a gradient norm this many times the running median of the norms before "
-                                         "it is a spike"),
+                                         "it is a spike; one that starts this many times above its level over the "
+                                         "run's second half started exploded"),
         "beyond_noise": Threshold(10.0, "a spike must also be this many times higher than the norm's own rare "
                                         "excursions elsewhere (99.5th percentile of its ratio to the running "
                                         "median): tiny batches make large norms on hard examples"),
@@ -91,7 +92,9 @@ def exploding_gradient(run: RunCurves, limits: Limits):
     """A gradient norm (the total, or one layer's) jumps by orders of magnitude above the running median of the
     steps before it (and far beyond the swings its own minibatch noise makes), or its running level grows by
     orders of magnitude over its start while the loss diverges with it (over its level when the loss stood lowest,
-    for a loss that settled and then drifted away for good). Reports the step, the factor, and what
+    for a loss that settled and then drifted away for good), or it starts spike_factor times above the level it
+    settles at while the loss makes no progress until it comes down (the first updates exploded; a warm-up's large
+    first norms lower the loss). Reports the step, the factor, and what
     the loss did there. A spike the loss shows nothing of (its value there no larger a jump than its own rare ones,
     its points after it at their level before) left no trace on training and is not reported. Inf/NaN norms on
     isolated steps (a mixed-precision GradScaler skipping a step) are left out and counted; a norm that turns
@@ -141,7 +144,34 @@ def _explosion(grad: Curve, loss: Curve | None, drift_from: int | None, limits: 
              *_loss_at(loss, step), *_nonfinite_norms(grad)],
             step=step,
         )
-    return _growth(grad, norms, steps, loss, drift_from, limits)
+    return _growth(grad, norms, steps, loss, drift_from, limits) or _exploded_at_start(grad, norms, steps, loss, limits)
+
+
+def _exploded_at_start(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | None,
+                       limits: Limits) -> Found | None:
+    """The norm starts orders of magnitude (spike_factor) above the level it settles at over the run's second half,
+    and the loss made no progress until it came down within a tenth of that (sqrt(spike_factor) times the settled
+    level): the first updates exploded, and training only began once they stopped. A warm-up whose large first
+    gradients already lower the loss is no explosion."""
+    if loss is None or len(loss.finite_values) < 2:
+        return None
+    start, settled = float(np.median(norms[:START_POINTS])), float(np.median(norms[len(norms) // 2:]))
+    if settled <= 0 or start < limits["spike_factor"] * settled:
+        return None
+    calm = int(np.argmax(norms <= math.sqrt(limits["spike_factor"]) * settled))
+    calm_step = int(steps[calm])
+    loss_then = float(np.interp(calm_step, loss.finite_steps, loss.smooth))
+    if loss_then < NO_PROGRESS * loss.start:
+        return None
+    return Found(
+        f"{grad.tag} starts {start / settled:.3g}× above the level it settles at",
+        [grad.tag, loss.tag],
+        [f"{grad.tag}: median {fmt(start)} over the first points, {fmt(settled)} over the second half of the run",
+         f"it came within {math.sqrt(limits['spike_factor']):.3g}× of that level only at step {calm_step}",
+         f"{loss.tag}: {fmt(loss.start)} at the start, {fmt(loss_then)} at step {calm_step}: no progress while the "
+         "norm was that high", *_nonfinite_norms(grad)],
+        step=int(steps[0]), step_range=(int(steps[0]), calm_step),
+    )
 
 
 def _left_no_trace(loss: Curve | None, step: int, lasting: float) -> bool:
@@ -289,8 +319,11 @@ def _vanished(run: RunCurves, grad: Curve, loss: Curve, limits: Limits, largest_
     still_high = loss_level >= (1 - limits["max_progress"]) * loss.start
     if run.chance_loss is not None:
         still_high |= loss_level >= limits["max_progress"] * run.chance_loss
-    # Scaled by the loss at the start, not its current value: a diverging loss of 1e13 does not make 1e3 "tiny".
-    near_zero = (norms <= limits["tiny_vs_loss"] * abs(loss.start)) | (norms <= limits["collapse_factor"] * start_norm)
+    # Scaled by the loss at the start, not its current value: a diverging loss of 1e13 does not make 1e3 "tiny";
+    # and against the norm's start unless that start was an explosion (CD701's), whose end is no collapse
+    near_zero = norms <= limits["tiny_vs_loss"] * abs(loss.start)
+    if _exploded_at_start(grad, values, steps, loss, shipped_limits("CD701")) is None:
+        near_zero |= norms <= limits["collapse_factor"] * start_norm
     if largest_layer > 0:
         near_zero |= norms <= limits["collapse_factor"] * largest_layer
     vanished = near_zero & still_high
