@@ -6,6 +6,7 @@ import curvedoc
 import curvedoc.readers as readers
 from curvedoc.errors import CurvedocError
 from curvedoc.readers import discover
+from curvedoc.roles import Role
 
 EVENT = "events.out.tfevents.1700000000.host.1.0"
 
@@ -319,6 +320,20 @@ def test_a_split_file_named_on_its_own_brings_its_siblings(tmp_path):
     assert files_of(source) == [("train", "history_train.tsv"), ("val", "history_val.tsv")]
     (source,) = discover(tmp_path / "history_test.csv").sources
     assert files_of(source) == [(None, "history_test.csv")]
+
+
+def test_split_tables_saved_as_text_whose_columns_name_their_own_split_are_one_run(tmp_path):
+    """A public transformer's logs/: train_loss.txt holding "Epoch,Train Loss" rows beside val_loss.txt's "Epoch,Val
+    Loss": one run's splits, each column naming its file's split. A table whose columns name another split holds
+    the run's splits already."""
+    touch(tmp_path / "train_loss.txt", b"Epoch,Train Loss\n" + b"".join(b"%d,%.3f\n" % (e, 1 / e) for e in range(1, 5)))
+    touch(tmp_path / "val_loss.txt", b"Epoch,Val Loss\n" + b"".join(b"%d,%.3f\n" % (e, 1.2 / e) for e in range(1, 5)))
+    (run,) = curvedoc.load(tmp_path)
+    assert run.roles == {"Train Loss": Role.TRAIN_LOSS, "Val Loss": Role.VAL_LOSS}
+    (tmp_path / "other").mkdir()
+    touch(tmp_path / "other" / "train_history.csv", b"epoch,train_loss,val_loss\n1,1.0,1.1\n2,0.9,1.0\n")
+    touch(tmp_path / "other" / "val_history.csv", b"epoch,val_loss\n1,1.1\n2,1.0\n")
+    assert len(curvedoc.load(tmp_path / "other")) == 2
 
 
 @pytest.mark.parametrize("name, named", [

@@ -671,7 +671,8 @@ def split_file_name(name: str) -> tuple[str, str] | None:
     """The split word a table's file name holds and the name without it, lower-cased (the key its run's other split
     files share), when it holds exactly one: ``train_val_split.csv`` names no one split."""
     stem, suffix = os.path.splitext(name)
-    words = list(SPLIT_FILE_WORD.finditer(stem)) if suffix.lower() in TABLE_SUFFIXES else []
+    # a table saved under a captured-output name too (train_loss.txt holding "Epoch,Train Loss" rows)
+    words = list(SPLIT_FILE_WORD.finditer(stem)) if suffix.lower() in TABLE_SUFFIXES | TEXT_LOG_SUFFIXES else []
     if len(words) != 1:
         return None
     word = words[0]
@@ -685,7 +686,7 @@ def split_files_run(members: list[tuple[str, Path]], explicit: bool = False) -> 
     splits = [SPLIT_FILE_WORDS[word.lower()] for word, _ in members]
     if len(set(splits)) < len(splits):
         return None  # train_x.csv beside training_x.csv: no telling which is the run's
-    headers = [_split_file_columns(path) for _, path in members]
+    headers = [_split_file_columns(path, split) for split, (_, path) in zip(splits, members, strict=True)]
     if any(header is None for header in headers):
         return None
     widest = max(headers, key=len)
@@ -696,21 +697,23 @@ def split_files_run(members: list[tuple[str, Path]], explicit: bool = False) -> 
     return Source("csv", files[0][1], files, explicit)
 
 
-def _split_file_columns(path: Path) -> set[str] | None:
-    """The columns of a table that can be one split of a run, or None: one whose header names splits holds them all
-    already, and one naming neither a metric nor a step is no log (a data set's train.csv and test.csv)."""
+def _split_file_columns(path: Path, split: str) -> set[str] | None:
+    """The columns of a table that can be the ``split`` of a run, without the words naming that split (``Val
+    Loss`` in val_loss.txt beside ``Train Loss`` in train_loss.txt: one loss), or None: one whose header names
+    another split holds the run's splits already, and one naming neither a metric nor a step is no log (a data set's
+    train.csv and test.csv)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(PEEK_BYTES).removeprefix(codecs.BOM_UTF8)
     except OSError:
         return None
     columns = [cell.strip() for cell in _header_cells(head)]
-    if any(column.lower() in SPLIT_COLUMNS or not SPLIT_FILE_WORDS.keys().isdisjoint(tokens(column))
-           for column in columns):
+    if any(column.lower() in SPLIT_COLUMNS or any(SPLIT_FILE_WORDS.get(word, split) != split
+                                                  for word in tokens(column)) for column in columns):
         return None
     if find_step_column(columns) is None and all(infer_role(column) is Role.OTHER for column in columns):
         return None
-    return set(columns)
+    return {" ".join(word for word in tokens(column) if word not in SPLIT_FILE_WORDS) for column in columns}
 
 
 def _split_files_as_runs(sources: list[Source]) -> list[Source]:
