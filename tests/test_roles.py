@@ -66,6 +66,7 @@ LOSSES_AND_ACCURACIES = {
     "loss_rpn_cls": Role.TRAIN_LOSS, "loss_rpn_loc": Role.TRAIN_LOSS, "loss_mask": Role.TRAIN_LOSS,
     "fast_rcnn/cls_accuracy": Role.TRAIN_ACC, "mask_rcnn/accuracy": Role.TRAIN_ACC,
     "mean_token_accuracy": Role.TRAIN_ACC, "eval_mean_token_accuracy": Role.VAL_ACC, "num_tokens": Role.OTHER,
+    "Train Accur.": Role.TRAIN_ACC, "Valid. Accur.": Role.VAL_ACC,  # a public KLUE fine-tune's training_stats.csv
     "train/value_loss": Role.TRAIN_LOSS, "train/policy_gradient_loss": Role.TRAIN_LOSS,
     "train/entropy_loss": Role.TRAIN_LOSS, "Loss/pi": Role.TRAIN_LOSS, "Conductor_Copper_loss": Role.TRAIN_LOSS,
     "initial_phi_port_port1_loss": Role.TRAIN_LOSS, "mean_loss": Role.TRAIN_LOSS,
