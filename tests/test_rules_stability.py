@@ -267,6 +267,19 @@ def test_a_gans_per_image_reconstruction_loss_is_not_read_as_oscillation():
     assert "CD401" in {f.code for f in diagnose_run(synthetic({"train/loss": cycle}))}  # no GAN: swings count
 
 
+def test_one_image_far_above_a_gans_per_image_reconstruction_loss_is_no_spike_and_a_lasting_jump_is():
+    """A public CycleGAN at batch 1 prints cycle_A = 9.6 once over a running level of 0.49 (one hard image), and
+    never again near it: the prints are snapshots of one image, as for CD401. A jump that lasts is still a spike."""
+    rng = np.random.default_rng(13)
+    cycle = np.r_[np.linspace(1.0, 0.5, 100), np.full(500, 0.5)] * np.exp(0.3 * rng.standard_normal(600))
+    cycle[350] = 9.6
+    adversarial = {"D_A": 0.25 + 0.03 * rng.standard_normal(600), "G_A": 0.3 + 0.03 * rng.standard_normal(600)}
+    assert "CD402" not in {f.code for f in diagnose_run(synthetic({"cycle_A": cycle, **adversarial}))}
+    assert "CD402" in {f.code for f in diagnose_run(synthetic({"train/loss": cycle}))}  # no GAN: one batch's
+    cycle[350:420] *= 6
+    assert "CD402" in {f.code for f in diagnose_run(synthetic({"cycle_A": cycle, **adversarial}))}
+
+
 def test_the_largest_of_a_long_heavy_tailed_minibatch_loss_is_not_a_spike_unless_it_stands_out_of_its_tail():
     # 7,760 per-batch losses of a small-batch fine-tune: a handful of hard batches reach 5-10x the running level
     rng = np.random.default_rng(21)

@@ -410,7 +410,8 @@ def spike(run: RunCurves, limits: Limits):
     beyond the rare excursions the curve's own minibatch noise makes elsewhere, undoing a good part of the
     progress made: one logged point must jump 10× the level before it
     (2× on a short epoch-level curve, whose points are averages; not on a few single-batch losses, such as
-    Lightning's ``*_step`` metrics), a jump lasting two or more points 1.5×, and
+    Lightning's ``*_step`` metrics; not at all on a GAN's per-step generator terms, snapshots of one image at
+    CycleGAN's default), a jump lasting two or more points 1.5×, and
     either must stand out from the noise just before it. A loss that fell, then climbed to end several times
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
     start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
@@ -599,7 +600,10 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     # foreground proposals that appear in the first iterations; a KL term under annealing): a term jumps only
     # after it had come down
     from_the_start = curve.role == Role.TRAIN_LOSS and not terms_beside(run, curve)
-    jump = (_highest_jump(values, window, noise, limits, single, from_the_start)
+    # a GAN's per-step generator terms are snapshots of a batch (one image, at CycleGAN's and pix2pix's default):
+    # one print far above the rest is one hard image, as CD401 reads their spread; only a jump that lasts counts
+    snapshots = bool(run.curves(Role.ADVERSARIAL)) and curve.role == Role.TRAIN_LOSS and len(values) >= SHORT_CURVE
+    jump = ((None if snapshots else _highest_jump(values, window, noise, limits, single, from_the_start))
             or _highest_jump(lasting, window, noise, limits, limits["lasting_size"], from_the_start))
     if jump is None or jump.rise < (limits["lasting_size"] - 1) * share_of_terms(run, curve):
         return None  # a term too small to move the loss it is part of (a YOLO cls_loss of 0.004 beside 0.1)
