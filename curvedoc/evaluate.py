@@ -79,7 +79,7 @@ PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, P
               "public-dev80", "public-s99", "public-dev81", "public-s100", "public-dev82", "public-s101",
               "public-dev83", "public-s102", "public-dev84", "public-s103", "public-s104", "public-dev85",
               "public-dev86", "public-s105", "public-s106", "public-dev87", "public-s107", "public-dev88",
-              "public-s108", "public-dev89", "public-s109", "public-dev90", "public-s110")
+              "public-s108", "public-dev89", "public-s109", "public-dev90", "public-s110", "public-dev91")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them. A final part that has judged changes for several
 # stops is retired to development once newer final parts stand in for it (public-fresh and public-s18 to s20, on
