@@ -274,6 +274,21 @@ def is_error_metric(tag: str) -> bool:
 _ERROR_KIND_WORDS = {"squared", "absolute"}  # "Mean Squared Error", "mean absolute error"
 
 
+def mark_training_metrics(roles: dict[str, Role]) -> None:
+    """A tag read as validation's for its "metrics" alone (Ultralytics' folder for them, metrics/loss) beside the
+    same name under a validation split (val_metrics/loss) is training's: the script logs its two splits so."""
+    held_out = {tuple(word for word in words if word not in _SPLIT_WORDS) for tag in roles
+                if split_of(words := tokens(tag)) == "val" and not _SPLIT_WORDS.keys().isdisjoint(words)
+                and not _FALLBACK_SPLIT_WORDS.keys().isdisjoint(words)}
+    for tag, role in roles.items():
+        words = tokens(tag)
+        if role in _TRAINING_TWIN and _SPLIT_WORDS.keys().isdisjoint(words) and tuple(words) in held_out:
+            roles[tag] = _TRAINING_TWIN[role]
+
+
+_TRAINING_TWIN = {Role.VAL_LOSS: Role.TRAIN_LOSS, Role.VAL_ACC: Role.TRAIN_ACC}
+
+
 def mark_errors_as_losses(roles: dict[str, Role]) -> None:
     """In a run that logs no loss under that name, gives each regression error it logs (MSE, RMSE, MAE: a
     hand-written loop's "Mean Squared Error", a Keras regression metric) the loss role of its split: it is the

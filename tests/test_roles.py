@@ -4,7 +4,7 @@ import numpy as np
 
 from curvedoc.model import RunBuilder
 from curvedoc.roles import (Role, infer_role, is_grad_norm, is_perplexity, is_total_norm, is_truncation_share,
-                             primary_tag)
+                             mark_training_metrics, primary_tag)
 
 CONVENTIONS = {
     # PyTorch / generic
@@ -92,6 +92,18 @@ NOT_GRAD_NORMS = ["param_norm", "weight_norm", "parameters/fc.weight.norm", "gra
 @pytest.mark.parametrize("tag,role", CONVENTIONS.items())
 def test_framework_conventions(tag, role):
     assert infer_role(tag) == role
+
+
+def test_metrics_beside_the_same_names_under_a_validation_split_are_training_s():
+    """A public pose estimator's losses.csv: metrics/loss beside val_metrics/loss. Alone, "metrics" is Ultralytics'
+    folder of validation metrics; beside its validation twin it is the training split's."""
+    roles = {tag: infer_role(tag) for tag in ("metrics/loss", "metrics/mAP50(B)", "val_metrics/loss", "train/box_loss")}
+    mark_training_metrics(roles)
+    assert roles == {"metrics/loss": Role.TRAIN_LOSS, "metrics/mAP50(B)": Role.SCORE, "val_metrics/loss": Role.VAL_LOSS,
+                     "train/box_loss": Role.TRAIN_LOSS}
+    alone = {"metrics/loss": infer_role("metrics/loss")}
+    mark_training_metrics(alone)
+    assert alone == {"metrics/loss": Role.VAL_LOSS}
 
 
 @pytest.mark.parametrize("tag", SCORES)

@@ -13,6 +13,8 @@ MY_CODES = {"CD301", "CD302", "CD303", "CD304"}
 
 def findings_of(run, code: str) -> list:
     return [finding for finding in diagnose_run(run) if finding.code == code]
+
+
 @pytest.mark.parametrize("name", ["lr_zero", "step_missing", "zero_grad_after_backward", "wrong_param_group",
                                   "detached_output_regression", "lr_zero_regression"])
 def test_a_loss_that_never_moves_fires_flat_from_start(name):
@@ -428,3 +430,13 @@ def test_a_flat_loss_at_the_entropy_of_an_imbalanced_prior_is_at_chance():
     assert any("imbalanced class prior" in line for line in finding.evidence)
     fell = np.linspace(np.log(43), 3.48, 15) + 0.002 * rng.standard_normal(15)
     assert "CD302" not in codes(synthetic({"train_loss": fell + 0.01, "val_loss": fell}, n_classes=43))
+
+
+def test_a_validation_loss_at_exactly_0_hides_no_flat_train_loss():
+    """A public pose estimator's validation writes 0.0 at every epoch (nothing measured) beside a train loss that
+    never moves, 0.03981 -> 0.03979: the run is flat from its start."""
+    rng = np.random.default_rng(5)
+    train = 0.0398 + 0.00002 * rng.standard_normal(15)
+    (finding,) = [f for f in diagnose_run(synthetic({"train_loss": train, "val_loss": np.zeros(15)}))
+                  if f.code == "CD301"]
+    assert finding.tags == ["train_loss"]

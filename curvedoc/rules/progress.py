@@ -125,7 +125,10 @@ def judged_progress(run: RunCurves, min_points: float) -> list[Curve]:
 def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     """The curves that show the run never moving (train and validation loss both flat; the main score of a run
     without a loss), or [] when it moved."""
-    curves = judged_progress(run, limits["min_points"])
+    # a held-out loss at exactly 0 at every evaluation measures nothing (an empty or broken validation split): the
+    # train loss beside it says whether the run moved
+    curves = [curve for curve in judged_progress(run, limits["min_points"])
+              if curve.role not in (Role.VAL_LOSS, Role.TEST_LOSS) or curve.finite_values.any()]
     if not curves:
         return []
     if any(curve.role != Role.SCORE and curve.start_level <= 0 for curve in curves):
