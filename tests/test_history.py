@@ -111,6 +111,18 @@ def test_a_pretty_printed_history_whose_first_bytes_are_settings_and_its_x_axis_
         curvedoc.load(tmp_path / "data")
 
 
+def test_a_history_saved_under_a_captured_output_name_is_a_history(tmp_path):
+    """A public PPO script's json.dump(log, open("save/log.txt", "w"), indent=4): a history of metric lists, not
+    captured output; JSON Lines and printed dicts under such a name stay the text reader's."""
+    document = {"actor loss": [-0.14, -0.24, -0.01, -0.12], "critic loss": [3.1, 2.2, 1.9, 1.7],
+                "mean return": [7057.0, 7210.0, 7447.0, 7300.0]}
+    (run,) = curvedoc.load(write_json(tmp_path / "log.txt", document, indent=4))
+    assert run.format == "json-history" and run.series("critic loss")["value"].tolist() == [3.1, 2.2, 1.9, 1.7]
+    lines = "".join(f'{{"step": {step}, "loss": {1 / step}}}\n' for step in range(1, 6))
+    (tmp_path / "train_log.txt").write_text(lines)
+    assert curvedoc.load(tmp_path / "train_log.txt")[0].format != "json-history"
+
+
 def test_lists_grouped_under_a_key_are_curves_of_the_history(tmp_path):
     """A public SRGAN script saves its losses beside {"validation_metrics": {"PSNR": [...], "MSE": [...]},
     "learning_rates": {"generator": [...]}}: lists as long as the history's own are its curves; a group of lists

@@ -297,6 +297,10 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return f"a {suffix} file (configuration, code or notes), not a training log; curvedoc reads {LOOKED_FOR}"
         if not _is_text(head, whole_file):
             return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
+    # json.dump(history, open("log.txt", "w")): a history of metric lists saved under a captured-output name
+    if suffix in TEXT_LOG_SUFFIXES and head.lstrip()[:1] == b"{" and not _looks_like_json_lines(head) and (
+            _holds_a_history(head, whole_file, path.stem) or _whole_holds_a_history(path, head, explicit)):
+        return Source("history", path, ((None, path),), explicit)
     if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
         return Source("metric-files", path, ((None, path),), explicit)
     if (suffix in TABLE_SUFFIXES and not _opens_with_a_log_line(head)) or _looks_like_table(head):
