@@ -168,8 +168,8 @@ def _exploded_at_start(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: 
         [grad.tag, loss.tag],
         [f"{grad.tag}: median {fmt(start)} over the first points, {fmt(settled)} over the second half of the run",
          f"it came within {math.sqrt(limits['spike_factor']):.3g}× of that level only at step {calm_step}",
-         f"{loss.tag}: {fmt(loss.start)} at the start, {fmt(loss_then)} at step {calm_step}: no progress while the "
-         "norm was that high", *_nonfinite_norms(grad)],
+         (f"{loss.tag}: {fmt(loss.start)} at the start, {fmt(loss_then)} at step {calm_step}: no progress while the "
+          "norm was that high"), *_nonfinite_norms(grad)],
         step=int(steps[0]), step_range=(int(steps[0]), calm_step),
     )
 
