@@ -182,6 +182,17 @@ def test_a_real_validation_dip_then_a_lasting_rise_is_overfitting_even_when_trai
     assert [finding.code for finding in found] == ["CD501"]
 
 
+def test_a_signed_train_loss_says_nothing_of_validation_below_it():
+    """A public speech separator's negative SI-SNR: train -3 -> -12 and validation a few dB better, both signed by
+    design; no share of a level can be read off such a loss. A validation loss that goes negative below a
+    positive train loss (a Student-t NLL) still can."""
+    steps = np.arange(20)
+    train = -3 - 9 * (1 - np.exp(-steps / 5))
+    assert not findings(build({"train_loss": train, "val_loss": train - 2.5}), {"CD503"})
+    nll = 1.5 - 0.7 * (1 - np.exp(-steps / 5))
+    assert findings(build({"train_loss": nll, "val_loss": nll - 1.0}), {"CD503"})
+
+
 def test_epoch_averaged_train_loss_lagging_validation_is_not_val_below_train():
     # Keras/Lightning log the train loss as the mean over the epoch and val at its end: on a falling curve the
     # train value is always above val at the same epoch, by the half-epoch lag alone.

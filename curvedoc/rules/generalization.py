@@ -330,14 +330,17 @@ def val_below_train(run: RunCurves, limits: Limits):
     """The validation loss sits below the smoothed train loss at the same steps for most of the run, and the
     typical (median) gap is beyond the noise and a meaningful share of the train loss. Train values logged as
     interval averages are moved back half an interval first, so the ordinary lag of an epoch average is not
-    reported; a model whose train loss does not fall is left alone (its two losses differ only by sampling), and
-    so is one term of a multi-term loss (a detector's box loss: how terms trade off under training-time
+    reported; a model whose train loss does not fall is left alone (its two losses differ only by sampling), so is a
+    train loss that goes below zero (signed by design, or CD102's finding: no level for the gap to be a share of),
+    and so is one term of a multi-term loss (a detector's box loss: how terms trade off under training-time
     augmentation says nothing of the whole)."""
     val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
     if val is None or train is None or len(train.finite_values) < 2:
         return None
     if terms_beside(run, train) or terms_beside(run, val):
         return None
+    if train.finite_values.min() < 0:
+        return None  # a signed train loss (a negative SI-SNR, a Gaussian NLL) has no level for a gap to be a share of
     change, noise_of_change = train.level_change()
     if -change < max(limits["train_fall_share"] * abs(train.start_level), limits["gap_noise"] * noise_of_change):
         return None
