@@ -247,6 +247,17 @@ def test_an_lr_decayed_early_explains_a_plateau_even_without_a_class_count():
     assert "× its peak" in finding.evidence[-1]
 
 
+def test_an_lr_low_at_the_plateau_but_raised_again_by_warm_restarts_explains_no_plateau():
+    """A public MNIST run on a simulated memristor device: cosine with warm restarts every 25 epochs, so the LR is
+    0.03x its peak where the loss levels off, and back at its peak 10 epochs later. The schedule did not hold the
+    loss up; the same shape under a step schedule that stays cut does."""
+    steps = np.arange(600)
+    loss = 1.2 + 1.1 * np.exp(-steps / 25)
+    restarts = 1e-3 * 0.5 * (1 + np.cos(np.pi * (steps % 100) / 100))
+    assert "CD303" not in codes(synthetic({"train/loss": loss, "lr": restarts}))
+    assert "CD303" in codes(synthetic({"train/loss": loss, "lr": 1e-3 * 0.1 ** (steps // 60)}))
+
+
 def test_an_lr_cut_that_answers_a_stalled_validation_loss_explains_no_plateau():
     # Keras ReduceLROnPlateau (factor 0.2): each cut follows an evaluation that was no new best, so the plateau
     # caused the cuts, not the reverse (a BraTS segmentation run: loss 0.056 -> 0.026, val 0.055 -> 0.034)

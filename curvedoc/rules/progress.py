@@ -481,19 +481,25 @@ def predictions_never_change(run: RunCurves) -> bool:
 def lr_decayed_early(run: RunCurves, curve: Curve, plateau_index: int,
                      limits: Limits) -> tuple[float, float, str, str] | None:
     """The logged LR, its peak, its tag and when, when the schedule explains a plateau: decayed to about 0 by the
-    middle of ``curve``'s run, or already cut 10× (a step schedule cut too early) where the plateau begins."""
-    middle = int(curve.finite_steps[0] + (curve.finite_steps[-1] - curve.finite_steps[0]) / 2)
-    found = lr_at(run, middle)
-    if found is not None and found[0] <= limits["lr_near_zero"] * found[1]:
-        return (*found, "by the middle of the run")
-    # the plateau's start is read off a running median, which lags a cut by up to a tenth of the run
-    begins, span = curve.step_at(plateau_index), (curve.finite_steps[-1] - curve.finite_steps[0]) / 10
+    middle of ``curve``'s run, or already cut 10× (a step schedule cut too early) where the plateau begins, and
+    kept there: a schedule that raises it again (cosine with warm restarts) did not hold the loss up."""
     lr = run.curve(Role.LR)
     if lr is None or not len(lr.finite_values) or lr.finite_values.max() <= 0:
         return None
-    around = lr.finite_values[(lr.finite_steps >= begins) & (lr.finite_steps <= begins + span)]
     peak = float(lr.finite_values.max())
-    if not len(around) or float(around.min()) > limits["lr_cut"] * peak:
+
+    def kept_low(since: int) -> bool:
+        later = lr.finite_values[lr.finite_steps >= since]
+        return not len(later) or float(later.max()) <= limits["lr_cut"] * peak
+
+    middle = int(curve.finite_steps[0] + (curve.finite_steps[-1] - curve.finite_steps[0]) / 2)
+    found = lr_at(run, middle)
+    if found is not None and found[0] <= limits["lr_near_zero"] * found[1] and kept_low(middle):
+        return (*found, "by the middle of the run")
+    # the plateau's start is read off a running median, which lags a cut by up to a tenth of the run
+    begins, span = curve.step_at(plateau_index), (curve.finite_steps[-1] - curve.finite_steps[0]) / 10
+    around = lr.finite_values[(lr.finite_steps >= begins) & (lr.finite_steps <= begins + span)]
+    if not len(around) or float(around.min()) > limits["lr_cut"] * peak or not kept_low(begins + span):
         return None
     cut_step = int(lr.finite_steps[np.argmax(lr.finite_values <= limits["lr_cut"] * peak)])
     if held_out_stalled_before(run, cut_step):
