@@ -12,7 +12,7 @@ from typing import Any
 
 from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.errors import CurvedocError
-from curvedoc.features import LOSS_ROLES, RunCurves, listed
+from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, listed
 from curvedoc.model import Run
 from curvedoc.roles import Role, is_perplexity, measures_generations
 from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
@@ -204,8 +204,7 @@ def too_little_to_judge(curves: RunCurves) -> str | None:
     accuracy logged without its loss (a poisoning experiment's clean accuracy and attack success rate an epoch) is
     judged for never moving, sitting at a class share or at chance, and reaching 100%."""
     run = curves.run
-    judged = [curve for role in (*LOSS_ROLES, Role.SCORE, Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
-              for curve in curves.curves(role)]
+    judged = [curve for role in (*LOSS_ROLES, Role.SCORE, *ACCURACY_ROLES) for curve in curves.curves(role)]
     if not judged:
         if adversarial := run.tags_with(Role.ADVERSARIAL):
             return (f"only a GAN's adversarial terms ({listed(adversarial)}), which hover by design: checked for "

@@ -20,6 +20,7 @@ from curvedoc.roles import Role, is_perplexity, names_a_term, names_a_total, tok
 
 MAD_TO_SIGMA = 1.4826  # scales a median absolute deviation to a Gaussian standard deviation
 LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
+ACCURACY_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
 START_POINTS = 3  # a curve's start level is the median of at most this many first points
 MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
 

@@ -275,7 +275,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return Source("hf", path, ((None, path),), explicit)
         if suffix != ".json" or _looks_like_json_lines(head):
             return Source("jsonl", path, ((None, path),), explicit)
-        if _holds_a_history(head, whole_file, path.stem, explicit) or _whole_holds_a_history(path, head, explicit):
+        if _file_holds_a_history(path, head, whole_file, explicit):
             return Source("history", path, ((None, path),), explicit)
         if explicit:
             if not text:
@@ -299,7 +299,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
     # json.dump(history, open("log.txt", "w")): a history of metric lists saved under a captured-output name
     if suffix in TEXT_LOG_SUFFIXES and head.lstrip()[:1] == b"{" and not _looks_like_json_lines(head) and (
-            _holds_a_history(head, whole_file, path.stem) or _whole_holds_a_history(path, head, explicit)):
+            _file_holds_a_history(path, head, whole_file, explicit)):
         return Source("history", path, ((None, path),), explicit)
     if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
         return Source("metric-files", path, ((None, path),), explicit)
@@ -317,11 +317,13 @@ def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bo
     return looks_like_history(head, complete=whole_file, name=name, explicit=explicit)
 
 
-def _whole_holds_a_history(path: Path, head: bytes, explicit: bool) -> bool:
-    """Whether a .json file whose first bytes say nothing holds a history after all, judged on its whole document
-    when it is small (JUDGED_WHOLE_BYTES) or named by the user: a pretty-printed history may spend its first 4 KiB
-    on settings and an x axis (``"num_episodes": 1000, …, "episodes": [1, 2, 3, …``) before any metric's list."""
-    if len(head) < PEEK_BYTES:
+def _file_holds_a_history(path: Path, head: bytes, whole_file: bool, explicit: bool) -> bool:
+    """Whether a JSON file holds a history: judged on its first bytes, else, when those say nothing, on its whole
+    document when it is small (JUDGED_WHOLE_BYTES) or named by the user: a pretty-printed history may spend its first
+    4 KiB on settings and an x axis (``"num_episodes": 1000, …, "episodes": [1, 2, 3, …``) before any metric's list."""
+    if _holds_a_history(head, whole_file, path.stem, explicit):
+        return True
+    if whole_file:
         return False  # the head was the whole file, and was judged as such
     try:
         if not explicit and path.stat().st_size > JUDGED_WHOLE_BYTES:

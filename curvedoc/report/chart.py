@@ -8,7 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_accuracy_in_units, chance_loss_of
+from curvedoc.features import (
+    ACCURACY_ROLES,
+    Curve,
+    RunCurves,
+    chance_accuracy_in_units,
+    chance_loss_of,
+)
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
@@ -27,7 +33,7 @@ CURVE_COLOURS = {Role.TRAIN_LOSS: "#1f77b4", Role.VAL_LOSS: "#ff7f0e", Role.TEST
 # Panels from top to bottom: the loss panel is tall, the others are small companions sharing its step axis.
 PANELS = (
     ("loss", (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)),
-    ("accuracy", (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)),
+    ("accuracy", ACCURACY_ROLES),
     ("score", (Role.SCORE,)),
     ("learning rate", (Role.LR,)),
     ("grad norm", (Role.GRAD_NORM,)),

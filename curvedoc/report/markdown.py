@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from curvedoc.diagnose import SEVERITY_ORDER, first_response
-from curvedoc.features import LOSS_ROLES, RunCurves, chance_accuracy_in_units, chance_loss_of
+from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, chance_accuracy_in_units, chance_loss_of
 from curvedoc.report import (FAILING, HEALTHY, INSUFFICIENT, VERDICT_PHRASES, VERDICTS, WARNINGS, WITHOUT_FINDINGS,
                              ReportOptions, plot_files, printable, verdict, verdict_tally)
 from curvedoc.roles import Role, is_perplexity
@@ -40,7 +40,6 @@ CHANCE_COLOUR = ("#6b7280", "grey")
 MARK_COLOUR = ("#dc2626", "red")
 SPLIT_PARTNERS = {Role.TRAIN_LOSS: Role.VAL_LOSS, Role.VAL_LOSS: Role.TRAIN_LOSS,
                   Role.TRAIN_ACC: Role.VAL_ACC, Role.VAL_ACC: Role.TRAIN_ACC}
-ACCURACY_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
 CHARTS_PER_RUN = 3
 CHARTED_RUNS_KEPT = 3  # charts of the worst runs survive until whole sections have to go
 SECTIONS_KEPT = 10  # sections of the worst runs survive until the table's healthy rows have gone

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import (Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt, rank_trend_z,
-                               robust_sigma)
+from curvedoc.features import (ACCURACY_ROLES, Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt,
+                               rank_trend_z, robust_sigma)
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import HELD_OUT_ACC, LOSS_OF_ACCURACY, OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -431,7 +431,7 @@ def _judge_loss(flat: FlatAccuracy, limits: Limits) -> None:
 
 @rule(
     "CD602", "accuracy-majority", symptom="accuracy_majority", severity=ERROR, live=WHOLE_RUN,
-    needs=(Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC),
+    needs=ACCURACY_ROLES,
     causes=(
         "the model learned only the class prior: it predicts the most common class for every input",
         "the input does not reach the model (zeroed, masked, constant after preprocessing), so only the prior "
@@ -491,7 +491,7 @@ def accuracy_majority(run: RunCurves, limits: Limits):
 
 @rule(
     "CD603", "predictions-frozen", symptom="predictions_frozen", severity=ERROR, live=WHOLE_RUN,
-    needs=(Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC),
+    needs=ACCURACY_ROLES,
     causes=(
         "the loss is computed on a different tensor than the predictions (a temperature, a scale or a detached "
         "copy is what trains)",

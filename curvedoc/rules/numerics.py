@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from curvedoc.features import LOSS_ROLES, RunCurves, fmt
+from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, fmt
 from curvedoc.roles import Role, is_error_metric, tokens
 from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
-METRIC_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC, Role.SCORE)
+METRIC_ROLES = (*ACCURACY_ROLES, Role.SCORE)
 # Losses that are negative by design (policy gradients, entropy bonuses, WGAN critics, continuous NLL/ELBO, the
 # unbiased and random-feature estimators of an MMD, whose value goes below 0 near a match).
 SIGNED_LOSS_WORDS = {"policy", "actor", "critic", "entropy", "wasserstein", "wgan", "elbo", "reward", "value",

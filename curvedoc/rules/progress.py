@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from curvedoc.features import (MEDIAN_SE, Curve, RunCurves, as_fraction, chance_as_yardstick_of_height, chance_loss_of,
-                               first_logged, first_point_share, fmt, robust_sigma, trend_z)
+from curvedoc.features import (ACCURACY_ROLES, MEDIAN_SE, Curve, RunCurves, as_fraction, chance_as_yardstick_of_height,
+                               chance_loss_of, first_logged, first_point_share, fmt, robust_sigma, trend_z)
 from curvedoc.roles import Role, epoch_average_of
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
 from curvedoc.rules.generalization import overfitting
@@ -153,7 +153,7 @@ def _accuracy_climbs(run: RunCurves, limits: Limits) -> bool:
     """An accuracy of the run (train or held-out) gets steadily closer to perfect, beyond its noise: the model
     learns, whatever its loss shows (a triplet loss held near its margin by mining ever harder examples while
     retrieval accuracy climbs 0.75 -> 0.90). A model that never moved cannot classify better."""
-    for role in (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC):
+    for role in ACCURACY_ROLES:
         curve = run.curve(role)
         if curve is None or len(curve.finite_values) < limits["min_points"] or as_fraction(curve) is None:
             continue
@@ -392,15 +392,6 @@ def plateau_start(curve: Curve, band: float) -> int:
     return int(np.argmax(curve.smooth <= curve.end + band * (begin - curve.end)))
 
 
-def lr_at(run: RunCurves, step: int) -> tuple[float, float, str] | None:
-    """The logged LR at ``step``, its peak and its tag, or None without an LR curve."""
-    lr = run.curve(Role.LR)
-    if lr is None or not len(lr.finite_values) or lr.finite_values.max() <= 0:
-        return None
-    index = min(int(np.searchsorted(lr.finite_steps, step)), len(lr.finite_values) - 1)
-    return float(lr.finite_values[index]), float(lr.finite_values.max()), lr.tag
-
-
 def high_level(run: RunCurves, curve: Curve, reference_curve: Curve, share: float) -> tuple[float, str] | None:
     """The reference ``curve``'s end level is judged high against (−log(1/n), else the start of
     ``reference_curve``) and a sentence saying so, when it ends at or above ``share`` of it; None otherwise."""
@@ -493,9 +484,9 @@ def lr_decayed_early(run: RunCurves, curve: Curve, plateau_index: int,
         return not len(later) or float(later.max()) <= limits["lr_cut"] * peak
 
     middle = int(curve.finite_steps[0] + (curve.finite_steps[-1] - curve.finite_steps[0]) / 2)
-    found = lr_at(run, middle)
-    if found is not None and found[0] <= limits["lr_near_zero"] * found[1] and kept_low(middle):
-        return (*found, "by the middle of the run")
+    at_middle = float(lr.finite_values[min(int(np.searchsorted(lr.finite_steps, middle)), len(lr.finite_values) - 1)])
+    if at_middle <= limits["lr_near_zero"] * peak and kept_low(middle):
+        return at_middle, peak, lr.tag, "by the middle of the run"
     # the plateau's start is read off a running median, which lags a cut by up to a tenth of the run
     begins, span = curve.step_at(plateau_index), (curve.finite_steps[-1] - curve.finite_steps[0]) / 10
     around = lr.finite_values[(lr.finite_steps >= begins) & (lr.finite_steps <= begins + span)]
