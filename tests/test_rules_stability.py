@@ -351,6 +351,23 @@ def test_a_term_that_grows_from_its_start_by_design_is_no_spike_from_the_start()
     assert not alarms(synthetic({"total_loss": total, "loss_box_reg": box, "loss_cls": cls}))
 
 
+def test_a_term_that_climbs_away_by_a_sliver_of_its_total_is_no_spike_but_one_that_moves_it_is():
+    """DETR's auxiliary class loss of one decoder layer breaks away on the held-out set, 0.0004 -> 0.06, beside box
+    and GIoU terms that sum to ~8: far above its own start, but it moves nothing. Grown to 6, it moves the loss."""
+    rng = np.random.default_rng(4)
+    epochs = 120
+
+    def noisy(values: np.ndarray) -> np.ndarray:
+        return values * np.exp(0.03 * rng.standard_normal(epochs))
+
+    box, giou = noisy(np.geomspace(6.0, 3.6, epochs)), noisy(np.geomspace(6.5, 4.2, epochs))
+    for climbs_to, spikes in ((0.06, False), (6.0, True)):
+        ce = noisy(np.r_[np.geomspace(0.002, 0.0004, 60), np.full(60, climbs_to)])
+        run = synthetic({"train_loss": np.geomspace(20, 2, epochs), "test_loss": box + giou + ce,
+                         "test_loss_ce_1": ce, "test_loss_bbox_1": box, "test_loss_giou_1": giou})
+        assert ("CD402" in alarms(run)) is spikes
+
+
 def test_a_loss_diverging_from_its_start_is_not_a_run_of_spikes():
     """One blow-up that never comes back, whose peak is the last point only because it never stopped climbing."""
     run = synthetic({"train/loss": 2.3 * np.exp(np.linspace(0, 30, 200))})

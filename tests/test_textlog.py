@@ -3,6 +3,7 @@ hand-written logging script (fixtures/textlog/), the traps of real output, and t
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import warnings
@@ -1750,6 +1751,23 @@ def test_a_log_that_starts_over_with_another_parameter_count_holds_another_model
     runs = curvedoc.load(write(tmp_path / "log.txt", text))
     assert len(runs) == runs_read
     assert [run.point_counts()["train_loss"] for run in runs] == ([4, 8] if runs_read == 2 else [8])
+
+
+def test_detr_records_longer_than_the_peek_are_read_as_its_log_not_refused_as_a_history(tmp_path):
+    """facebookresearch/detr (and Deformable DETR, DINO …) write one JSON record an epoch to ``log.txt``, each over
+    4 KiB with the auxiliary decoder losses and the COCO metrics: the first line fills the whole peek, and the file
+    was taken for a JSON document (a history) and refused as "not valid JSON at line 2"."""
+    def record(epoch: int) -> str:
+        terms = {f"{split}_loss_{kind}_{layer}": 1.0 / (epoch + 1) for split in ("train", "test")
+                 for kind in ("ce", "bbox", "giou") for layer in range(5)}
+        return json.dumps({"train_lr": 1e-4, "train_loss": 20.0 / (epoch + 1), **terms, "test_loss": 15.0 + epoch,
+                           "test_coco_eval_bbox": [0.1 * epoch] * 12, "epoch": epoch, "n_parameters": 41_302_368,
+                           "padding": "x" * 4096}) + "\n"
+    (tmp_path / "outputs").mkdir()
+    path = write(tmp_path / "outputs" / "log.txt", "".join(record(epoch) for epoch in range(6)))
+    for run in (load_one(path), load_one(tmp_path / "outputs")):
+        assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.roles["test_loss"] == Role.TEST_LOSS
+        assert values(run, "test_loss") == pytest.approx([15.0 + epoch for epoch in range(6)])
 
 
 def test_a_logging_prefix_names_who_wrote_the_line_not_what_it_measures(tmp_path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import csv
 import importlib
+import json
 import os
 import re
 import stat
@@ -75,6 +76,9 @@ PROJECTOR_FILES = {"tensors.tsv", "metadata.tsv"}
 SKIPPED_FOLDERS = {".ipynb_checkpoints", ".git", "__pycache__", "node_modules", ".trash", ".hg", ".svn"}
 # What discovery reads of a file to tell its format: all of most small files, so a small .json is judged whole
 PEEK_BYTES = 4096
+# A JSON Lines record is read whole up to this size to tell it from the start of one long document
+LONGEST_JSON_LINE = 1 << 20
+JSON_LINES_PEEKED = 4  # lines read for two records (blank lines between them are skipped)
 # A .json file up to this size whose first bytes say nothing is judged on its whole document
 JUDGED_WHOLE_BYTES = 256 << 10
 LFS_POINTER = b"version https://git-lfs.github.com/spec/"
@@ -273,7 +277,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         text = head.lstrip()
         if b'"log_history"' in head or name == "trainer_state.json":
             return Source("hf", path, ((None, path),), explicit)
-        if suffix != ".json" or _looks_like_json_lines(head):
+        if suffix != ".json" or _looks_like_json_lines(head, path):
             return Source("jsonl", path, ((None, path),), explicit)
         if _file_holds_a_history(path, head, whole_file, explicit):
             return Source("history", path, ((None, path),), explicit)
@@ -297,8 +301,10 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
             return f"a {suffix} file (configuration, code or notes), not a training log; curvedoc reads {LOOKED_FOR}"
         if not _is_text(head, whole_file):
             return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
-    # json.dump(history, open("log.txt", "w")): a history of metric lists saved under a captured-output name
-    if suffix in TEXT_LOG_SUFFIXES and head.lstrip()[:1] == b"{" and not _looks_like_json_lines(head) and (
+    # json.dump(history, open("log.txt", "w")): a history of metric lists saved under a captured-output name; one
+    # JSON record a line there (DETR's ``log.txt``) is the text reader's, which tells a new model's run by its
+    # parameter count
+    if suffix in TEXT_LOG_SUFFIXES and head.lstrip()[:1] == b"{" and not _looks_like_json_lines(head, path) and (
             _file_holds_a_history(path, head, whole_file, explicit)):
         return Source("history", path, ((None, path),), explicit)
     if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
@@ -371,9 +377,32 @@ def sniff_delimiter(header: str) -> str:
     return best if counts[best] else WHITESPACE
 
 
-def _looks_like_json_lines(head: bytes) -> bool:
+def _looks_like_json_lines(head: bytes, path: Path) -> bool:
+    """Two lines that each open a JSON object. A record longer than the peek (DETR's ``log.txt`` writes 4 KiB a line,
+    its COCO metrics among them) leaves one line in it: the file's first records are then read whole."""
     lines = [line.strip() for line in head.splitlines() if line.strip()]
-    return len(lines) >= 2 and all(line.startswith(b"{") for line in lines[:2])
+    if len(lines) >= 2:
+        return all(line.startswith(b"{") for line in lines[:2])
+    return bool(lines) and lines[0].startswith(b"{") and _opens_with_json_records(path)
+
+
+def _opens_with_json_records(path: Path) -> bool:
+    """The file's first two lines, read whole, are each one JSON object (a minified history is a single line, and
+    the dicts a script prints with ``print(logs)`` are Python's, in single quotes)."""
+    try:
+        with open(path, "rb") as handle:
+            records = [line for line in (handle.readline(LONGEST_JSON_LINE) for _ in range(JSON_LINES_PEEKED))
+                       if line.strip()][:2]
+    except OSError:
+        return False
+    return len(records) == 2 and all(_is_json_object(record) for record in records)
+
+
+def _is_json_object(line: bytes) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:  # a cut record (longer than LONGEST_JSON_LINE), or no JSON at all
+        return False
 
 
 def _looks_like_table(head: bytes) -> bool:
