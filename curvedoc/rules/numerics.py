@@ -144,7 +144,8 @@ def negative_loss(run: RunCurves, limits: Limits):
             lowest = int(np.argmin(values))
             if curve.start_level <= limits["signed_start_share"] * values[lowest]:
                 continue  # below zero from the start, at the order of magnitude it ends at: signed by design
-            if -values[lowest] <= limits["run_away_share"] * curve.start_level:
+            # where it began: its first value, or the level of its first points when a low first point undersells it
+            if -values[lowest] <= limits["run_away_share"] * max(curve.start, curve.start_level):
                 continue  # through zero at the pace of its fall and settled near it: signed by design
             yield Found(
                 f"{curve.tag} goes below zero from step {curve.step_at(first)}",
