@@ -689,6 +689,15 @@ def test_semicolon_table_with_decimal_commas(tmp_path):
     assert run.series("val_loss")["value"].iloc[0] == 1.0 and math.isnan(run.series("val_loss")["value"].iloc[1])
 
 
+def test_a_tab_separated_log_whose_names_open_with_a_digit_is_a_table(tmp_path):
+    """A public pose-lifting repository's logger writes ``log.txt`` as a tab-separated table, one row an epoch, each
+    line ended by its tab, under names such as ``2d_loss`` and ``3d_loss``: names, though they open with a digit."""
+    rows = "".join(f"{6.0 / epoch:.6f}\t{7.0 / epoch:.6f}\t{1.8:.6f}\t\n" for epoch in range(1, 6))
+    run = load_one(write(tmp_path / "log.txt", "2d_loss   \t3d_loss   \tadv_loss   \t\n" + rows))
+    assert set(run.tags) == {"2d_loss", "3d_loss", "adv_loss"} and len(run.series("2d_loss")) == 5
+    assert run.roles["3d_loss"] == Role.TRAIN_LOSS
+
+
 REAL_TABLES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and p.suffix != ".yaml")
 
 

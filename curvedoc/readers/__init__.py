@@ -422,9 +422,14 @@ def _looks_like_table(head: bytes) -> bool:
         names_a_value = any(cell.strip().endswith((b":", b"=")) for cell in first)
         if (len(header) == len(first) and (len(header) >= 2 or one_column) and any(map(_is_number, first))
                 and not names_a_value):
-            return (all(re.fullmatch(rb"\s*%?\s*[A-Za-z_][\w./ \-@()%]*\s*", cell) for cell in header)
-                    or all(map(_is_number, header + first)))
+            return (all(map(_names_a_column, header)) or all(map(_is_number, header + first)))
     return False
+
+
+def _names_a_column(cell: bytes) -> bool:
+    """A header cell: a name, which may open with a digit (``2d_loss``, ``3d_loss``) but is no number itself."""
+    return bool(re.fullmatch(rb"\s*%?\s*[A-Za-z_0-9][\w./ \-@()%]*\s*", cell)) and not _is_number(cell) and bool(
+        re.search(rb"[A-Za-z_]", cell))
 
 
 def _opens_with_a_log_line(head: bytes) -> bool:
