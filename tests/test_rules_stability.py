@@ -368,6 +368,14 @@ def test_a_term_that_climbs_away_by_a_sliver_of_its_total_is_no_spike_but_one_th
         assert ("CD402" in alarms(run)) is spikes
 
 
+def test_a_coefficient_near_zero_that_dips_below_it_is_no_collapse():
+    """A public GAT regressor stuck at the mean: val/r2 -0.23, -0.01, -0.02, then -0.11 for two epochs and back. R²
+    is out of 1 however far below 0 it goes: its shortfall moved 1.02 -> 1.11, not a score falling fivefold."""
+    r2 = np.array([-0.2323, -0.0098, -0.0196, -0.1077, -0.1156, -0.0468, -0.0151, -0.0174, -0.0128, -0.0372])
+    loss = np.array([1.924, 1.816, 1.490, 1.272, 1.354, 1.345, 1.320, 1.304, 1.538, 1.342])
+    assert "CD402" not in alarms(synthetic({"train/loss": loss, "val/r2": r2}))
+
+
 def test_a_loss_diverging_from_its_start_is_not_a_run_of_spikes():
     """One blow-up that never comes back, whose peak is the last point only because it never stopped climbing."""
     run = synthetic({"train/loss": 2.3 * np.exp(np.linspace(0, 30, 200))})

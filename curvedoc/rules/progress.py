@@ -203,7 +203,7 @@ def _as_shortfall(run: RunCurves, curve: Curve) -> Curve:
     going 0.89 -> 0.93 moved a third of the way to 1, however small a share of its level that is. Losses, and an
     agent's rewards (whose scale is the game's), stay as they are."""
     if (curve.role != Role.SCORE or run.reinforcement_learning or not len(curve.finite_values)
-            or perfect_score(curve.finite_values) is None):
+            or perfect_score(curve) is None):
         return curve
     return shortfall(curve)
 

@@ -32,6 +32,9 @@ SWING_VS_PROGRESS = 0.4
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
 MIN_BASELINE = 3
+# Scores whose perfect value is 1 however far below 0 they go: R², a correlation, Cohen's kappa, Matthews' MCC
+COEFFICIENT_WORDS = frozenset({"r2", "rsquared", "pearson", "spearman", "correlation", "corr", "pcc", "srcc", "plcc",
+                               "kappa", "mcc"})
 # A preference-optimisation run's implicit rewards (DPO, KTO): of the model's choices, not of an agent's episodes
 PREFERENCE_WORDS = frozenset({"chosen", "rejected", "margins"})
 NO_PROGRESS = 0.95  # a loss that never got below this share of its first value had made no progress yet
@@ -541,15 +544,17 @@ def shortfall(score: Curve) -> Curve:
     """A higher-is-better curve as a lower-is-better one: what a score out of 1 (or 100) misses of perfect, or the
     negated value of an unbounded one (a reward)."""
     values = score.values
-    out_of = perfect_score(score.finite_values)
+    out_of = perfect_score(score)
     measured = (out_of - values) / out_of if out_of is not None else -values
     return Curve(score.tag, score.role, score.steps, measured)
 
 
-def perfect_score(finite: np.ndarray) -> float | None:
-    """What a score whose values these are is out of: 1, or 100 (a percentage); None for an unbounded one (a
-    reward)."""
-    if finite.min() >= 0 and finite.max() <= 1:
+def perfect_score(score: Curve) -> float | None:
+    """What a score is out of: 1, or 100 (a percentage); None for an unbounded one (a reward). A coefficient (R², a
+    correlation, a kappa) is out of 1 however far below 0 it goes: R² -0.02 -> -0.11 is a model at the mean a
+    little worse, not a reward falling fivefold."""
+    finite = score.finite_values
+    if finite.max() <= 1 and (finite.min() >= 0 or COEFFICIENT_WORDS & set(tokens(score.tag))):
         return 1.0
     if finite.min() >= 0 and finite.max() <= 100:
         return 100.0
