@@ -428,8 +428,8 @@ def _looks_like_table(head: bytes) -> bool:
 
 def _names_a_column(cell: bytes) -> bool:
     """A header cell: a name, which may open with a digit (``2d_loss``, ``3d_loss``) but is no number itself."""
-    return bool(re.fullmatch(rb"\s*%?\s*[A-Za-z_0-9][\w./ \-@()%]*\s*", cell)) and not _is_number(cell) and bool(
-        re.search(rb"[A-Za-z_]", cell))
+    return (re.fullmatch(rb"\s*%?\s*[A-Za-z_0-9][\w./ \-@()%]*\s*", cell) is not None
+            and re.search(rb"[A-Za-z_]", cell) is not None and not _is_number(cell))
 
 
 def _opens_with_a_log_line(head: bytes) -> bool:
