@@ -123,6 +123,20 @@ def test_a_history_saved_under_a_captured_output_name_is_a_history(tmp_path):
     assert curvedoc.load(tmp_path / "train_log.txt")[0].format != "json-history"
 
 
+def test_lists_named_by_a_split_alone_beside_others_are_told_by_their_course(tmp_path):
+    """A public translation notebook's history.json: ``train`` and ``val`` (its label-smoothed losses) beside
+    ``ppl``, ``acc`` and ``lr``; nothing else names a loss, and both fall, as a loss does. Split-named lists that
+    climb within 0–1 beside a learning rate are that split's accuracy."""
+    losses = {"train": [8.31, 5.56, 4.19, 3.50], "val": [7.81, 5.84, 4.49, 4.12], "ppl": [2466.0, 343.0, 89.0, 61.0],
+              "acc": [20.1, 35.2, 44.0, 45.5], "lr": [1e-4, 2e-4, 1.4e-4, 1.1e-4]}
+    (run,) = curvedoc.load(write_json(tmp_path / "history.json", losses))
+    assert run.roles["train_loss"] == Role.TRAIN_LOSS and run.roles["val_loss"] == Role.VAL_LOSS
+    assert run.series("val_loss")["value"].tolist() == losses["val"]
+    accuracies = {"train": [0.41, 0.62, 0.75, 0.81], "val": [0.40, 0.58, 0.66, 0.70], "lr": [1e-3, 1e-3, 1e-4, 1e-4]}
+    (run,) = curvedoc.load(write_json(tmp_path / "scores.json", accuracies))
+    assert run.roles["train_acc"] == Role.TRAIN_ACC and run.roles["val_acc"] == Role.VAL_ACC
+
+
 def test_lists_grouped_under_a_key_are_curves_of_the_history(tmp_path):
     """A public SRGAN script saves its losses beside {"validation_metrics": {"PSNR": [...], "MSE": [...]},
     "learning_rates": {"generator": [...]}}: lists as long as the history's own are its curves; a group of lists

@@ -308,11 +308,34 @@ def _columns(records: list[dict]) -> dict[str, list]:
 def _named_by_the_file(candidate: dict, name: str) -> dict:
     """An object whose lists of numbers are all named by a split alone (``{"train": [...], "val": [...]}``) with the
     metric the file's name says prefixed by it (``losses.json``: ``train_losses``, ``val_losses``): a script that
-    saves one metric's lists names the file after it. Any other object as it is."""
+    saves one metric's lists names the file after it. Lists named by a split alone beside others that name no loss
+    (``{"train": [...], "val": [...], "ppl": [...], "lr": [...]}`` in ``history.json``) are that split's loss when
+    they fall, as a loss does, and its accuracy when they climb within 0–1 or 0–100, as an accuracy does. Any other
+    object as it is."""
     lists = [key for key, value in candidate.items() if _is_number_list(value)]
-    if not lists or not all(map(_bare_split, lists)) or not names_a_measurement(name):
+    bare = [key for key in lists if _bare_split(key)]
+    if not bare:
         return candidate
-    return {(f"{key}_{name}" if key in lists else key): value for key, value in candidate.items()}
+    if len(bare) == len(lists):
+        if not names_a_measurement(name):
+            return candidate  # a file of splits' lists alone, whose name says nothing: indices as likely as losses
+        return {(f"{key}_{name}" if key in lists else key): value for key, value in candidate.items()}
+    if any("loss" in tokens(key) for key in lists):
+        return candidate
+    named = {key: f"{key}_{kind}" for key in bare if (kind := _measured_by_its_course(candidate[key])) is not None}
+    return {named.get(key, key): value for key, value in candidate.items()}
+
+
+def _measured_by_its_course(values: list) -> str | None:
+    """"loss" for numbers that end below where they start, "acc" for ones that end above it and stay within 0–1 or
+    0–100 (an accuracy, a fraction or a percentage); None for any other course."""
+    numbers = np.array([value for value in values if isinstance(value, (int, float))], dtype=np.float64)
+    numbers = numbers[np.isfinite(numbers)]
+    if len(numbers) < MIN_EPOCHS or numbers[-1] == numbers[0]:
+        return None
+    if numbers[-1] < numbers[0]:
+        return "loss"
+    return "acc" if numbers.min() >= 0 and numbers.max() <= 100 else None
 
 
 def _bare_split(key: str) -> bool:
