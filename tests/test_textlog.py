@@ -1770,6 +1770,18 @@ def test_detr_records_longer_than_the_peek_are_read_as_its_log_not_refused_as_a_
         assert values(run, "test_loss") == pytest.approx([15.0 + epoch for epoch in range(6)])
 
 
+@pytest.mark.parametrize("prefix", ["2017-08-18 02:43:53,914 - INFO - ", "2017-08-18 02:43:53,914 | INFO | ",
+                                    "2017-08-18 02:43:53,914:\t", "[2017-08-18 02:43:53] "])
+def test_a_metric_named_before_its_step_is_read_behind_a_logging_prefix(tmp_path, prefix):
+    """A public question-generation run logs ``%(asctime)s:\t%(message)s``: "Loss at step 1: 8.499695". The
+    timestamp is when the line was written, whether a level follows it or not, and the dash after the level
+    (logging's common ``%(asctime)s - %(levelname)s - %(message)s``) is the prefix's, not the message's."""
+    text = "".join(f"{prefix}Loss at step {step}: {8.5 - step / 4:.6f}\n" for step in range(1, 6))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"Loss"} and steps(run, "Loss") == [1, 2, 3, 4, 5]
+    assert values(run, "Loss") == pytest.approx([8.5 - step / 4 for step in range(1, 6)])
+
+
 def test_a_logging_prefix_names_who_wrote_the_line_not_what_it_measures(tmp_path):
     """OLMo's train.log: a timestamp, the host and its rank, ``%(name)s:%(lineno)d`` and the level, then the step;
     the metrics follow on indented lines. ``host:0`` and ``olmo.train:990`` are no values, so the step line heads

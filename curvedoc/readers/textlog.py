@@ -345,7 +345,11 @@ LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{
 # "olmo.train:990") and the level, then the message. What precedes the level says who wrote the line and when
 LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")  # WARN also begins WARNING
 LEVEL_NAME = "(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
-LOGGING_PREFIX = re.compile(rf"\[?\d{{2,4}}[-/:.]\d{{1,2}}[^\n]{{0,200}}?[\s\[|\-]{LEVEL_NAME}(?:\]|\s|:\s|\s?[-|]\s)")
+LOGGING_PREFIX = re.compile(rf"\[?\d{{2,4}}[-/:.]\d{{1,2}}[^\n]{{0,200}}?[\s\[|\-]{LEVEL_NAME}(?:\]|\s?[-|]\s|:\s|\s)")
+# A date and a time alone before the message, a format with no level ("%(asctime)s:\t%(message)s": "2017-08-18
+# 02:43:53,914:\tLoss at step 1: 8.49"); its numbers are when the line was written, no values
+TIMESTAMP_PREFIX = re.compile(r"\[?\d{4}[-/.]\d{1,2}[-/.]\d{1,2}[ T]\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]?"
+                              r"(?:\s?[-|:]\s|\s)\s*")
 # The level first, then the date and the time since the start: "INFO - 09/04/20 07:56:14 - 0:00:27 - " (the
 # LogFormatter of Facebook research code: SwAV, XLM, DINO's kin)
 LEVEL_FIRST_PREFIX = re.compile(rf"{LEVEL_NAME} - \d{{1,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}} \d{{1,2}}:\d{{2}}:\d{{2}} - "
@@ -1238,6 +1242,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         prefix = LOGGING_PREFIX.match(text)
     elif text.startswith(LOGGING_LEVELS):
         prefix = LEVEL_FIRST_PREFIX.match(text)
+    if prefix is None and (text[:1].isdigit() or text.startswith("[")):
+        prefix = TIMESTAMP_PREFIX.match(text)
     if prefix is not None:
         text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
