@@ -107,6 +107,24 @@ def test_a_score_that_turns_nan_is_named_and_one_never_computed_is_not():
     assert finding.tags == ["bbox/AP"]
 
 
+def test_a_mean_reward_undefined_before_the_first_episode_ends_is_not_broken():
+    """A public DQN's table logs its mean episode reward as NaN at frame 0 (np.mean of no episodes), then -21
+    rising to 19: undefined until its first episode, not broken. A NaN after it had a value still is."""
+    frames = np.arange(0, 30_000, 1000)
+
+    def run_of(reward: np.ndarray):
+        builder = RunBuilder("/synthetic", "test")
+        builder.add("loss", frames, np.r_[0.02, np.geomspace(0.02, 0.0002, 29)])
+        builder.add("reward", frames, reward)
+        return builder.build()
+
+    reward = np.r_[np.nan, np.linspace(-21, 19, 29)]
+    assert "CD101" not in {f.code for f in diagnose_run(run_of(reward))}
+    reward[20] = np.nan
+    (finding,) = [f for f in diagnose_run(run_of(reward)) if f.code == "CD101"]
+    assert finding.step == frames[20] and finding.severity == "warning"
+
+
 def test_an_error_metric_that_turns_inf_is_named_and_one_never_computed_is_not():
     """A wind-power forecaster's first validation: val_mae=inf val_rmse=inf, finite after. An error metric (MAE,
     RMSE, WER) breaks as a loss would; a column the run never filled (NaN throughout) is undefined."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, fmt
+from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, Curve, RunCurves, fmt
 from curvedoc.roles import Role, is_error_metric, tokens
 from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
@@ -33,7 +33,8 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     value, on any curve of those roles (train, validation, test, each term, a GAN's adversarial terms); names the
     first curve to do so and the step, the last finite value before it, and for every such curve whether it ever
     came back. A metric that never had a
-    value at all is undefined (no example of its kind), not broken. A gradient norm that turns NaN/Inf for good
+    value at all is undefined (no example of its kind), not broken, and so is one NaN until its first value (a mean
+    episode reward before the first episode ended). A gradient norm that turns NaN/Inf for good
     while the loss stays finite is the same failure with the loss filtered by the logger (the Hugging Face
     Trainer's ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back
     is a mixed-precision step the loss scaler skipped."""
@@ -42,17 +43,16 @@ def nonfinite_values(run: RunCurves, limits: Limits):
         yield hidden
         return
     for roles, severity in (((*LOSS_ROLES, Role.ADVERSARIAL), ERROR), (METRIC_ROLES, WARNING)):
-        # A metric never computed at all (Detectron2's APs when the set has no small objects: NaN at every
-        # evaluation) is undefined, not broken; a loss that is NaN from its first value is broken.
+        # A metric is judged from its first value on (see _first_broken); a loss that is NaN from its first value
+        # is broken.
         judged = [curve for role in roles for curve in run.curves(role)]
         if severity == WARNING:
             judged += [curve for curve in run.curves(Role.OTHER) if is_error_metric(curve.tag)]
-        broken = [curve for curve in judged if curve.first_nonfinite is not None
-                  and (severity == ERROR or len(curve.finite_values))]
+        broken = {curve.tag: (curve, index) for curve in judged
+                  if (index := _first_broken(curve, severity == ERROR)) is not None}
         if not broken:
             continue
-        first = min(broken, key=lambda curve: curve.steps[curve.first_nonfinite])
-        index = first.first_nonfinite
+        first, index = min(broken.values(), key=lambda item: item[0].steps[item[1]])
         step = int(first.steps[index])
         bad_value = first.values[index]
         evidence = [f"{first.tag} = {bad_value} at step {step} (first non-finite value)"]
@@ -64,16 +64,29 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             evidence.append("non-finite at its very first value, before any update could overflow: the inputs or "
                             "labels of the first batches (NaN in the data; a mean over no supervised token, every "
                             "label −100, is 0/0)")
-        for curve in broken:
-            share = int((~curve.finite_mask).sum())
-            after = curve.finite_mask[curve.first_nonfinite:]
-            came_back = "finite again later" if after.any() else "never finite again"
+        for curve, broken_at in broken.values():
+            share = int((~curve.finite_mask[broken_at:]).sum())
+            came_back = "finite again later" if curve.finite_mask[broken_at:].any() else "never finite again"
             evidence.append(f"{curve.tag}: {share} of {len(curve)} points non-finite; {came_back}")
         yield Found(
             f"{first.tag} becomes {'NaN' if np.isnan(bad_value) else 'Inf'} at step {step}",
-            [curve.tag for curve in broken], evidence, step=step, severity=severity,
+            list(broken), evidence, step=step, severity=severity,
         )
         return
+
+
+def _first_broken(curve: Curve, loss: bool) -> int | None:
+    """Where ``curve`` first takes a NaN/±Inf that counts: a loss's first, from its very first value; a metric's
+    first after its leading NaNs, for a metric is undefined (NaN, never Inf: an Inf is an overflow) until its first
+    example: a mean episode reward before any episode ended, which Stable-Baselines3 and most DQN scripts log as
+    NaN; an AP on a set with no small objects, NaN at every evaluation."""
+    if curve.first_nonfinite is None or loss:
+        return curve.first_nonfinite
+    if not len(curve.finite_values):
+        return None  # never a value at all: never computed (no example of its kind), not broken
+    defined = int(np.flatnonzero(~np.isnan(curve.values))[0])
+    after = np.flatnonzero(~curve.finite_mask[defined:])
+    return defined + int(after[0]) if len(after) else None
 
 
 def _hidden_by_the_logger(run: RunCurves) -> Found | None:
