@@ -1782,6 +1782,20 @@ def test_a_metric_named_before_its_step_is_read_behind_a_logging_prefix(tmp_path
     assert values(run, "Loss") == pytest.approx([8.5 - step / 4 for step in range(1, 6)])
 
 
+def test_a_count_opening_a_line_is_a_batch_counter_that_starts_again_with_every_epoch(tmp_path):
+    """A public image-captioning run logs "train epoch: 0", then "count: 0, loss:187.667145:" every 50 batches:
+    ``count`` is its step within the epoch, counted on across epochs; read as a metric, every epoch's hundreds of
+    losses collapsed to one point. After other values it counts something else (darknet's objects: see above)."""
+    text = ""
+    for epoch in range(3):
+        text += f"INFO:root:train epoch: {epoch}\n"
+        text += "".join(f"INFO:root:count: {count}, loss:{200 - epoch * 10 - count / 100:.6f}: \n"
+                        for count in range(0, 300, 50))
+    run = read(write(tmp_path / "train5.log", text))
+    assert set(run.tags) == {"loss"} and len(values(run, "loss")) == 18
+    assert values(run, "loss")[:2] == pytest.approx([200.0, 199.5])
+
+
 def test_a_logging_prefix_names_who_wrote_the_line_not_what_it_measures(tmp_path):
     """OLMo's train.log: a timestamp, the host and its rank, ``%(name)s:%(lineno)d`` and the level, then the step;
     the metrics follow on indented lines. ``host:0`` and ``olmo.train:990`` are no values, so the step line heads

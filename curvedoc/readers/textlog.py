@@ -122,7 +122,7 @@ import math
 import re
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -150,8 +150,11 @@ MAX_FILE_BYTES = 512 << 20  # ~1 minute of parsing; the rest of a longer log is 
 GIVE_UP_BYTES = 32 << 20
 
 EPOCH_KEYS = {"epoch", "ep"}
-# Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count; an agent's episode last.
-STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch", "episode")
+# Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count; an agent's episode late.
+# A bare ``count`` opening a line is a script's own batch counter ("count: 50, loss: 228.9" under "train epoch: 0"),
+# the coarsest; after other values it counts something else (darknet's region line: "…, count: 8, …" objects).
+STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch", "episode",
+             "count")
 BATCH_RANK = STEP_KEYS.index("batch")
 SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
@@ -1332,6 +1335,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         name = _name(key)
         if name is None:
             continue
+        if name.x_kind == "count" and last_named is not None:
+            name = replace(name, x_kind=None)  # a count after values counts something else, no step of the line
         if not name.x_kind and announced is not None and announced.start() < match.start():
             continue
         if may_quote and text[match.end("key")] not in ("'", '"'):  # a dict's 'loss': 0.41 is outside its quotes
