@@ -274,6 +274,9 @@ def is_error_metric(tag: str) -> bool:
 _ERROR_KIND_WORDS = {"squared", "absolute"}  # "Mean Squared Error", "mean absolute error"
 
 
+_TRAINING_TWIN = {Role.VAL_LOSS: Role.TRAIN_LOSS, Role.VAL_ACC: Role.TRAIN_ACC}
+
+
 def mark_training_metrics(roles: dict[str, Role]) -> None:
     """A tag read as validation's for its "metrics" alone (Ultralytics' folder for them, metrics/loss) beside the
     same name under a validation split (val_metrics/loss) is training's: the script logs its two splits so."""
@@ -284,9 +287,6 @@ def mark_training_metrics(roles: dict[str, Role]) -> None:
         words = tokens(tag)
         if role in _TRAINING_TWIN and _SPLIT_WORDS.keys().isdisjoint(words) and tuple(words) in held_out:
             roles[tag] = _TRAINING_TWIN[role]
-
-
-_TRAINING_TWIN = {Role.VAL_LOSS: Role.TRAIN_LOSS, Role.VAL_ACC: Role.TRAIN_ACC}
 
 
 def mark_errors_as_losses(roles: dict[str, Role]) -> None:

@@ -10,10 +10,11 @@ line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the class
 ``model.to_json()`` (``model.json``, ``model_architecture.json``: its softmax output layer's width); a PEFT
 ``adapter_config.json`` names the base model, and so does the model card the Trainer writes (``README.md``, whose
 YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example
-scripts call it). They are looked for in the run's folder and its ``configs/`` or ``config/`` folder, then one folder up (two above a Hugging Face
-``checkpoint-N/``, whose output folder holds the model config, and above a Lightning logger's ``version_N/`` or a W&B
-run folder, whose project folder holds the run's configs), nearest folder first; within a folder the model config first,
-then data configs, run arguments, other YAML files, other JSON files named for settings (``default_parameters.json``,
+scripts call it). They are looked for in the run's folder and its ``configs/`` or ``config/`` folder, then one folder
+up (two above a Hugging Face ``checkpoint-N/``, whose output folder holds the model config, and above a Lightning
+logger's ``version_N/`` or a W&B run folder, whose project folder holds the run's configs), nearest folder first;
+within a folder the model config first, then data configs, run arguments, other YAML files, other JSON files
+named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
 ``evaluation_report.json``) or for the model (``model.json``), label lists; last, a data config the run's arguments
 name by path (Ultralytics' ``data: data.yaml``, relative to the directory training ran in), in the run folder's parents

@@ -329,7 +329,7 @@ def _named_by_the_file(candidate: dict, name: str) -> dict:
 def _measured_by_its_course(values: list) -> str | None:
     """"loss" for numbers that end below where they start, "acc" for ones that end above it and stay within 0–1 or
     0–100 (an accuracy, a fraction or a percentage); None for any other course."""
-    numbers = np.array([value for value in values if isinstance(value, (int, float))], dtype=np.float64)
+    numbers = np.array([number for number in map(as_value, values) if number is not None], dtype=np.float64)
     numbers = numbers[np.isfinite(numbers)]
     if len(numbers) < MIN_EPOCHS or numbers[-1] == numbers[0]:
         return None

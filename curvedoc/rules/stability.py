@@ -202,9 +202,8 @@ def oscillation(run: RunCurves, limits: Limits):
     progress, and does not fire. A GAN's per-step train terms (its generator's reconstruction losses) are not judged:
     the adversarial game pulls every generator step as well, and those points are snapshots of a batch (one image, at
     CycleGAN's and pix2pix's default) whose spread is the data's; averaged over epochs they are."""
-    gan = bool(run.curves(Role.ADVERSARIAL))
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
-             if not (gan and curve.role == Role.TRAIN_LOSS and len(finite_prefix(curve)) >= SHORT_CURVE)
+             if not gan_snapshots(run, curve)
              and (item := _swinging(run, curve, limits)) is not None]
     # a run swings as a whole: its train and held-out curves swinging are one finding
     return once_per_event(found, math.inf, any_role=True)
@@ -256,6 +255,13 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
                         + " → ".join(fmt(value) for value in late[:8]) + (" …" if len(late) > 8 else ""))
     return Found(f"{curve.tag} keeps swinging through the last {part}", [curve.tag],
                  evidence + _lr_note(run, first_step), step_range=(first_step, last_step))
+
+
+def gan_snapshots(run: RunCurves, curve: Curve) -> bool:
+    """Whether ``curve`` is a GAN's per-step generator term: each point a snapshot of one batch (one image, at
+    CycleGAN's and pix2pix's default), whose spread is the data's and whose one high print is one hard image."""
+    return (bool(run.curves(Role.ADVERSARIAL)) and curve.role == Role.TRAIN_LOSS
+            and len(finite_prefix(curve)) >= SHORT_CURVE)
 
 
 def share_of_terms(run: RunCurves, curve: Curve) -> float:
@@ -592,10 +598,11 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     main = curve is run.curve(Role.TRAIN_LOSS)
     diverged = _divergence(curve, limits, main=main)
     values = finite_prefix(curve)
-    # any other term must climb by a share of the loss it is part of, as it must jump by one below: DETR's
-    # auxiliary class loss creeping 0.0004 -> 0.06 beside a total of 11 moves nothing
-    if diverged is not None and (main or _start_and_end(values)[1] - float(curve.smooth.min())
-                                 >= (limits["lasting_size"] - 1) * share_of_terms(run, curve)):
+    # a term must move the loss it is part of, by climbing or by jumping (a YOLO cls_loss of 0.004 beside 0.1 does
+    # not; DETR's auxiliary class loss creeping 0.0004 -> 0.06 beside a total of 11 does not); the run's main train
+    # loss climbing is divergence whatever its name
+    least_move = (limits["lasting_size"] - 1) * share_of_terms(run, curve)
+    if diverged is not None and (main or _start_and_end(values)[1] - float(curve.smooth.min()) >= least_move):
         return diverged
     window = baseline_window(curve)
     noise = local_noise(values, window)
@@ -609,13 +616,12 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     # foreground proposals that appear in the first iterations; a KL term under annealing): a term jumps only
     # after it had come down
     from_the_start = curve.role == Role.TRAIN_LOSS and not terms_beside(run, curve)
-    # a GAN's per-step generator terms are snapshots of a batch (one image, at CycleGAN's and pix2pix's default):
-    # one print far above the rest is one hard image, as CD401 reads their spread; only a jump that lasts counts
-    snapshots = bool(run.curves(Role.ADVERSARIAL)) and curve.role == Role.TRAIN_LOSS and len(values) >= SHORT_CURVE
-    jump = ((None if snapshots else _highest_jump(values, window, noise, limits, single, from_the_start))
+    # one print of a GAN's per-step generator term far above the rest is one hard image: only a jump that lasts counts
+    jump = ((None if gan_snapshots(run, curve) else _highest_jump(values, window, noise, limits, single,
+                                                                  from_the_start))
             or _highest_jump(lasting, window, noise, limits, limits["lasting_size"], from_the_start))
-    if jump is None or jump.rise < (limits["lasting_size"] - 1) * share_of_terms(run, curve):
-        return None  # a term too small to move the loss it is part of (a YOLO cls_loss of 0.004 beside 0.1)
+    if jump is None or jump.rise < least_move:
+        return None
     if jump.recovered is None and curve.first_nonfinite is not None:
         return None  # the run is climbing into NaN: CD101 reports it
     event_end = jump.recovered if jump.recovered is not None else len(values)
