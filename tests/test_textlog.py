@@ -801,11 +801,31 @@ def test_timm_lines_give_epoch_and_batch_and_the_test_block_its_split(tmp_path):
                   f"({6.9 - epoch / 10:.2f})  Time: 0.312s, 3282.05/s  LR: 1.000e-04  Data: 0.010 (0.051)"
                   for batch in (0, 50, 100)]
         lines.append("Test: [   0/48]  Time: 1.951 (1.951)  Loss:  6.8516 (6.8516)  Acc@1:  0.2930 ( 0.2930)")
-        lines.append(f"Test: [  48/48]  Time: 0.120 (0.250)  Loss:  {6.7 - epoch / 10:.4f} (6.8012)  "
-                     f"Acc@1:  {epoch + 0.5:.4f} ( 0.3760)  Acc@5:  2.0000 ( 1.6000)")
+        # the batch's value, then the average over the pass so far: at its last batch, the pass's result
+        lines.append(f"Test: [  48/48]  Time: 0.120 (0.250)  Loss:  6.9000 ({6.7 - epoch / 10:.4f})  "
+                     f"Acc@1:  0.1000 ( {epoch + 0.5:.4f})  Acc@5:  2.0000 ( 1.6000)")
     run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
     assert steps(run, "Loss")[:4] == [0, 50, 100, 1251] and "Train" not in run.tags
     assert run.roles["test_Acc@1"] is Role.TEST_ACC and values(run, "test_Loss") == [6.7, 6.6, 6.5]
+    assert values(run, "test_Acc@1") == [0.5, 1.5, 2.5] and steps(run, "test_Loss") == [100, 1351, 2602]
+    assert not run.warnings
+
+
+def test_a_test_pass_printed_batch_by_batch_is_its_summary_at_the_step_before_it(tmp_path):
+    # pytorch/examples' ImageNet script (and MoCo, SimSiam … built on it): batch lines of the pass print each value
+    # with its running average, then " * Acc@1 … Acc@5 …" the pass's result; the first batch alone is no evaluation
+    lines = []
+    for epoch in range(3):
+        lines += [f"Epoch: [{epoch}][{batch:>4}/5005]\tTime  0.129 ( 0.605)\tLoss {2.3 - epoch / 10:.4e} "
+                  f"({2.4 - epoch / 10:.4e})\tAcc@1  58.98 ( 52.55)\tAcc@5  78.91 ( 75.97)" for batch in (0, 5000)]
+        lines.append("Test: [  0/196]\tTime  6.985 ( 6.985)\tLoss 9.9738e-01 (9.9738e-01)\tAcc@1  75.78 ( 75.78)")
+        lines.append(f"Test: [100/196]\tTime  0.111 ( 0.647)\tLoss 2.2271e+00 ({1.6 - epoch / 10:.4e})\t"
+                     "Acc@1  50.00 ( 65.00)")
+        lines.append(f" * Acc@1 {62 + epoch:.3f} Acc@5 85.638")
+    run = read(write(tmp_path / "main.log", "\n".join(lines) + "\n"))
+    assert run.roles["test_Loss"] is Role.TEST_LOSS and values(run, "test_Loss") == [1.6, 1.5, 1.4]
+    assert values(run, "test_Acc@1") == [62, 63, 64] and steps(run, "test_Acc@1") == [5000, 10005, 15010]
+    assert values(run, "Loss")[:2] == [2.3, 2.3] and not run.warnings
 
 
 def test_mmengine_epoch_train_lines_place_the_run_and_epoch_val_lines_name_their_split(tmp_path):

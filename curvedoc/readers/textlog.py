@@ -81,7 +81,10 @@ or, on a line with a score only an evaluation computes (mIoU, mAP, BLEU: HRNet's
 metric as the evaluation's (``val_Loss``), and on a line whose first name says the training split (``Train. Total Loss:
 1.60, KL: 0.14``) every bare name as training's; it never overrides a value logged there with a step of its own; but a
 kind of line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 | Loss: …``), its
-first before the first such line, is that step's: all its values, at that step (see ``_printed_each_step``). The
+first before the first such line, is that step's: all its values, at that step (see ``_printed_each_step``). A
+held-out pass printed batch by batch (``Test: [100/196]  Loss 2.2271e+00 (1.6076e+00)``: pytorch/examples'
+ProgressMeter, timm's) gives the running averages in brackets, each batch's line replacing the one before,
+and the summary after it (`` * Acc@1 62.624 Acc@5 85.638``) the pass's result, named for its split. The
 Trainer's closing ``{'train_runtime': …}`` summary is not a point. A line printed again as it was (``… loss = 1.65 ->
 best``) is one point, and a curve that restates another under the same words in another order, at the same steps with
 the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is not kept. A resumed run that logs
@@ -121,7 +124,7 @@ import itertools
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -404,6 +407,14 @@ SETTINGS_DICT = re.compile(
 )
 # print(args) of an argparse parser: "Namespace(batch_size=64, lr=0.001, test=False, …)", the run's settings
 ARGPARSE_NAMESPACE = re.compile(r"(?<![\w.])Namespace\(\w{1,64}=")
+# A held-out pass printed batch by batch (pytorch/examples' ImageNet ProgressMeter: "Test: [100/196]\tLoss 2.2271e+00
+# (1.6076e+00)\tAcc@1  50.00 ( 65.00)"; timm's "Test: [  48/48]  Loss:  6.9000 (6.8012)"): the split, then the batch
+# out of the pass's batches
+EVALUATION_PASS = re.compile(r"\s{0,8}(?P<split>[A-Za-z]{3,10}):?\s{1,4}\[\s{0,10}\d{1,12}\s?/\s?\d{1,12}\s{0,10}\]")
+# a value, then its running average in brackets ("Loss 2.2271e+00 (1.6076e+00)", "Acc@1  50.00 ( 65.00)")
+WITH_RUNNING_AVERAGE = re.compile(
+    rf"(?<![\w.])(?:{NUMBER}|{NONFINITE})\s{{1,4}}\(\s{{0,4}}(?P<average>{NUMBER}|{NONFINITE})\s{{0,4}}\)"
+)
 # A number in brackets between a name and its value qualifies the name ("Avg Reward (100): 1.19", a mean over the
 # last 100 episodes; "Average Validation Accuracy (last 25): 0.41"): the value is the one after it
 QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}}){{0,2}}{NUMBER}"
@@ -479,6 +490,7 @@ class Line:
     last_number: str = ""  # the line's last named number as printed: how a line cut mid-write would show
     settings: bool = False  # a printed dict of settings (see SETTINGS_DICT): its values are no points
     section: str | None = None  # the split a heading with an epoch or step but no values names ("validate epoch 1")
+    running: bool = False  # a batch of a held-out pass (EVALUATION_PASS): averages so far, which later lines replace
 
 
 @dataclass
@@ -548,6 +560,14 @@ class Parsed:
                 column = self.tags[tag] = (array("q"), array("d"))
             column[0].append(index)
             column[1].append(value)
+
+    def retract(self, index: int, tags: Iterable[str]) -> None:
+        """Takes back the values of ``tags`` that the record at ``index``, the last one, holds."""
+        for tag in tags:
+            column = self.tags.get(tag)
+            if column is not None and column[0] and column[0][-1] == index:
+                column[0].pop()
+                column[1].pop()
 
     def note_late_settings(self, values: dict[str, float]) -> None:
         self.late_settings.extend((len(self.placed), tag, value) for tag, value in values.items())
@@ -1010,6 +1030,7 @@ class _Reading:
         self.started = False  # a line has named a step or an epoch
         self.metric_names: dict[str, bool] = {}
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
+        self.running_record: int | None = None  # the last record of a held-out pass's running averages
         self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
         self.fenced_epochs: bool | None = None  # whether a number alone between fences is an epoch (see read_line)
         # the split the last heading with an epoch or step named (see take) and the last point placed: a loop that
@@ -1135,7 +1156,11 @@ class _Reading:
                 self.parsed.note_late_settings({tag: value for tag, value in line.values.items() if tag not in taken})
                 line.values = {(tag if split_of(tokens(tag)) else f"val_{tag}"): value for tag, value in taken.items()}
             if line.values:
+                if self.running_record == len(self.parsed.placed) - 1:
+                    # the pass's next batch, or its summary: the averages over more of it
+                    self.parsed.retract(self.running_record, line.values)
                 self.parsed.add(line, LOOSE, kind)
+                self.running_record = len(self.parsed.placed) - 1 if line.running else None
         else:
             self.parsed.evidence = self.parsed.evidence or any(map(self.names_a_metric, line.values))
             self.last_preamble = (len(self.parsed.placed), tuple(line.values))
@@ -1265,6 +1290,14 @@ def read_line(text: str, state: _Reading) -> Line | None:
             batch = f" batch {opening['batch']}/{opening['batches']}" if opening["batch"] else " "
             counter = f"epoch {opening['epoch']}/{opening['total']}{batch}"
         text = counter + text[opening.end():]
+    batch_of_pass = EVALUATION_PASS.match(text) if "[" in text else None
+    if batch_of_pass is not None and batch_of_pass["split"].lower() not in EVALUATION_WORDS:
+        batch_of_pass = None
+    if batch_of_pass is not None:
+        # one batch of the pass: what counts is the running average over the batches so far, as its last line and the
+        # summary after it (" * Acc@1 62.624 Acc@5 85.638", names of the pass) give it, at the training step before
+        state.evaluation = batch_of_pass["split"].lower()
+        text = WITH_RUNNING_AVERAGE.sub(r"\g<average>", text[batch_of_pass.end():])
     if "[" in text and "/" in text:
         text = BRACKETED_COUNT.sub(r" \1/\2", text)
     writer_line = _writer_line(text, state)
@@ -1297,7 +1330,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
             text = SPLIT_PAIRED.sub(_each_split_its_value, text)
         if ")" in text:
             text = NAMING_ABBREVIATION.sub(r" \g<abbreviation>", QUALIFIER_NUMBER.sub("", text))
-    line = Line()
+    line = Line(running=batch_of_pass is not None)
     losses = LOSS_LOG_PREFIX.match(text) if text.startswith("(") else None
     if losses:
         line.epoch, line.step = float(losses["epoch"]), float(losses["iters"])
