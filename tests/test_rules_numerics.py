@@ -89,6 +89,24 @@ def test_a_held_out_loss_that_began_above_where_it_settles_below_zero_is_signed_
     assert "CD102" not in codes(synthetic("val/loss", falling))
 
 
+def test_a_held_out_loss_is_judged_from_where_its_train_loss_began():
+    """A public nnU-Net run (cross-entropy plus the negated soft Dice, negative by design): train_loss 0.29 at epoch 0,
+    -0.26 at the end; val_loss, first evaluated after a whole epoch of training, 0.13 -> -0.27. Measured from its own
+    first value it ran away below zero; from where the loss began (the train loss's start) it did not. The same val
+    curve beside a train loss that stays near zero is a broken loss."""
+    epochs = np.arange(250)
+    train = 0.29 * np.exp(-epochs / 4) - 0.27 * (1 - np.exp(-epochs / 60))
+    val = 0.13 * np.exp(-epochs / 4) - 0.28 * (1 - np.exp(-epochs / 60))
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_loss", epochs, train)
+    builder.add("val_loss", epochs, val)
+    assert "CD102" not in codes(builder.build())
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_loss", epochs, 0.05 + 0.02 * np.exp(-epochs / 4))
+    builder.add("val_loss", epochs, val)
+    assert "CD102" in codes(builder.build())
+
+
 @pytest.mark.parametrize("tag", ["train/policy_loss", "loss/entropy", "critic_loss", "train/elbo_loss", "loss_mmd"])
 def test_losses_signed_by_design_are_left_alone(tag):
     assert "CD102" not in codes(synthetic(tag, np.linspace(1.0, -5.0, 30)))

@@ -140,10 +140,12 @@ def negative_loss(run: RunCurves, limits: Limits):
     losses of an agent's run (rewards, episodes, a policy): a policy-gradient objective is signed whatever its
     name. So is a loss already well below zero at its start (a tenth or more of its lowest value), and one that
     falls from above zero through it to a level no further below zero than it started above (a negated SI-SNR
-    from +41 to -3.2): negative by design, while the broken losses (NLLLoss on raw logits) start near 0 and run
-    away by orders of magnitude."""
+    from +41 to -3.2; a validation loss judged from where its train loss began, before its first evaluation):
+    negative by design, while the broken losses (NLLLoss on raw logits) start near 0 and run away by orders of
+    magnitude."""
     if run.reinforcement_learning:
         return
+    train = run.curve(Role.TRAIN_LOSS)
     for role in LOSS_ROLES:
         for curve in run.curves(role):
             if SIGNED_LOSS_WORDS & set(tokens(curve.tag)) or not len(curve.finite_values):
@@ -157,8 +159,12 @@ def negative_loss(run: RunCurves, limits: Limits):
             lowest = int(np.argmin(values))
             if curve.start_level <= limits["signed_start_share"] * values[lowest]:
                 continue  # below zero from the start, at the order of magnitude it ends at: signed by design
-            # where it began: its first value, or the level of its first points when a low first point undersells it
-            if -values[lowest] <= limits["run_away_share"] * max(curve.start, curve.start_level):
+            # where it began: its first value, or the level of its first points when a low first point undersells it;
+            # a held-out loss is first computed after training began, so where its train loss began
+            began = max(curve.start, curve.start_level)
+            if role != Role.TRAIN_LOSS and train is not None and len(train.finite_values):
+                began = max(began, train.start, train.start_level)
+            if -values[lowest] <= limits["run_away_share"] * began:
                 continue  # through zero at the pace of its fall and settled near it: signed by design
             yield Found(
                 f"{curve.tag} goes below zero from step {curve.step_at(first)}",
