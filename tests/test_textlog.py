@@ -811,6 +811,21 @@ def test_timm_lines_give_epoch_and_batch_and_the_test_block_its_split(tmp_path):
     assert not run.warnings
 
 
+def test_a_list_of_per_class_overlap_scores_is_their_mean_and_other_lists_their_first(tmp_path):
+    # nnU-Net v2: "Pseudo dice [np.float32(0.0), np.float32(0.91), …]", one value a foreground class; the score it
+    # tracks is their mean, a class without a case (nan) left out. A list of other things keeps its first.
+    lines = []
+    for epoch in range(4):
+        lines += [f"2026-07-28 17:08:15.413092: Epoch {epoch}",
+                  f"2026-07-28 17:08:15.413092: train_loss {0.3 - epoch / 10:.4f}",
+                  "2026-07-28 17:08:15.413500: Pseudo dice [" + ", ".join(
+                      f"np.float32({value})" for value in (0.0, epoch / 5, "nan")) + "]",
+                  f"2026-07-28 17:08:15.413600: lr [{0.01 / (epoch + 1):.4f}, 0.5]"]
+    run = read(write(tmp_path / "training_log.txt", "\n".join(lines) + "\n"))
+    assert values(run, "Pseudo_dice") == pytest.approx([0.0, 0.1, 0.2, 0.3])
+    assert values(run, "lr") == pytest.approx([0.01, 0.005, 0.0033, 0.0025])
+
+
 def test_a_test_pass_printed_batch_by_batch_is_its_summary_at_the_step_before_it(tmp_path):
     # pytorch/examples' ImageNet script (and MoCo, SimSiam … built on it): batch lines of the pass print each value
     # with its running average, then " * Acc@1 … Acc@5 …" the pass's result; the first batch alone is no evaluation

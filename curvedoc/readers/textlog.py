@@ -28,9 +28,10 @@ Each line is cleaned first:
 
 Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.01`` (tag ``train_loss``),
 ``'loss': 0.41`` and ``'loss': '0.41'`` in a printed dict, ``np.float64(0.9)`` or ``tensor(0.9)`` around a value,
-``Step 6470/6501`` (a step and its total), ``acc: 91.2%`` (kept as logged: 91.2), ``1,234`` (1234). ``nan``,
-``inf``, ``-inf``, ``NaN``, ``Inf`` and ``Infinity`` are values; an all-capitals ``INF`` (a class label) or a log
-level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9887/10000``) is the fraction.
+``Step 6470/6501`` (a step and its total), ``acc: 91.2%`` (kept as logged: 91.2), ``1,234`` (1234), a list of
+per-class overlap scores (nnU-Net's ``Pseudo dice [np.float32(0.91), …]``) as their mean, another list as its first
+value. ``nan``, ``inf``, ``-inf``, ``NaN``, ``Inf`` and ``Infinity`` are values; an all-capitals ``INF`` (a class
+label) or a log level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9887/10000``) is the fraction.
 Prose is not read: words, then a number after a space, name it only when they say what it measures (``train loss
 2.01``, ``Val acc is 86.0%``), for a sentence states numbers that way too (``Archibald eats 1 apple``, ``There are
 12 months``: the prompts and answers an LLM's training prints), and never its step (``It is 400 feet``); a quoted
@@ -141,7 +142,7 @@ from curvedoc.readers.records import (
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import (
-    RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens,
+    OVERLAP_WORDS, RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens,
 )
 
 FORMAT = "text-log"
@@ -441,6 +442,8 @@ TABLE_X_KEYS = {
     "timesteps": "step", "epochs": "epoch", "epoch": "epoch",
 }
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
+# A cell of a list printed after a name, bare or as numpy and torch print it ("np.float32(0.91)", "tensor(0.91)")
+LISTED_CELL = re.compile(rf"\s{{0,3}}(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})\)?\s{{0,3}}")
 # A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
 HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
 # A tab-separated header may name a column in words ("Learning Rate\tTrain Loss\t…", the Logger of
@@ -1409,7 +1412,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         elif name.tag in line.values and split is not None:
             name = _name(f"{split}_{name.tag}")  # a name said again after another split's: that split's
         if name is not None and name.tag not in line.values:
-            line.values[name.tag] = _value(match, name)
+            listed = text[match.end("separator")] == "[" and _per_class_mean(text, match, name)
+            line.values[name.tag] = listed if listed is not False else _value(match, name)
             names.append(name)
             if first_value is None:
                 first_value = spans[-1][0]
@@ -1725,6 +1729,23 @@ def _value(match: re.Match, name: Name) -> float:
     if total and name.accuracy and int(total) > 0:
         return value / int(total)  # "Accuracy: 9887/10000": correct out of total
     return value
+
+
+def _per_class_mean(text: str, match: re.Match, name: Name) -> float | bool:
+    """The mean of a list of overlap scores printed after their name, one a class (nnU-Net's ``Pseudo dice
+    [np.float32(0.91), np.float32(0.87), …]``; per-class IoU): the mean Dice or mIoU such a run tracks, a class
+    without a case (NaN) left out as nnU-Net does. False for any other list, whose elements mean different things
+    (DETR's ``"test_coco_eval_bbox": [AP, AP50, …]``: its first is the one read)."""
+    if OVERLAP_WORDS.isdisjoint(tokens(name.tag)):
+        return False
+    end = text.find("]", match.start("value"))
+    cells = text[match.end("separator") + 1:end].split(",") if end > 0 else []
+    found = [LISTED_CELL.fullmatch(cell) for cell in cells]
+    if len(cells) < 2 or not all(found):
+        return False
+    values = np.array([_number(cell["value"]) for cell in found])
+    finite = values[np.isfinite(values)]
+    return float(finite.mean()) if len(finite) else float(values[0])
 
 
 def _in_source_file_name(text: str, position: int) -> bool:
