@@ -683,6 +683,25 @@ def test_train_block_then_val_block_is_not_a_restart(tmp_path):
     assert run.point_counts() == {"loss": 10, "val_loss": 2} and not run.warnings
 
 
+def test_the_rows_of_one_step_under_gradient_accumulation_are_its_mean(tmp_path):
+    """A public LoRA fine-tune writes ``epoch,global_step,loss,lr``, one row per micro-batch: four rows at each
+    optimiser step. The step never goes back, so no row is a restart's; the step's loss is the mean of its four."""
+    rows = "".join(f"1,{step},{0.4 / (step + 1) + 0.01 * batch:.4f},1e-4\n" for step in range(6) for batch in range(4))
+    run = load_one(write(tmp_path / "training_log.csv", "epoch,global_step,loss,lr\n" + rows))
+    assert run.series("loss")["step"].tolist() == [0, 1, 2, 3, 4, 5]
+    assert run.series("loss")["value"].tolist() == pytest.approx([0.4 / (step + 1) + 0.015 for step in range(6)],
+                                                                 abs=1e-4)
+    assert not any("restarted" in warning for warning in run.warnings)
+    assert any("each step's mean" in warning for warning in run.warnings)
+
+
+def test_a_step_logged_twice_once_keeps_its_last_row(tmp_path):
+    # a test run twice at the end of training: two rows, no layout of batches; the last stands
+    rows = "".join(f"{e},{1 / (e + 1):.3f},\n" for e in range(6)) + "6,,0.93\n6,,0.73\n"
+    run = load_one(write(tmp_path / "metrics.csv", "step,train_loss,test_acc\n" + rows))
+    assert run.series("test_acc")["value"].tolist() == [0.73]
+
+
 def test_semicolon_table_with_decimal_commas(tmp_path):
     run = load_one(write(tmp_path / "log.csv", "epoch;loss;val_loss\n1;0,9;1,0\n2;0,8;nan\n"))
     assert run.series("loss")["value"].tolist() == [0.9, 0.8]

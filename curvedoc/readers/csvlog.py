@@ -10,7 +10,10 @@ whose every change the step starts over: each becomes a run of its own, not one 
 And a run may be written as a table per split (``train_performance.csv``, ``val_performance.csv``), each naming its
 columns as the others do (``loss``): discovery gives such sibling files as one source, read as one run whose curves
 are named with their file's split (``val_loss``). With the epoch as the only x, a table that holds several rows
-an epoch (a row a batch: Lightning's 2019 ``metrics.csv``) is read in row order, not piled onto its epochs.
+an epoch (a row a batch: Lightning's 2019 ``metrics.csv``) is read in row order, not piled onto its epochs. A step
+that goes back is a restart (TensorBoard's rule; a repeated epoch too in Keras' one row an epoch), while a table of
+numbers only that writes several rows at most steps, never going back (``epoch,global_step,loss``, a row each
+micro-batch of gradient accumulation), gives each step the mean of its rows.
 """
 
 from __future__ import annotations
@@ -182,11 +185,17 @@ def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> 
     elif (splits := _rows_by_split(table)) is not None:
         # one block of columns for every split, the split named on each row: each split's rows are its curves
         for split, part in splits:
-            add_columns(builder, part, step_column, restart_on_repeat=fmt == "keras-csv",
+            add_columns(builder, part, step_column, restart_on_repeat=_one_row_an_epoch(fmt, step_column),
                         prefix=prefix if split == "train" else f"{prefix}{split}_")
     else:
-        add_columns(builder, table, step_column, restart_on_repeat=fmt == "keras-csv", prefix=prefix,
+        add_columns(builder, table, step_column, restart_on_repeat=_one_row_an_epoch(fmt, step_column), prefix=prefix,
                     skip=evaluation_batch_columns(table.columns) if fmt == "lightning-csv" else frozenset())
+
+
+def _one_row_an_epoch(fmt: str, step_column: str | None) -> bool:
+    """Whether a repeated step is a restart: in Keras' CSVLogger, one row an epoch, a repeated epoch is a resumed
+    fit's; rows of one step under another step column (``epoch,global_step,loss``) are that step's batches."""
+    return fmt == "keras-csv" and step_column is not None and step_column.lower() == "epoch"
 
 
 def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
@@ -797,9 +806,27 @@ def add_columns(
     if carried:
         builder.warn(f"{table.path}: {', '.join(carried)} repeated on the rows between evaluations (carried "
                      "forward); each is read where its value changes")
+    averaged = []
+    # rows of one step that a text column could tell apart (a model, an algorithm, a split by another name) are
+    # different curves' points, never one step's batches
+    numbers_only = all(table.frame[column].dtype.kind in "fiub" for column in table.columns)
     for tag, (values, rows) in curves.items():
-        builder.add(tag, steps[rows], values[rows], None if walls is None else walls[rows],
-                    split_hint="val" if tag in validation else None)
+        tag_steps, tag_values = steps[rows], values[rows]
+        tag_walls = None if walls is None else walls[rows]
+        repeated = tag_steps[1:] == tag_steps[:-1]
+        if numbers_only and repeated.sum() >= MIN_RUN_RECORDS and repeated.mean() >= 0.5:
+            # several rows of most steps, the step never going back: the micro-batches of gradient accumulation (or
+            # one row a process), whose mean is the loss of the step the optimiser took. A few repeated steps are a
+            # resumed run's, or a test run twice, whose last row stands (the builder's rule)
+            tag_steps, starts = np.unique(tag_steps, return_index=True)
+            tag_values = np.add.reduceat(tag_values, starts) / np.diff(np.r_[starts, len(rows[rows])])
+            tag_walls = None if tag_walls is None else tag_walls[np.r_[starts[1:], len(tag_walls)] - 1]
+            averaged.append(tag)
+        builder.add(tag, tag_steps, tag_values, tag_walls, split_hint="val" if tag in validation else None)
+    if averaged:
+        builder.warn(f"{table.path}: several rows at one step in {', '.join(averaged[:3])}"
+                     f"{' and more' if len(averaged) > 3 else ''} (gradient-accumulation micro-batches, or one row a "
+                     "process); each step's mean is read")
     if stray_cells:
         builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
     warn_restarts(builder, table.path, int(superseded.sum()), "row(s)")
