@@ -842,6 +842,16 @@ def test_a_file_named_by_a_metric_names_its_first_column_and_keeps_the_others_by
     assert run.series("loss")["step"].tolist()[:2] == [1, 2]
 
 
+def test_one_row_of_numbers_in_a_file_named_by_a_metric_is_its_curve_along_the_row(tmp_path):
+    """A public LSTM's script writes each metric's history with csv.writer(f).writerow(history): ``loss.csv`` is one
+    row of 500 values, one an epoch. One row is no table: it is the curve the file is named after, laid sideways."""
+    values = np.geomspace(3.7, 0.66, 40)
+    run = load_one(write(tmp_path / "loss.csv", ",".join(f"{value:.6f}" for value in values) + "\n"))
+    assert run.roles == {"loss": Role.TRAIN_LOSS} and run.series("loss")["step"].tolist() == list(range(40))
+    assert run.series("loss")["value"].iloc[0] == pytest.approx(3.7)
+    assert any("one row of 40 numbers" in warning for warning in run.warnings)
+
+
 def test_columns_of_numbers_that_nothing_names_are_refused_in_one_line(tmp_path):
     path = write(tmp_path / "train_log.csv", "".join(f"{4.5 - i / 10},{i / 20}\n" for i in range(20)))
     with pytest.raises(CurvedocError, match="2 columns of numbers with no header"):

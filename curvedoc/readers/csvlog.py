@@ -456,6 +456,10 @@ def load_table(path: Path) -> Table:
                      f"{', '.join(summaries[0][1])}) read at the step of the row before each")
     if indexed_array:
         frame = frame.iloc[:, 1:]  # the row numbers, which the row order gives anyway
+    if headerless and _one_curve_along_its_row(path, frame):
+        # csv.writer(f).writerow(losses): the curve the file is named after, one value an epoch along the row
+        frame = frame.T.reset_index(drop=True)
+        found.append(f"{path}: one row of {len(frame)} numbers: a curve along the row")
     if unnamed or indexed_array:
         frame.columns = _names_of_headerless(path, frame, _cells(comment.decode(encoding).lstrip("#"), delimiter),
                                              found)
@@ -463,6 +467,16 @@ def load_table(path: Path) -> Table:
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
     return Table(path, frame, found, decimal)
+
+
+def _one_curve_along_its_row(path: Path, frame: pd.DataFrame) -> bool:
+    """Whether a headerless table is one row of numbers (MIN_RUN_RECORDS or more) in a file whose name says what
+    it measures (``loss.csv``, ``accuracy.csv``): a curve written sideways, not a row of a table."""
+    from curvedoc.readers.textlog import names_a_metric  # as _names_of_headerless: the text reader imports this one
+
+    return (frame.shape[0] == 1 and frame.shape[1] >= MIN_RUN_RECORDS
+            and all(kind in "fiu" for kind in frame.dtypes.map(lambda dtype: dtype.kind))
+            and names_a_metric("_".join(tokens(path.stem))))
 
 
 def _take_summary_lines(data: bytes, delimiter: str, n_columns: int,
@@ -541,7 +555,7 @@ def _names_of_headerless(path: Path, frame: pd.DataFrame, comment: list[str], fo
     from curvedoc.readers.textlog import names_a_metric
 
     width = frame.shape[1]
-    if len(comment) == width and not any(as_value(cell) is not None for cell in comment):
+    if len(comment) == width and all(comment) and not any(as_value(cell) is not None for cell in comment):
         return comment
     first = frame.iloc[:, 0].to_numpy()
     # a step counts up in whole numbers (every table's step rule: whole_steps); a session appended to the file
