@@ -70,7 +70,7 @@ _ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "accur", "acc@1", "prec
 _TOPK = re.compile(r"^(top|acc|prec)_?@?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
 _LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group
-_PERPLEXITY_WORDS = {"ppl", "perplexity"}
+_PERPLEXITY_WORDS = {"ppl", "perplexity", "perplexities"}
 # Terms of a loss logged without the word "loss" (a VAE's train_kl and val_recon): losses all the same (an ELBO is
 # not: it is logged either way up)
 _LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}
@@ -379,7 +379,8 @@ def norm_order(tag: str) -> str:
     return "2"
 
 
-_LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity"}
+# Words that name the loss (or accuracy) itself, not a term of it; plurals too (a history's train_losses, perplexities)
+_LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity", "losses", "accuracies", "perplexities"}
 # Precision and recall are the halves of a detector's or a classifier's headline score (mAP, F1)
 _PARTIAL_SCORE = re.compile(r"^(precision|prec|recall)(\d+|@\d+)?$")
 # A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)

@@ -4,7 +4,7 @@ import numpy as np
 
 from curvedoc.model import RunBuilder
 from curvedoc.roles import (Role, infer_role, is_grad_norm, is_perplexity, is_total_norm, is_truncation_share,
-                             mark_training_metrics, primary_tag)
+                             mark_training_metrics, names_a_term, primary_tag)
 
 CONVENTIONS = {
     # PyTorch / generic
@@ -134,6 +134,14 @@ def test_measurements_named_in_other_languages(tag, role):
 @pytest.mark.parametrize("tag,role", PERPLEXITIES.items())
 def test_a_perplexity_is_a_loss_of_its_split_on_a_log_scale(tag, role):
     assert infer_role(tag) == role and is_perplexity(tag)
+
+
+def test_a_historys_plural_names_the_loss_itself_and_not_a_term_of_it():
+    # a captioning history's {"train_losses": […], "val_losses": […], "perplexities": […]}: the loss, its held-out
+    # side and its perplexity, none a term of a multi-term loss (which would leave the run's val-below-train unjudged)
+    assert not any(map(names_a_term, ["train_losses", "val_losses", "perplexities", "val_accuracies"]))
+    assert names_a_term("val/box_loss") and names_a_term("kl_losses")
+    assert is_perplexity("perplexities") and infer_role("val_losses") == Role.VAL_LOSS
 
 
 def test_trls_share_of_completions_cut_at_the_limit_and_what_is_not_it():
