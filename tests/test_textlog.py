@@ -607,6 +607,24 @@ def test_runs_printed_one_after_another_are_runs_of_their_own(tmp_path):
     assert len({run.path for run in runs}) == 3
 
 
+def test_a_program_that_prints_its_opening_line_again_starts_a_run_however_the_last_one_stopped(tmp_path):
+    """A public assignment's log of five Keras fits, each a new process ("Using TensorFlow backend." first), most
+    early-stopped before their 30 epochs: a fit that stopped at epoch 22 is no crash the next one resumes, so each
+    is a run of its own. Without the banner the same epochs going back read as one run restarted."""
+    def session(scale, epochs, banner="Using TensorFlow backend.\n"):
+        return banner + "Train on 6557 samples, validate on 825 samples\n" + "".join(
+            f"Epoch {e}/30\n6557/6557 [==============================] - 1s 104us/step - loss: {scale / e:.4f} - "
+            f"acc: 0.6 - val_loss: {scale / e + 0.1:.4f} - val_acc: 0.6\n" for e in range(1, epochs + 1))
+
+    path = write(tmp_path / "activations.log", session(1.0, 22) + session(2.0, 30) + session(3.0, 28))
+    runs = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert [len(run.series("val_loss")) for run in runs] == [22, 30, 28]
+    assert [values(run, "loss")[0] for run in runs] == [1.0, 2.0, 3.0]
+    path = write(tmp_path / "restarted.log", session(1.0, 22, "") + session(2.0, 30, ""))
+    (run,) = textlog.read(Source("text", path, ((None, path),), explicit=True))
+    assert values(run, "loss")[0] == 2.0 and any("restarted" in warning for warning in run.warnings)
+
+
 def test_each_run_printed_one_after_another_has_the_settings_its_session_printed(tmp_path):
     """A log of sessions appended one after another, each echoing its own configuration as a JSON dump before it
     trains (Cheralia/PC-Transformers: a 50,259-token first session, then sessions of a 1,024-token vocabulary):

@@ -91,7 +91,9 @@ best``) is one point, and a curve that restates another under the same words in 
 the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is not kept. A resumed run that logs
 steps again keeps what it logged last (TensorBoard's restart rule, as for every other format), with a warning; but a log
 that starts over after a run that went to the end holds several runs one after another (a sweep or cross-validation
-printed to one stdout), each read as a run of its own (see ``records.runs_one_after_another``). ``Batch 10/165 | …``
+printed to one stdout), each read as a run of its own (see ``records.runs_one_after_another``), and so does one whose
+program printed its opening line of words again (a new process: ``Using TensorFlow backend.``), however the run
+before it stopped. ``Batch 10/165 | …``
 lines under an ``Epoch 2/20`` heading count batches within that epoch. A tqdm bar's label that names a metric (``Train
 Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like any line; otherwise only its epoch or step is. Columns named
 by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as
@@ -416,6 +418,9 @@ EVALUATION_PASS = re.compile(r"\s{0,8}(?P<split>[A-Za-z]{3,10}):?\s{1,4}\[\s{0,1
 WITH_RUNNING_AVERAGE = re.compile(
     rf"(?<![\w.])(?:{NUMBER}|{NONFINITE})\s{{1,4}}\(\s{{0,4}}(?P<average>{NUMBER}|{NONFINITE})\s{{0,4}}\)"
 )
+# A line of two or more words and nothing else, bar their punctuation (a program's opening line: "Using TensorFlow
+# backend."; not a rule of asterisks, a date or a line with values)
+WORDS_ALONE = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:[,:;]? {1,3}[A-Za-z][A-Za-z'\-]*){1,15}[.!:]{0,3}")
 # A number in brackets between a name and its value qualifies the name ("Avg Reward (100): 1.19", a mean over the
 # last 100 episodes; "Average Validation Accuracy (last 25): 0.41"): the value is the one after it
 QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}}){{0,2}}{NUMBER}"
@@ -683,9 +688,16 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     columns = _ColumnTable(state.names_a_metric)
     conflict = _Conflict()
     copypaste = _CopyPaste()
+    banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
     for text in _with_records_drawn_over(_lines(path, parsed)):
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
             text = ANSI.sub("", text)
+        if banner is None and text.strip():
+            banner = text.strip() if WORDS_ALONE.fullmatch(text.strip()) else ""
+        elif banner and text.strip() == banner:
+            # the program printed its opening line again: a new process, so the run before it is over, however
+            # it stopped (an early-stopped fit is no crash that the next session resumes)
+            state.end_run()
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
             continue
         # a header's or a row's start, one anchored match, settles nearly every line here, without a call
