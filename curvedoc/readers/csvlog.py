@@ -472,7 +472,8 @@ def load_table(path: Path) -> Table:
 def _one_curve_along_its_row(path: Path, frame: pd.DataFrame) -> bool:
     """Whether a headerless table is one row of numbers (MIN_RUN_RECORDS or more) in a file whose name says what
     it measures (``loss.csv``, ``accuracy.csv``): a curve written sideways, not a row of a table."""
-    from curvedoc.readers.textlog import names_a_metric  # as _names_of_headerless: the text reader imports this one
+    # imported here, as _names_of_headerless does: the text reader imports this module's neighbours
+    from curvedoc.readers.textlog import names_a_metric
 
     return (frame.shape[0] == 1 and frame.shape[1] >= MIN_RUN_RECORDS
             and all(kind in "fiu" for kind in frame.dtypes.map(lambda dtype: dtype.kind))
