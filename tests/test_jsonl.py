@@ -47,6 +47,23 @@ def test_detectron2_metrics_json_is_json_lines_indexed_by_iteration():
     assert run.series("validation_loss")["step"].tolist() == [42, 85, 128, 171]
 
 
+def test_llama_factorys_trainer_log_counts_its_steps_in_current_steps(tmp_path):
+    # {"current_steps": 10, "total_steps": 6750, "loss": 2.219, "lr": …, "epoch": 0.0044, "percentage": 0.15,
+    #  "elapsed_time": "0:00:32", "remaining_time": "6:01:13"}, and an eval_loss record at every 50th step
+    rows = []
+    for step in range(10, 310, 10):
+        rows.append({"current_steps": step, "total_steps": 300, "loss": 2.2 - step / 300, "lr": 1e-5,
+                     "epoch": step / 300, "percentage": step / 3, "elapsed_time": "0:00:32",
+                     "remaining_time": "6:01:13"})
+        if step % 50 == 0:
+            rows.append({"current_steps": step, "total_steps": 300, "eval_loss": 2.0 - step / 400,
+                         "epoch": step / 300, "percentage": step / 3})
+    run = load_one(write_lines(tmp_path / "trainer_log.jsonl", rows))
+    assert set(run.tags) == {"loss", "lr", "eval_loss"} and run.roles["eval_loss"] == Role.VAL_LOSS
+    assert run.series("loss")["step"].tolist()[:3] == [10, 20, 30]
+    assert run.series("eval_loss")["step"].tolist() == [50, 100, 150, 200, 250, 300] and not run.warnings
+
+
 def test_nan_and_infinity_tokens_are_values():
     run = load_one(FIXTURES / "generic" / "lr_too_high.jsonl")
     assert run.format == "jsonl"

@@ -35,15 +35,17 @@ NONFINITE_WORDS = {
 # Words after a counter that say it is a number, not a count of them: "Epoch no. = 3", "epoch_num: 3", "Step number
 # 500" (before it they count: "num_epochs: 20" is a setting)
 ORDINAL_WORDS = {"no", "num", "number", "nr", "idx", "index"}
-STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "iteration", "iter", "time/total_timesteps",
-                "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps", "timestepssofar", "epoch",
-                "frames", "frame", "total_frames", "episode", "generation", "round", "batch")
+# (LLaMA-Factory's trainer_log.jsonl counts its steps in current_steps, beside total_steps)
+STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "current_steps", "iteration", "iter",
+                "time/total_timesteps", "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps",
+                "timestepssofar", "epoch", "frames", "frame", "total_frames", "episode", "generation", "round", "batch")
 # Counters a table may log beside its epoch that count batches within it (``Epoch,Batch,Gen Loss``).
 WITHIN_EPOCH_COLUMNS = ("batch", "batch_idx", "iters", "it", "update")
 WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
-# Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, and the epoch counter that
-# step-indexed logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise).
-SKIPPED_COLUMNS = {"_runtime", "epoch"}
+# Bookkeeping that is neither a curve nor a clock: W&B's seconds since start, the epoch counter that step-indexed
+# logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise), and the length of the run
+# and the share of it done (LLaMA-Factory's total_steps and percentage, on its eval records too).
+SKIPPED_COLUMNS = {"_runtime", "epoch", "total_steps", "percentage"}
 # The trainer's own step, logged in every row beside a tracker's counter of its log calls (W&B's _step): the
 # Hugging Face Trainer's train/global_step, Lightning's trainer/global_step. The trainer's is the run's x axis.
 TRAINER_STEP_KEYS = ("train/global_step", "trainer/global_step")
