@@ -834,8 +834,9 @@ def add_columns(
             # one row a process), whose mean is the loss of the step the optimiser took. A few repeated steps are a
             # resumed run's, or a test run twice, whose last row stands (the builder's rule)
             tag_steps, starts = np.unique(tag_steps, return_index=True)
-            tag_values = np.add.reduceat(tag_values, starts) / np.diff(np.r_[starts, len(rows[rows])])
-            tag_walls = None if tag_walls is None else tag_walls[np.r_[starts[1:], len(tag_walls)] - 1]
+            ends = np.r_[starts[1:], len(tag_values)]
+            tag_values = np.add.reduceat(tag_values, starts) / (ends - starts)
+            tag_walls = None if tag_walls is None else tag_walls[ends - 1]
             averaged.append(tag)
         builder.add(tag, tag_steps, tag_values, tag_walls, split_hint="val" if tag in validation else None)
     if averaged:

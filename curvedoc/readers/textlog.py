@@ -31,9 +31,9 @@ Then every named number is taken: ``loss: 0.23``, ``loss=0.23``, ``train loss 2.
 ``Step 6470/6501`` (a step and its total), ``acc: 91.2%`` (kept as logged: 91.2), ``1,234`` (1234), a list of
 per-class overlap scores (nnU-Net's ``Pseudo dice [np.float32(0.91), …]``) as their mean, another list as its first
 value. ``nan``, ``inf``, ``-inf``, ``NaN``, ``Inf`` and ``Infinity`` are values; an all-capitals ``INF`` (a class
-label) or a log level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9887/10000``) is the fraction.
-Prose is not read: words, then a number after a space, name it only when they say what it measures (``train loss
-2.01``, ``Val acc is 86.0%``), for a sentence states numbers that way too (``Archibald eats 1 apple``, ``There are
+label) or a log level ``INFO`` is not. A correct/total count named as an accuracy (``Accuracy: 9887/10000``) is the
+fraction. Prose is not read: words, then a number after a space, name it only when they say what it measures (``train
+loss 2.01``, ``Val acc is 86.0%``), for a sentence states numbers that way too (``Archibald eats 1 apple``, ``There are
 12 months``: the prompts and answers an LLM's training prints), and never its step (``It is 400 feet``); a quoted
 text (a prompt, a completion, ``device='mps:0'``) holds no values, while a quoted number (``'loss': '0.41'``) is one.
 Tags keep the log's own names, so role inference sees ``val_loss``, ``eval_loss``, ``Loss``. A line that says it
@@ -84,22 +84,21 @@ metric as the evaluation's (``val_Loss``), and on a line whose first name says t
 kind of line printed before the line of every step (a dict of the step's statistics, then ``Step: 12 | Loss: …``), its
 first before the first such line, is that step's: all its values, at that step (see ``_printed_each_step``). A
 held-out pass printed batch by batch (``Test: [100/196]  Loss 2.2271e+00 (1.6076e+00)``: pytorch/examples'
-ProgressMeter, timm's) gives the running averages in brackets, each batch's line replacing the one before,
-and the summary after it (`` * Acc@1 62.624 Acc@5 85.638``) the pass's result, named for its split. The
-Trainer's closing ``{'train_runtime': …}`` summary is not a point. A line printed again as it was (``… loss = 1.65 ->
-best``) is one point, and a curve that restates another under the same words in another order, at the same steps with
+ProgressMeter, timm's) gives the running averages in brackets, each batch's line replacing the one before, and the
+summary after it (`` * Acc@1 62.624 Acc@5 85.638``) the pass's result, named for its split. The Trainer's closing
+``{'train_runtime': …}`` summary is not a point. A line printed again as it was (``… loss = 1.65 -> best``) is one
+point, and a curve that restates another under the same words in another order, at the same steps with
 the same values (``Test accuracy: 0.65273`` and ``[100] accuracy_test=0.6527344``), is not kept. A resumed run that logs
 steps again keeps what it logged last (TensorBoard's restart rule, as for every other format), with a warning; but a log
 that starts over after a run that went to the end holds several runs one after another (a sweep or cross-validation
 printed to one stdout), each read as a run of its own (see ``records.runs_one_after_another``), and so does one whose
 program printed its opening line of words again (a new process: ``Using TensorFlow backend.``), however the run
-before it stopped. ``Batch 10/165 | …``
-lines under an ``Epoch 2/20`` heading count batches within that epoch. A tqdm bar's label that names a metric (``Train
-Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like any line; otherwise only its epoch or step is. Columns named
-by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation tables, fastai's), are read as
-:class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as :class:`_CopyPaste` says, and
-pycocotools' summary lines (``Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.237``) as the
-measures Detectron2 names (``AP50``) of the evaluation. Darknet's
+before it stopped. ``Batch 10/165 | …`` lines under an ``Epoch 2/20`` heading count batches within that epoch. A tqdm
+bar's label that names a metric (``Train Epoch 3 Iters 1005 Train loss 0.965: 100%|…``) is read like any line; otherwise
+only its epoch or step is. Columns named by a header line, a row a line under it (YOLOv3/v5/v8's epoch and evaluation
+tables, fastai's), are read as :class:`_ColumnTable` says; Detectron2's ``copypaste:`` evaluation summaries as
+:class:`_CopyPaste` says, and pycocotools' summary lines (``Average Precision  (AP) @[ IoU=0.50      | area=   all |
+maxDets=100 ] = 0.237``) as the measures Detectron2 names (``AP50``) of the evaluation. Darknet's
 training line (``105: 229.96, 485.90 avg loss, 0.001 rate, 2.35 seconds, 6720 images``) gives the iteration, that
 batch's ``loss``, its running average ``avg_loss`` and the rate, its ``-map`` evaluation ``val_mAP50`` (the per-class
 lines before it no curve); DeepXDE's table rows (``1000  [1.58e-04, 1.02e-07]  [1.65e-04, 1.02e-07]  [2.60e-04]``) the
@@ -448,7 +447,9 @@ TABLE_X_KEYS = {
 }
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
 # A cell of a list printed after a name, bare or as numpy and torch print it ("np.float32(0.91)", "tensor(0.91)")
-LISTED_CELL = re.compile(rf"\s{{0,3}}(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})\)?\s{{0,3}}")
+LISTED_CELL = re.compile(
+    rf"\s{{0,3}}(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})\)?\s{{0,3}}"
+)
 # A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
 HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
 # A tab-separated header may name a column in words ("Learning Rate\tTrain Loss\t…", the Logger of

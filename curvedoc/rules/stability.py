@@ -199,8 +199,9 @@ def oscillation(run: RunCurves, limits: Limits):
     first value or chance, whichever is larger), around a level above 0 (a loss at exactly 0 most of the time, a term
     switched off or a sample already fitted, jumps off it instead). A per-step curve is judged over its last third; a
     short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half, where it
-    must also zig-zag (a held-out one reverse as often as noise does); a held-out curve, an average over the same examples at every evaluation that only the weights
-    move, swings from a smaller share of its level (15%), whatever the loss's scale and however many evaluations. A
+    must also zig-zag (a held-out one reverse as often as noise does); a held-out curve, an average over the same
+    examples at every evaluation that only the weights move, swings from a smaller share of its level (15%), whatever
+    the loss's scale and however many evaluations. A
     noisy tiny-batch run that converges swings a lot relative to its low final level, but little relative to its
     progress, and does not fire. A GAN's per-step train terms (its generator's reconstruction losses) are not judged:
     the adversarial game pulls every generator step as well, and those points are snapshots of a batch (one image, at
