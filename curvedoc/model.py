@@ -454,7 +454,8 @@ class RunBuilder:
         self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._split_hint: dict[str, str] = {}
         self._loss_hint: set[str] = set()
-        self._configs: list[tuple[str, Mapping[str, Any]]] = []
+        # configurations the run logged (searched at build), or the facts already read from one
+        self._configs: list[tuple[str, Mapping[str, Any] | ConfigFacts]] = []
         self.generations: list[Generation] = []  # outputs the log itself holds (TensorBoard text)
 
     def add(self, tag: str, steps, values, wall_times=None, split_hint: str | None = None,
@@ -481,9 +482,10 @@ class RunBuilder:
     def add_file(self, path: str | os.PathLike[str]) -> None:
         self.meta.files.append(os.fspath(path))
 
-    def add_config(self, source: str, config: Mapping[str, Any]) -> None:
+    def add_config(self, source: str, config: Mapping[str, Any] | ConfigFacts) -> None:
         """A configuration the run logged besides its hyperparameters (a TensorBoard text summary of the model
-        config): searched for the class count after the hyperparameters, in the order added."""
+        config), or the facts a reader read from one (a Keras model's graph): searched for the class count after
+        the hyperparameters, in the order added."""
         self._configs.append((source, config))
 
     def without_points(self) -> RunBuilder:
@@ -540,7 +542,7 @@ class RunBuilder:
             )
         scalars = _frame(frames)
         for source, config in [(self.hparams_source, self.meta.hparams), *self._configs]:
-            complete_meta(self.meta, source, facts_from(config))
+            complete_meta(self.meta, source, config if isinstance(config, ConfigFacts) else facts_from(config))
         per_class = {match.group(1) for tag in roles if (match := PER_CLASS_AP_TAG.match(tag))}
         if self.meta.n_classes is None and len(per_class) >= 2:
             self.meta.n_classes, self.meta.n_classes_kind = len(per_class), CLASSES

@@ -33,11 +33,18 @@ class EventWriter:
 
     def text(self, tag: str, text: str, step: int) -> None:
         """As ``add_text``: a string tensor under ``<tag>/text_summary`` with the text plugin's metadata."""
-        metadata = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text"))
+        self._string(f"{tag}/text_summary", text, "text", step)
+
+    def keras_model(self, model_json: str) -> None:
+        """As Keras' TensorBoard callback writes the model (write_graph): its JSON under the tag ``keras``."""
+        self._string("keras", model_json, "graph_keras_model", 0)
+
+    def _string(self, tag: str, text: str, plugin: str, step: int) -> None:
+        metadata = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name=plugin))
         tensor = tensor_pb2.TensorProto(dtype=types_pb2.DT_STRING, string_val=[text.encode()],
                                         tensor_shape=tensor_shape_pb2.TensorShapeProto(
                                             dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=1)]))
-        self._summary(summary_pb2.Summary.Value(tag=f"{tag}/text_summary", metadata=metadata, tensor=tensor), step)
+        self._summary(summary_pb2.Summary.Value(tag=tag, metadata=metadata, tensor=tensor), step)
 
     def hparams(self, values: dict[str, float | str]) -> None:
         """As ``add_hparams``: the hparams plugin's session start with the run's hyperparameters."""

@@ -287,6 +287,23 @@ def test_a_keras_model_saved_as_json_gives_its_output_layers_class_count(tmp_pat
     assert meta_of(tmp_path / "model")[0] == count
 
 
+def test_the_keras_model_a_tensorboard_callback_logs_gives_its_class_count(tmp_path):
+    """Keras' TensorBoard callback writes the model's JSON to the train/ event file (tag "keras", the
+    graph_keras_model plugin): a public FER-2013 CNN's softmax over 7 units is the run's class count."""
+    layers = [_keras_layer("Conv2D", "conv2d", filters=32), _keras_layer("Flatten", "flatten"),
+              _keras_layer("Dense", "dense_2", units=7, activation="softmax")]
+    model = {"module": "keras", "class_name": "Sequential", "config": {"name": "EmotionCNN", "layers": layers}}
+    with EventWriter(tmp_path / "logs" / "train") as writer:
+        writer.keras_model(json.dumps(model))
+        for step, loss in enumerate([2.0, 1.6, 1.3]):
+            writer.scalar("epoch_loss", loss, step)
+    with EventWriter(tmp_path / "logs" / "validation") as writer:
+        for step, loss in enumerate([1.8, 1.5, 1.3]):
+            writer.scalar("epoch_loss", loss, step)
+    assert meta_of(tmp_path / "logs")[:2] == (
+        7, "TensorBoard Keras model graph (keras): output layer dense_2: 7 unit(s), softmax")
+
+
 def test_a_functional_keras_models_output_layer_is_found_by_name(tmp_path):
     """Keras 3's functional JSON: layers in any order, the output named in output_layers (one, unnested)."""
     layers = [_keras_layer("Dense", "logits", units=10, activation="softmax"),

@@ -252,9 +252,17 @@ def _parse(path: str, size: int) -> Companion | None:
         return Companion(path, ConfigFacts(), problem)
     if is_wandb_config(config):
         config = wandb_values(config)  # the config.yaml beside a W&B run's captured output.log
-    if config.get("class_name") in KERAS_MODELS and isinstance(config.get("config"), dict):
-        return Companion(path, ConfigFacts(count=_keras_output_classes(config["config"])), None)
+    if (keras := keras_model_facts(config)) is not None:
+        return Companion(path, keras, None)
     return Companion(path, facts_from(config), None, _data_config_named(config))
+
+
+def keras_model_facts(config: dict) -> ConfigFacts | None:
+    """What a Keras model's JSON (``model.to_json()``, or the graph Keras' TensorBoard callback logs) says of the
+    run: its class count, from its output layer; None for a config that is no Keras model."""
+    if config.get("class_name") not in KERAS_MODELS or not isinstance(config.get("config"), dict):
+        return None
+    return ConfigFacts(count=_keras_output_classes(config["config"]))
 
 
 def _keras_output_classes(model: dict) -> ClassCount | None:

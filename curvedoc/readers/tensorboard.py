@@ -30,7 +30,12 @@ from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.features import listed
 from curvedoc.model import Generation, Run, RunBuilder, blocked_bincount
 from curvedoc.readers import Source, limits
-from curvedoc.readers.companions import MAX_BYTES, parse_config_text
+from curvedoc.readers.companions import (
+    MAX_BYTES,
+    keras_model_facts,
+    parse_config_text,
+    parse_json,
+)
 from curvedoc.readers.generations import MAX_SAMPLES, is_generations_tag
 from curvedoc.readers.records import MIN_RUN_RECORDS, SHORT_LAST_SHARE
 from curvedoc.readers.tfrecord import Chunk, FrameWalk
@@ -41,6 +46,8 @@ HPARAMS_PLUGIN = "hparams"
 # Configs are logged as text (the HF Trainer's args/ and model_config/text_summary): each text tag's first value is
 # read for a class count, within these bounds; later values of a tag (generated samples, every N steps) never are.
 TEXT_PLUGIN = "text"
+# Keras' TensorBoard callback logs the model's JSON under the tag "keras": its output layer gives the class count
+KERAS_MODEL_PLUGIN = "graph_keras_model"
 MOST_TEXT_TAGS = 64
 SESSION_START_INFO_TAG = "_hparams_/session_start_info"
 
@@ -404,7 +411,7 @@ class _Folder:
                 if number is None:
                     continue
             else:
-                if kind == "tensor" and self.plugins.get(self.tags[tag]) == TEXT_PLUGIN:
+                if kind == "tensor" and self.plugins.get(self.tags[tag]) in (TEXT_PLUGIN, KERAS_MODEL_PLUGIN):
                     self._note_text(tag, value.tensor.SerializeToString(), event.step)
                 continue
             self._add(np.array([position]), np.array([tag]), np.array([event.step]), np.array([event.wall_time]),
@@ -427,7 +434,7 @@ class _Folder:
         unread = [False] * (len(self.tags) + 1)
         more_samples = len(self.builder.generations) < MAX_SAMPLES
         for tag, name in enumerate(self.tags):
-            if self.plugins.get(name) == TEXT_PLUGIN:
+            if self.plugins.get(name) in (TEXT_PLUGIN, KERAS_MODEL_PLUGIN):
                 unread[tag] = (more_samples and is_generations_tag(name)) or (
                     tag not in self.texts_read and len(self.texts_read) < MOST_TEXT_TAGS)
         return np.array(unread)
@@ -447,8 +454,14 @@ class _Folder:
             strings = tensor_pb2.TensorProto.FromString(tensor).string_val
         except DecodeError:
             return
-        config = parse_config_text(strings[0].decode("utf-8", "replace")) if strings else None
-        if config:
+        if not strings:
+            return
+        text = strings[0].decode("utf-8", "replace")
+        if self.plugins.get(self.tags[tag]) == KERAS_MODEL_PLUGIN:
+            keras = keras_model_facts(parse_json(text) or {})
+            if keras is not None:
+                self.builder.add_config(f"TensorBoard Keras model graph ({self.tags[tag]})", keras)
+        elif config := parse_config_text(text):
             self.builder.add_config(f"TensorBoard text {self.tags[tag]}", config)
 
     def _note_samples(self, tag: int, tensor: bytes, step: int) -> None:
