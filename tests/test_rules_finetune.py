@@ -142,12 +142,15 @@ def test_a_constant_score_is_clustered_only_while_the_train_loss_moves():
     moving = build({"loss": (STEPS, FALLING), "eval_exact_match": (evals, [0.1, 0.2, 0.2, 0.3, 0.3])},
                    language_model=True)
     assert "CD903" not in codes(moving)
-    # a classifier's held-out F1 stuck at one value is predictions-frozen's case, unless that value is 0: then no
-    # evaluation scored anything (public-dev11's radio-signal run, whose validation labels were all one class)
-    assert "CD903" not in codes(build({"loss": (STEPS, FALLING), "val_f1": (evals, np.full(5, 0.63))}))
+    # a classifier's or a detector's score too: a public Mask R-CNN's val_mask_AP is exactly 1.0 at all 50 evaluations
+    # of a 10-image validation set, and public-dev11's radio-signal run scores F1 0 (its labels all one class)
+    assert "CD903" in codes(build({"loss": (STEPS, FALLING), "val_mask_AP": (evals, np.ones(5))}))
     (finding,) = [f for f in diagnose_run(build({"loss": (STEPS, FALLING), "val_f1": (evals, np.zeros(5))}))
                   if f.code == "CD903"]
     assert "labelled examples of the evaluation split" in finding.cheapest_check
+    # beside a held-out accuracy frozen as well, the frozen predictions are CD603's finding, said once
+    frozen = build({"loss": (STEPS, FALLING), "val_f1": (evals, np.full(5, 0.63)), "val_acc": (evals, np.full(5, 0.7))})
+    assert "CD903" not in codes(frozen) and "CD603" in codes(frozen)
 
 
 def test_a_baseline_run_gives_the_base_loss_a_fine_tune_starts_against(capsys):

@@ -17,6 +17,7 @@ from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, fm
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role, split_of, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
+from curvedoc.rules.accuracy import held_out_accuracy
 
 # A lone value is no start: a log of one or two points is an evaluation, not a run seen from its beginning.
 MIN_POINTS = 3
@@ -162,10 +163,11 @@ def _zero_or_nan(values: np.ndarray) -> str:
     },
 )
 def eval_scores_clustered(run: RunCurves, limits: Limits):
-    """An evaluation score of a generative run (exact match, a judge's mark, BLEU, ROUGE …; the run's main one, not a
+    """The run's main evaluation score (exact match, a judge's mark, BLEU, a detector's mAP, a segmenter's IoU …; not a
     per-class breakdown) takes one and the same value at every one of at least four evaluations while the train
-    loss keeps moving: whatever the model produces, the score cannot tell it apart. Of any other run (a classifier's
-    F1, a detector's mAP), when that one value is 0: no evaluation scored anything."""
+    loss keeps moving: whatever the model produces, the score cannot tell it apart (a validation set too small to
+    move it, a generation or a metric that is broken). A classifier whose held-out accuracy is frozen beside it is
+    reported by predictions-frozen instead."""
     score = run.curve(Role.SCORE)
     train = run.curve(Role.TRAIN_LOSS)
     if score is None or train is None or split_of(tokens(score.tag)) == "train" or run.reinforcement_learning:
@@ -173,10 +175,12 @@ def eval_scores_clustered(run: RunCurves, limits: Limits):
     values = score.finite_values
     if len(values) < limits["min_points"] or not np.all(values == values[0]):
         return None
+    # a held-out accuracy frozen beside it is predictions-frozen's finding (CD603): the same outputs, said once
+    accuracy = held_out_accuracy(run)
+    if accuracy is not None and len(accuracy[1]) >= limits["min_points"] and np.all(accuracy[1] == accuracy[1][0]):
+        return None
     # A classifier's or a detector's held-out score that keeps one value is predictions-frozen's case, unless that
     # value is 0: then no evaluation scored anything (a split with no labelled example, predictions never kept)
-    if not (run.run.meta.language_model or run.run.generations or values[0] == 0):
-        return None
     change, noise = train.level_change()
     needed = max(limits["moving_share"] * abs(train.start_level), limits["moving_noise"] * noise)
     if not (math.isfinite(change) and abs(change) > 0 and abs(change) >= needed):
