@@ -380,7 +380,7 @@ def norm_order(tag: str) -> str:
 
 
 # Words that name the loss (or accuracy) itself, not a term of it; plurals too (a history's train_losses, perplexities)
-_LOSS_ALONE = {"loss", "acc", "accuracy", "ppl", "perplexity", "losses", "accuracies", "perplexities"}
+_LOSS_ALONE = {"loss", "losses", "acc", "accuracy", "accuracies"} | _PERPLEXITY_WORDS
 # Precision and recall are the halves of a detector's or a classifier's headline score (mAP, F1)
 _PARTIAL_SCORE = re.compile(r"^(precision|prec|recall)(\d+|@\d+)?$")
 # A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)

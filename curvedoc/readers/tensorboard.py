@@ -48,6 +48,7 @@ HPARAMS_PLUGIN = "hparams"
 TEXT_PLUGIN = "text"
 # Keras' TensorBoard callback logs the model's JSON under the tag "keras": its output layer gives the class count
 KERAS_MODEL_PLUGIN = "graph_keras_model"
+CONFIG_PLUGINS = (TEXT_PLUGIN, KERAS_MODEL_PLUGIN)  # the plugins whose string values are read (see _note_text)
 MOST_TEXT_TAGS = 64
 SESSION_START_INFO_TAG = "_hparams_/session_start_info"
 
@@ -411,7 +412,7 @@ class _Folder:
                 if number is None:
                     continue
             else:
-                if kind == "tensor" and self.plugins.get(self.tags[tag]) in (TEXT_PLUGIN, KERAS_MODEL_PLUGIN):
+                if kind == "tensor" and self.plugins.get(self.tags[tag]) in CONFIG_PLUGINS:
                     self._note_text(tag, value.tensor.SerializeToString(), event.step)
                 continue
             self._add(np.array([position]), np.array([tag]), np.array([event.step]), np.array([event.wall_time]),
@@ -434,7 +435,7 @@ class _Folder:
         unread = [False] * (len(self.tags) + 1)
         more_samples = len(self.builder.generations) < MAX_SAMPLES
         for tag, name in enumerate(self.tags):
-            if self.plugins.get(name) in (TEXT_PLUGIN, KERAS_MODEL_PLUGIN):
+            if self.plugins.get(name) in CONFIG_PLUGINS:
                 unread[tag] = (more_samples and is_generations_tag(name)) or (
                     tag not in self.texts_read and len(self.texts_read) < MOST_TEXT_TAGS)
         return np.array(unread)

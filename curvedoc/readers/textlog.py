@@ -237,6 +237,8 @@ COUNTED_THINGS = (
 COUNT_OF_THINGS = (
     rf"\s{{1,3}}(?:{'|'.join(COUNTED_THINGS)})(?![\w\-/]|\.\w|\s{{0,10}}[:=]|\s{{1,10}}[-+]?\.?\d)"
 )
+# How numpy 2 and torch print a number: np.float64(0.9), tensor(0.9) (the opening; its bracket closes after it)
+WRAPPER_OPENING = r"(?:(?:np|numpy)\.float\d\d\(|tensor\()"
 # A name, then a number, which a sentence's full stop may end ("Avg.loss: 1.4685.   Accuracy: 49.22%.") but not a
 # version's or an address's next group (1.2.3): the pattern holds the name's last word only (the words before it are
 # found by KEY_WORDS in the text since the previous pair), so a line of words without numbers costs one short attempt
@@ -244,7 +246,7 @@ COUNT_OF_THINGS = (
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@+])(?P<key>{WORD})"
     rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
-    rf"(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})"
+    rf"{WRAPPER_OPENING}?(?P<value>{NUMBER}|{NONFINITE})"
     rf"(?:\s?/\s?(?P<total>\d{{1,15}}))?(?:%|dB)?(?!\w|\.[\w.]|[:\-,]\d)(?P<counted>{COUNT_OF_THINGS})?"
 )
 # "第 3 轮" (round, i.e. epoch 3), "第 100 步" (step 100)
@@ -448,7 +450,7 @@ TABLE_X_KEYS = {
 VALUE_CELL = re.compile(rf"{NUMBER}|{NONFINITE}")
 # A cell of a list printed after a name, bare or as numpy and torch print it ("np.float32(0.91)", "tensor(0.91)")
 LISTED_CELL = re.compile(
-    rf"\s{{0,3}}(?:(?:np|numpy)\.float\d\d\(|tensor\()?(?P<value>{NUMBER}|{NONFINITE})\)?\s{{0,3}}"
+    rf"\s{{0,3}}{WRAPPER_OPENING}?(?P<value>{NUMBER}|{NONFINITE})\)?\s{{0,3}}"
 )
 # A table of columns under a header line (see _ColumnTable): a header cell, and a progress bar a row may end with
 HEADER_CELL = re.compile(r"[A-Za-z_][\w@.:\-/()%]{0,63}")
@@ -693,9 +695,11 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     for text in _with_records_drawn_over(_lines(path, parsed)):
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
             text = ANSI.sub("", text)
-        if banner is None and text.strip():
-            banner = text.strip() if WORDS_ALONE.fullmatch(text.strip()) else ""
-        elif banner and text.strip() == banner:
+        if banner is None:
+            opening = text.strip()
+            if opening:
+                banner = opening if WORDS_ALONE.fullmatch(opening) else ""
+        elif banner and banner in text and text.strip() == banner:
             # the program printed its opening line again: a new process, so the run before it is over, however
             # it stopped (an early-stopped fit is no crash that the next session resumes)
             state.end_run()
@@ -1308,8 +1312,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = counter + text[opening.end():]
     batch_of_pass = EVALUATION_PASS.match(text) if "[" in text else None
     if batch_of_pass is not None and batch_of_pass["split"].lower() not in EVALUATION_WORDS:
-        batch_of_pass = None
-    if batch_of_pass is not None:
+        batch_of_pass = None  # "Train: [ 3/100]": no held-out pass
+    elif batch_of_pass is not None:
         # one batch of the pass: what counts is the running average over the batches so far, as its last line and the
         # summary after it (" * Acc@1 62.624 Acc@5 85.638", names of the pass) give it, at the training step before
         state.evaluation = batch_of_pass["split"].lower()
