@@ -146,11 +146,17 @@ _CYRILLIC_LETTER = re.compile("[\u0400-\u04ff]")
 _CYRILLIC = re.compile("|".join(sorted(_CYRILLIC_WORDS, key=len, reverse=True)), re.IGNORECASE)
 
 
+# "top-1" and "top_1" are top1, one word (the accuracy a table or a report headed in words names so)
+_TOP_K = re.compile(r"(?<![A-Za-z])(top)[-_ ](?=\d)", re.IGNORECASE)
+
+
 def tokens(tag: str) -> list[str]:
     """Lower-case words of a tag: separators split, and so does camelCase (``valLoss`` → val, loss); a word of
     another language that names a measurement as its English word (``Pérdida`` → loss, see FOREIGN_WORDS)."""
     if not tag.isascii():
         tag = _in_ascii_letters(tag)
+    if "op" in tag:
+        tag = _TOP_K.sub(r"\1", tag)
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tag)
     return [FOREIGN_WORDS.get(t, t) for t in re.split(r"[^A-Za-z0-9@]+", spaced.lower()) if t]
 

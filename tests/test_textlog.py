@@ -2230,3 +2230,22 @@ def test_a_counters_count_of_its_total_in_brackets_after_its_name_places_the_lin
     assert runs[0].series("loss")["step"].tolist() == [1, 2, 3, 4, 5, 6] and not runs[0].warnings
     indexed = "".join(f"step {s}: loss {1 / s:.3f} weights[0]: 0.5\n" for s in range(1, 5))
     assert "weights" not in load_one(write(tmp_path / "indexed.log", indexed)).tags
+
+
+def test_a_table_of_grouped_columns_names_each_column_by_its_group(tmp_path):
+    """A Kaggle training template prints a line naming groups of columns between bars over its header, then one
+    row per evaluation: the columns before the first bar place the row (the epoch; the iteration, in thousands and
+    starred at a saved checkpoint, only without one) and hold the learning rate as ``rate``; a group's columns are
+    named by its first word. A group whose row is not one number a column (a best-so-far under two words, a time
+    in hours and minutes) is not read."""
+    head = ("** start training here! **\n"
+            "                      |----- VALID ---|---- TRAIN/BATCH --------------|------Accuracy------|\n"
+            "rate     iter   epoch | loss  top-1   | loss0  loss1  | Current Best | time          |\n"
+            "--------------------------------------------------------------------------------------\n")
+    rows = "".join(f"0.00040   {e / 2:4.2f}{'*' if e % 2 else ' '} {e:4.2f}  | {1.2 - e / 10:.3f}  {60 + e:.3f}  | "
+                   f"{1.0 - e / 10:.3f}  0.010  |   {60 + e:.3f}  |  0 hr {e:02d} min\n" for e in range(6))
+    run = read(write(tmp_path / "log.train.txt", head + rows))
+    assert steps(run, "valid_loss") == steps(run, "train_loss0") == [0, 1, 2, 3, 4, 5]
+    assert values(run, "valid_top-1")[-1] == pytest.approx(65.0) and values(run, "lr")[0] == pytest.approx(4e-4)
+    assert run.roles["valid_loss"] == Role.VAL_LOSS and run.roles["valid_top-1"] == Role.VAL_ACC
+    assert not {"iter", "time", "accuracy_Current", "accuracy_Best", "epoch"} & set(run.tags)

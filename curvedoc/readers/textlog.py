@@ -469,6 +469,10 @@ NON_BLANK = re.compile(r"\S+")
 # columns that count or time things, not measure the model: images, labels per batch, memory, seconds
 COUNT_COLUMNS = {"images", "labels", "instances", "targets", "img_size", "size", "gpu_mem", "mem", "time", "eta"}
 AGGREGATE_ROWS = {"all", "overall", "total", "mean", "avg", "average"}
+# A group line of a grouped table (see _GroupedColumns): a bar-framed rule that names its group (``----- VALID ---``)
+GROUP_SEGMENT = re.compile(r"[\s-]*(?:[A-Za-z][\w/]{0,30}(?: [A-Za-z][\w/]{0,30}){0,3})?[\s-]*")
+GROUP_WORD = re.compile(r"[A-Za-z][\w/]*")
+GROUPED_SETTINGS = {"rate": "lr"}  # the learning rate, in the columns that place a grouped table's row
 SHORT_SCORE_NAMES = {"P": "precision", "R": "recall"}  # YOLO's evaluation columns
 
 # Where a record's step or epoch came from: the line itself, a header line before it, neither (printed during
@@ -689,6 +693,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     net = _CaffeNet(parsed)
     table = _Table()
     columns = _ColumnTable(state.names_a_metric)
+    grouped = _GroupedColumns()
     conflict = _Conflict()
     copypaste = _CopyPaste()
     banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
@@ -707,6 +712,10 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         # a header's or a row's start, one anchored match, settles nearly every line here, without a call
         drawn = _last_drawn(text) if "\r" in text else text
+        if "|" in drawn and (row := grouped.take(drawn)) is not None:
+            if row != "header":
+                state.take(row)
+            continue
         starts_table = HEADER_START.match(drawn) or (columns.header is not None and ROW_START.match(drawn))
         row = columns.take(drawn) if starts_table else None
         if row is not None:
@@ -1001,6 +1010,60 @@ class _ColumnTable:
             cell = cell.rstrip(":")
             if tag is not None and VALUE_CELL.fullmatch(cell):
                 line.values[tag] = _number(cell)
+        return line if line.values else None
+
+
+class _GroupedColumns:
+    """A table whose header groups its columns between bars, under a line that names each group (a Kaggle training
+    template copied into many competition solutions)::
+
+                              |----- VALID ---|---- TRAIN/BATCH --------------
+        rate     iter   epoch | loss  lb(lev) | loss0  loss1  | time
+        0.00040   1.50*  0.60 | 0.412  0.851  | 0.398  0.021  |  0 hr 12 min
+
+    The columns before the first bar place the row (its epoch, else its iteration; ``*`` marks a saved checkpoint)
+    and hold the learning rate (``rate``); a group's columns are named by the group's first word (``valid_loss``,
+    ``train_loss0``). A group whose row does not split into one number a column (``Current Best`` over one
+    value, ``0 hr 12 min`` under ``time``) is not read."""
+
+    def __init__(self) -> None:
+        self.groups: list[str] = []
+        self.names: list[list[str]] | None = None  # the header's names, bar-separated group by group
+
+    def take(self, text: str) -> Line | str | None:
+        """A row's :class:`Line`, ``"header"`` for a group line or a header, or None for any other line."""
+        segments = text.rstrip().rstrip("|").split("|")
+        if (not segments[0].strip() and len(segments) > 1 and "-" in text and GROUP_WORD.search(text)
+                and all(GROUP_SEGMENT.fullmatch(segment) for segment in segments[1:])):
+            self.groups = [(GROUP_WORD.search(segment) or [""])[0].split("/")[0].lower() for segment in segments[1:]]
+            return "header"
+        first = segments[0].split()
+        if (len(segments) > 1 and first and all(HEADER_CELL.fullmatch(cell) for cell in first)
+                and any(map(_x_kind, first))):
+            groups = self.groups + [""] * len(segments)
+            self.names = [[GROUPED_SETTINGS.get(name.lower(), name) for name in first]] + [
+                [f"{group}_{name}" if group else name for name in segment.split()]
+                for group, segment in zip(groups, segments[1:])]
+            self.groups = []
+            return "header"
+        if self.names is None or len(segments) != len(self.names) or len(first) != len(self.names[0]):
+            return None
+        line = Line()
+        for names, segment in zip(self.names, segments):
+            cells = [cell.rstrip("*") for cell in segment.split()]
+            if len(cells) == len(names) and all(VALUE_CELL.fullmatch(cell) for cell in cells):
+                line.values.update((name, _number(cell)) for name, cell in zip(names, cells, strict=True)
+                                   if name.rsplit("_", 1)[-1].lower() not in COUNT_COLUMNS)
+            elif names is self.names[0]:
+                return None
+        for name in self.names[0]:
+            kind = _x_kind(name)
+            if kind == "epoch":
+                line.epoch = line.values.pop(name)
+            elif kind is not None:
+                step = line.values.pop(name)
+                if "epoch" not in map(_x_kind, self.names[0]):
+                    line.step = step
         return line if line.values else None
 
 
