@@ -2249,3 +2249,13 @@ def test_a_table_of_grouped_columns_names_each_column_by_its_group(tmp_path):
     assert values(run, "valid_top-1")[-1] == pytest.approx(65.0) and values(run, "lr")[0] == pytest.approx(4e-4)
     assert run.roles["valid_loss"] == Role.VAL_LOSS and run.roles["valid_top-1"] == Role.VAL_ACC
     assert not {"iter", "time", "accuracy_Current", "accuracy_Best", "epoch"} & set(run.tags)
+
+
+def test_an_ellipsis_ends_the_number_before_it(tmp_path):
+    """A heading that names the step of the evaluation printed under it ("Evaluating at step 5000...", robustqa's
+    log) ends its number with an ellipsis, as a sentence's full stop may: the step is read, and the scores under it
+    are placed at it. A version's next group (1.2.3) still ends no number."""
+    text = "".join(f"Evaluating at step {5000 * k}...\nEval F1: {60 + k:.2f}, EM: {40 + k:.2f}\n" for k in range(5))
+    run = read(write(tmp_path / "log_train.txt", "version 1.2.3 of the trainer\n" + text))
+    assert steps(run, "Eval_F1") == [0, 5000, 10000, 15000, 20000]
+    assert "version" not in run.tags
