@@ -461,3 +461,27 @@ def test_cut_or_corrupted_lists_of_records_only_give_curvedoc_errors(tmp_path, d
     path = tmp_path / "log"
     path.write_bytes(damaged(data, json.dumps(records, indent=4).encode()))
     assert_reads_or_refuses_in_one_line(history, path)
+
+
+def test_a_keras_history_saved_as_yaml_is_a_history_and_a_config_beside_it_is_not(tmp_path):
+    """``yaml.dump(history.history, f)`` writes each metric as a block list (a flow list before PyYAML 5.1), with
+    the final test scores as scalars beside them: the same history as the JSON one. A config saved as YAML in the
+    same folder, whose lists are settings (milestones), is no run, and one the user names is refused in one line."""
+    import yaml
+
+    epochs = range(6)
+    history_of = {"accuracy": [0.6 + e / 20 for e in epochs], "loss": [1.0 - e / 10 for e in epochs],
+                  "val_accuracy": [0.55 + e / 25 for e in epochs], "val_loss": [1.1 - e / 12 for e in epochs],
+                  "test_accuracy": 0.8, "test_loss": 0.6}
+    folder = tmp_path / "output"
+    folder.mkdir()
+    (folder / "DenseNet121.yaml").write_text(yaml.dump(history_of))
+    (folder / "MobileNet.yml").write_text(yaml.dump(history_of, default_flow_style=None))
+    (folder / "config.yaml").write_text(yaml.dump({"lr": 0.001, "milestones": [30, 60, 90], "epochs": 100}))
+    runs = curvedoc.load(folder)
+    assert sorted(Path(run.path).name for run in runs) == ["DenseNet121.yaml", "MobileNet.yml"]
+    for run in runs:
+        assert run.series("val_loss")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+        assert run.roles["val_accuracy"] == Role.VAL_ACC and "test_loss" not in run.tags
+    with pytest.raises(CurvedocError, match=r"a \.yaml file \(configuration"):
+        curvedoc.load(folder / "config.yaml")

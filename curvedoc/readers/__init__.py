@@ -55,7 +55,7 @@ DVCLIVE_METRICS = ("plots", "metrics")  # where a DVCLive folder keeps one table
 
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
-    "trainer_state.json, JSON Lines metric logs, JSON histories of metric lists (Keras history.history), "
+    "trainer_state.json, JSON Lines metric logs, JSON (or YAML) histories of metric lists (Keras history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
     "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each "
     "(train_loss.txt)"
@@ -97,6 +97,7 @@ JOB_OUTPUT_SUFFIX = re.compile(r"^\.[oe]\d+$")
 # text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve).
 # Markdown may be: console output pasted into a code block, an experiment's notes kept as its log (a .md file named
 # on the command line is read as text, which says so when it holds no log)
+YAML_SUFFIXES = {".yaml", ".yml"}
 NOT_LOG_SUFFIXES = {".yaml", ".yml", ".toml", ".cfg", ".ini", ".py", ".ipynb", ".rst", ".html", ".xml", ".sh"}
 EVENT_FILE = re.compile(r"tfevents")
 # The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
@@ -290,6 +291,9 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     # Chainer's LogReport writes its records as a JSON list to a file named ``log``, with no suffix
     if not suffix and head.lstrip()[:1] == b"[" and _holds_a_history(head, whole_file):
         return Source("history", path, ((None, path),), explicit)
+    # yaml.dump(history.history, f): a Keras history saved as YAML, beside the configs that YAML usually holds
+    if suffix in YAML_SUFFIXES and _yaml_holds_a_history(head):
+        return Source("history", path, ((None, path),), explicit)
     if suffix not in TABLE_SUFFIXES and suffix not in TEXT_LOG_SUFFIXES:
         if not explicit:
             return None
@@ -321,6 +325,12 @@ def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bo
     from curvedoc.readers.history import looks_like_history
 
     return looks_like_history(head, complete=whole_file, name=name, explicit=explicit)
+
+
+def _yaml_holds_a_history(head: bytes) -> bool:
+    from curvedoc.readers.history import looks_like_yaml_history
+
+    return looks_like_yaml_history(head)
 
 
 def _file_holds_a_history(path: Path, head: bytes, whole_file: bool, explicit: bool) -> bool:

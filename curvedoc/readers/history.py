@@ -34,12 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from curvedoc.errors import NotALog
+from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.features import LOSS_ROLES, listed
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import SPLIT_FILE_WORDS, Source, file_run_name
+from curvedoc.readers import SPLIT_FILE_WORDS, YAML_SUFFIXES, Source, file_run_name
+from curvedoc.readers.companions import parse_yaml
 from curvedoc.readers.records import as_value, restart_drops, warn_restarts, whole_steps
-from curvedoc.readers.text import read_json
+from curvedoc.readers.text import read_json, read_text
 from curvedoc.roles import Role, infer_role, is_error_metric, singular, tokens
 
 # Keys scripts nest a history under, beside its config or summary
@@ -64,6 +65,9 @@ KEYED_RECORDS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\[\s*\{')
 # A record's number, as a list of records' first bytes show it: {"epoch": 1, "val_loss": 0.93, …
 RECORD_NUMBERS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*(?:-?[\d.]|NaN|-?Infinity)')
 NUMBER_TYPES = {int, float}  # bool is not one: type(True) is bool
+# A top-level key whose list of numbers follows it in YAML: "val_loss:\n- 0.93" or "val_loss: [0.93, …"
+YAML_LISTED_NUMBERS = re.compile(rb"^([A-Za-z_][\w./@\-]{0,200}):(?:[ \t]*\r?\n- |[ \t]*\[)[ \t]*[-+]?\.?\d",
+                                 re.MULTILINE)
 # A bare list of numbers, as json.dump(losses, f) writes it, each number in a list of its own too
 BARE_NUMBERS = re.compile(rb"\[\s*(?:\[\s*)?(?:-?[\d.]|NaN|-?Infinity)")
 # A metric's lists by split: "loc_loss": {"train": [
@@ -75,7 +79,7 @@ def read(source: Source) -> list[Run]:
     :func:`runs_by_key`; named after the file and "#" and the key): the phases of a training, whose switch (unfrozen
     layers, a new learning rate) makes the curves jump by design, or the models a script compared."""
     path = source.files[0][1] if source.files else source.path
-    document, decoding_problem = read_json(path)
+    document, decoding_problem = _read_yaml(path) if path.suffix.lower() in YAML_SUFFIXES else read_json(path)
     runs = runs_by_key(document, path.stem)
     if runs:
         beside = {key: value for key, value in document.items() if key not in dict(runs)}
@@ -86,6 +90,22 @@ def read(source: Source) -> list[Run]:
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
                             f"epoch)")
     return [_run_of(path, document, history, decoding_problem)]
+
+
+def _read_yaml(path: Path) -> tuple[Any, str | None]:
+    text, decoding_problem = read_text(path)
+    document = parse_yaml(text)
+    if document is None:
+        raise CurvedocError(path, "not valid YAML, or not a mapping at its top (cut off or corrupted?)")
+    return document, decoding_problem
+
+
+def looks_like_yaml_history(head: bytes) -> bool:
+    """Whether a YAML file starting with ``head`` holds a history as ``yaml.dump`` writes one: a measurement's name
+    at the top level, then its values as a block list (``loss:`` over ``- 0.65``) or a flow list (``loss: [0.65,
+    …``, PyYAML before 5.1). The reader decides on the whole document."""
+    return any(names_a_measurement(match.group(1).decode("utf-8", errors="replace"))
+               for match in YAML_LISTED_NUMBERS.finditer(head))
 
 
 def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | None, key: str = "") -> Run:
