@@ -118,3 +118,32 @@ def test_a_trainer_that_logged_only_its_closing_summary_is_read_and_too_thin(tmp
     diagnose_run(run)
     text = render("text", [run])
     assert "not enough to judge" in text and "read warning" in text and "1 point " in text
+
+
+def _history_evaluated_again_after_training() -> list[dict]:
+    """Two epochs of a Trainer with load_best_model_at_end, then trainer.evaluate() after train(): the best epoch's
+    model scored again, at the last step."""
+    return [{"loss": 0.9, "epoch": 0.5, "step": 50},
+            {"eval_loss": 0.60, "eval_accuracy": 0.82, "epoch": 1.0, "step": 100},
+            {"loss": 0.5, "epoch": 1.5, "step": 150},
+            {"eval_loss": 0.66, "eval_accuracy": 0.80, "epoch": 2.0, "step": 200},
+            {"train_runtime": 300.9, "total_flos": 1.9e14, "train_loss": 0.65, "epoch": 2.0, "step": 200},
+            {"eval_loss": 0.60, "eval_accuracy": 0.82, "epoch": 2.0, "step": 200}]
+
+
+def test_an_evaluation_after_training_does_not_replace_the_last_one_during_it(tmp_path):
+    """trainer.evaluate() after train() scores the model training ended with (the best checkpoint reloaded), and the
+    history puts it at the last step: it would replace the last evaluation of training there, and hide the rise
+    that made an earlier checkpoint the best. The evaluation during training is kept, with a warning; saved as a
+    table (pd.DataFrame(log_history).to_csv) it is read the same way."""
+    entries = _history_evaluated_again_after_training()
+    state = tmp_path / "trainer_state.json"
+    state.write_text(json.dumps({"global_step": 200, "log_history": entries}))
+    table = tmp_path / "training_history.csv"
+    columns = list(dict.fromkeys(key for entry in entries for key in entry))
+    table.write_text(",".join(columns) + "\n" + "".join(
+        ",".join(str(entry.get(column, "")) for column in columns) + "\n" for entry in entries))
+    for path in (state, table):
+        (run,) = curvedoc.load(path)
+        assert run.series("eval_loss")["value"].tolist() == [0.60, 0.66], path.name
+        assert any("after training" in warning for warning in run.warnings), path.name

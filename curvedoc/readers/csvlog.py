@@ -33,13 +33,40 @@ import yaml
 from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import (
-    SPLIT_COLUMNS, WANDB_EXPORT_COLUMN, WHITESPACE, Source, file_run_name, is_wandb_export, limits, sniff_delimiter,
+    SPLIT_COLUMNS,
+    WANDB_EXPORT_COLUMN,
+    WHITESPACE,
+    Source,
+    file_run_name,
+    is_wandb_export,
+    limits,
+    sniff_delimiter,
 )
 from curvedoc.readers.companions import TolerantLoader
+from curvedoc.readers.huggingface import (
+    SUMMARY_KEYS,
+    evaluated_again_after_training,
+    evaluated_again_warning,
+)
 from curvedoc.readers.records import (
-    MIN_RUN_RECORDS, SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, WITHIN_EPOCH_COLUMNS, columns_by_lower,
-    as_value, counted_on_note, counts_within_epoch, epochs_counted_on, find_step_column, primary_train_loss,
-    restart_drops, run_of_each_record, steps_across_epochs, warn_restarts, whole_at_line_end, whole_steps,
+    MIN_RUN_RECORDS,
+    SKIPPED_COLUMNS,
+    STEP_COLUMNS,
+    WALL_TIME_COLUMNS,
+    WITHIN_EPOCH_COLUMNS,
+    as_value,
+    columns_by_lower,
+    counted_on_note,
+    counts_within_epoch,
+    epochs_counted_on,
+    find_step_column,
+    primary_train_loss,
+    restart_drops,
+    run_of_each_record,
+    steps_across_epochs,
+    warn_restarts,
+    whole_at_line_end,
+    whole_steps,
 )
 from curvedoc.readers.text import encoding_of, read_bytes
 from curvedoc.roles import Role, epoch_average_of, infer_role, split_of, tokens
@@ -96,7 +123,7 @@ def read(source: Source) -> list[Run]:
     if len(source.files) > 1:
         return read_wandb_exports(source) if source.family == "wandb-export" else read_split_files(source)
     path = source.files[0][1] if source.files else source.path
-    table = load_table(path)
+    table = _without_evaluations_after_training(load_table(path))
     runs_table_columns = wandb_runs_table_columns(table.columns)
     if runs_table_columns:
         raise CurvedocError(path, f"a W&B runs table (one row per run: {', '.join(runs_table_columns)} columns, no "
@@ -119,6 +146,21 @@ def read(source: Source) -> list[Run]:
         # as notes are, refused when named
         raise NotALog(path, f"no numeric column (columns: {', '.join(table.columns)})")
     return runs
+
+
+def _without_evaluations_after_training(table: Table) -> Table:
+    """A Hugging Face Trainer's log_history saved as a table (``pd.DataFrame(trainer.state.log_history).to_csv``)
+    without the evaluations after training that repeat a step evaluated during it (see
+    :func:`~curvedoc.readers.huggingface.evaluated_again_after_training`)."""
+    step_column = find_step_column(table.columns)
+    if step_column is None or not SUMMARY_KEYS <= set(table.columns):
+        return table
+    present = table.frame.notna().to_numpy()
+    keys = [{column for column, there in zip(table.columns, row, strict=True) if there} for row in present]
+    again = evaluated_again_after_training(table.frame[step_column].tolist(), keys)
+    if (warning := evaluated_again_warning(table.path, again)) is None:
+        return table
+    return Table(table.path, table.frame[~np.array(again)], [*table.warnings, warning], table.decimal)
 
 
 def _row_names(table: Table) -> list[str] | None:

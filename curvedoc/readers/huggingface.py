@@ -13,6 +13,7 @@ ones; this reader reads any one of them as a complete snapshot, and discovery ch
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 
 from curvedoc.errors import CurvedocError
@@ -37,7 +38,12 @@ def read(source: Source) -> list[Run]:
     if len(entries) < len(history):
         builder.warn(f"{path}: {len(history) - len(entries)} log_history entries that are not objects skipped")
     summaries = [entry for entry in entries if SUMMARY_KEYS & entry.keys()]
-    points = [entry for entry in entries if not SUMMARY_KEYS & entry.keys()]
+    again = evaluated_again_after_training([entry.get("step") for entry in entries],
+                                           [entry.keys() for entry in entries])
+    if (warning := evaluated_again_warning(path, again)) is not None:
+        builder.warn(warning)
+    points = [entry for entry, repeated in zip(entries, again, strict=True)
+              if not (SUMMARY_KEYS & entry.keys() or repeated)]
     hparams = {key: value for key, value in state.items() if key not in NOT_HPARAMS}
     if summaries:
         hparams["summary"] = summaries[-1]
@@ -50,6 +56,32 @@ def read(source: Source) -> list[Run]:
         else:
             _closing_summary_only(builder, path, state, closing)
     return [builder.build()]
+
+
+def evaluated_again_after_training(steps: list, keys: list[Collection[str]]) -> list[bool]:
+    """Which entries of a log_history, given each one's step and keys, evaluate again after the Trainer's closing
+    summary at a step whose evaluation the history already holds: ``trainer.evaluate()`` after ``train()``, which
+    scores the model training ended with (the best checkpoint, reloaded by ``load_best_model_at_end``), not the
+    model at that step. Last in the history, it would replace the evaluation logged during training there."""
+    closing = next((index for index, names in enumerate(keys) if SUMMARY_KEYS & set(names)), None)
+    again = [False] * len(keys)
+    if closing is None:
+        return again
+    measured: dict = {}
+    for step, names in zip(steps[:closing], keys[:closing], strict=True):
+        measured.setdefault(step, set()).update(names)
+    for index in range(closing + 1, len(keys)):
+        evaluations = {name for name in keys[index] if name.startswith("eval_")}
+        again[index] = bool(evaluations & measured.get(steps[index], set()))
+    return again
+
+
+def evaluated_again_warning(path: Path, again: list[bool]) -> str | None:
+    if not any(again):
+        return None
+    return (f"{path}: {sum(again)} evaluation(s) after training at a step already evaluated during it "
+            "(trainer.evaluate() after train(): the model training ended with, the best checkpoint when "
+            "load_best_model_at_end) not taken; the evaluation logged during training there kept")
 
 
 def _nothing_logged(builder: RunBuilder, path: Path, state: dict) -> None:

@@ -240,9 +240,9 @@ COUNT_OF_THINGS = (
 # How numpy 2 and torch print a number: np.float64(0.9), tensor(0.9) (the opening; its bracket closes after it)
 WRAPPER_OPENING = r"(?:(?:np|numpy)\.float\d\d\(|tensor\()"
 # A name, then a number, which a sentence's full stop or an ellipsis may end ("Avg.loss: 1.4685.   Accuracy: 49.22%.",
-# "Evaluating at step 5000...") but not a version's or an address's next group (1.2.3): the pattern holds the name's last word only (the words before it are
-# found by KEY_WORDS in the text since the previous pair), so a line of words without numbers costs one short attempt
-# per word.
+# "Evaluating at step 5000...") but not a version's or an address's next group (1.2.3): the pattern holds the name's
+# last word only (the words before it are found by KEY_WORDS in the text since the previous pair), so a line of words
+# without numbers costs one short attempt per word.
 PAIR = re.compile(
     rf"(?=[A-Za-z_])(?<![\w.\-/@+])(?P<key>{WORD})"
     rf"['\"]?(?P<separator>\s{{0,10}}[:=]\s{{0,10}}|\s{{1,10}}-\s{{1,10}}|\s{{1,40}})[\[(]?['\"]?"
