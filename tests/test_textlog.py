@@ -2259,3 +2259,14 @@ def test_an_ellipsis_ends_the_number_before_it(tmp_path):
     run = read(write(tmp_path / "log_train.txt", "version 1.2.3 of the trainer\n" + text))
     assert steps(run, "Eval_F1") == [0, 5000, 10000, 15000, 20000]
     assert "version" not in run.tags
+
+
+def test_a_summary_restating_the_best_epoch_is_no_restart(tmp_path):
+    """A table of every epoch, then a summary naming the best one ("best model: epoch: 490, test_loss: -7.03599"):
+    the summary goes back to the epoch of the curve's lowest value and restates it, and is no session restarted
+    there, whose values would replace the epochs after it."""
+    table = "epoch  test_loss    filename\n" + "".join(f"{e:<6d} {-5 - e / 100 - (e == 7) / 10:.6f}    net_{e}.pth\n"
+                                                     for e in range(12))
+    summary = "\nbest model (lowest loss):\nepoch: 7\ntest_loss: -5.170000\nfilename: net_7.pth\n"
+    run = read(write(tmp_path / "log0.txt", table + summary))
+    assert steps(run, "test_loss") == list(range(12))

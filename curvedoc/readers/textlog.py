@@ -2036,6 +2036,8 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         for number in np.unique(runs_of_tag[runs_of_tag >= 0]).tolist():
             curves, in_run = runs[number], runs_of_tag == number
             steps, run_values = x[indexes[in_run]].astype(np.int64), values[in_run]
+            restating = _restating(steps, run_values)
+            steps, run_values = steps[~restating], run_values[~restating]
             restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
             superseded[number] += int(np.count_nonzero(restarted))
             steps, run_values = steps[~restarted], run_values[~restarted]
@@ -2060,6 +2062,21 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         parsed.warn(f"{clashing} value(s) printed without a step of their own where the same name was already "
                     "logged with one were not taken (an evaluation printed in a block of its own?)")
     return runs
+
+
+def _restating(steps: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The curve's last point when it goes back to the step of the curve's best value (its only lowest or highest)
+    and restates that value: a summary naming the best epoch ("best model: epoch: 490, test_loss: -7.03599" under
+    the table of every epoch), not a session restarted there, which would replace the epochs after it. Anywhere
+    else, or a value the curve reached more than once (a constant learning rate, a loss printed to three digits),
+    a match may be a restart's by chance."""
+    restating = np.zeros(len(steps), dtype=bool)
+    if len(steps) < 3 or not steps[-1] < steps[:-1].max():
+        return restating
+    before, last = values[:-1], values[-1]
+    best = [extreme for extreme in (before.min(), before.max()) if np.count_nonzero(before == extreme) == 1]
+    restating[-1] = last in best and bool(steps[:-1][before == last][0] == steps[-1])
+    return restating
 
 
 def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
