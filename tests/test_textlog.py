@@ -2270,3 +2270,20 @@ def test_a_summary_restating_the_best_epoch_is_no_restart(tmp_path):
     summary = "\nbest model (lowest loss):\nepoch: 7\ntest_loss: -5.170000\nfilename: net_7.pth\n"
     run = read(write(tmp_path / "log0.txt", table + summary))
     assert steps(run, "test_loss") == list(range(12))
+
+
+def test_lightning_bars_give_each_epoch_its_own_validation_scores(tmp_path):
+    """Lightning's bar, captured to a file with nothing else printed: "Epoch 0: 100%" shows last epoch's scores when
+    the batches are done, is drawn again with the epoch's own once validation has run, then "Epoch 1: 0%" starts on
+    the same line. Each epoch's values are those of the bar drawn last for it, not those the next line ends on."""
+    def bar(epoch, done, val_loss):
+        return (f"Epoch {epoch}: {100 * done // 28:3d}%|#####| {done}/28 [00:01<00:00, 25.63it/s, v_num=47, "
+                f"val_loss={val_loss:.3f}, train_loss={val_loss + 0.1:.3f}]")
+    lines, shown, redrawn = [], 0.9, []
+    for epoch in range(5):
+        own = 0.8 - epoch / 10
+        lines.append("\r".join(["", *redrawn, *(bar(epoch, done, shown) for done in (0, 14, 28))]) + "\n")
+        lines.append("\rValidation DataLoader 0: 100%|#####| 4/4 [00:00<00:00, 50.00it/s]\n")
+        redrawn, shown = [bar(epoch, 28, own)], own
+    run = read(write(tmp_path / "fc_mlp.log", "".join(lines) + "\r" + redrawn[0] + "\n"))
+    assert values(run, "val_loss") == pytest.approx([0.8, 0.7, 0.6, 0.5, 0.4]) and "v_num" not in run.tags

@@ -10,7 +10,8 @@ Each line is cleaned first:
   before it are skipped. A tqdm bar is skipped whole, its postfix too (``loss=0.23`` there is one batch's or a
   running value, redrawn with stale ones, as Lightning's bar shows last epoch's val_loss); only its description
   (``Epoch 3:``) may say which epoch the lines after it report. In a log with no other values, the postfix each
-  bar shows when it finished (``… 28/28 [00:23<00:00, 1.20it/s, D=2.236, G=0.009]``) is read, at that epoch;
+  bar shows when it finished (``… 28/28 [00:23<00:00, 1.20it/s, D=2.236, G=0.009]``) is read, at that epoch, the
+  last one drawn for the epoch counting (Lightning draws it again with the epoch's validation scores);
 - a number counts only right after a name, and not when ``:``, ``-`` or ``,`` and a digit follow it, so dates, clock
   times, glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``), logging's ``train.py:88`` and the first
   groups of ``134,305,611`` never become values; nor when a word for things counted follows it: ``Train=115
@@ -218,6 +219,8 @@ TQDM_BAR = re.compile(
 )
 # what tqdm's set_postfix adds inside a bar's brackets, after its rate: "[00:31<00:00,  1.13s/it, D=2.289, G=0.014]"
 TQDM_POSTFIX = re.compile(r"(?:/s|/it|\?it/s)\s{0,4},\s{0,4}(?P<postfix>.+)$")
+# Lightning's bar shows its logger's version number among the values (v_num=47): bookkeeping, not a curve
+LOGGER_VERSION = re.compile(r"\bv_num=[^,\]]{0,40}(?:,\s{0,4}|$)")
 KERAS_ETA = " - ETA: "
 KERAS_BAR = re.compile(
     r"^\s{0,40}(?P<n>\d{1,12})/(?P<total>\d{1,12}|Unknown)\s{1,10}(?:\[[=>.]{0,200}\]|━{1,200}|(?=-\s))"
@@ -697,7 +700,8 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     conflict = _Conflict()
     copypaste = _CopyPaste()
     banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
-    for text in _with_records_drawn_over(_lines(path, parsed)):
+    lines = _with_records_drawn_over(_lines(path, parsed))
+    for text in _with_bars_finished_before_redrawn(lines) if read_bar_postfixes else lines:
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
             text = ANSI.sub("", text)
         if banner is None:
@@ -1687,6 +1691,24 @@ def _monitored_value(match: re.Match) -> str:
     return f"{match['name']}: {match['value']}" if match["value"] else ""
 
 
+def _with_bars_finished_before_redrawn(lines: Iterator[str]) -> Iterator[str]:
+    """Each line, after every bar that finished within it and was then drawn over by a bar of another description:
+    Lightning draws "Epoch 0: 100%" again once validation is done, with the epoch's validation scores, and starts
+    "Epoch 1: 0%" on the same line, which shows those values until epoch 1's own arrive. Read off each line's last
+    bar alone, every epoch's values would be the epoch's before; read so, the bar drawn last for an epoch gives it
+    its values."""
+    for text in lines:
+        if "\r" in text:
+            segments = [segment for segment in text.replace("\b", "").split("\r") if segment.strip()]
+            bars = [TQDM_BAR.search(segment) for segment in segments]
+            described = [segment[:bar.start()] if bar else None for segment, bar in zip(segments, bars, strict=True)]
+            for index in range(len(segments) - 1):
+                bar = bars[index]
+                if bar is not None and bar["n"] == bar["total"] and described[index + 1] != described[index]:
+                    yield segments[index]
+        yield text
+
+
 def _last_drawn(text: str) -> str:
     """Of a line redrawn in place (``\\r``, backspaces), the last text drawn that is not blank."""
     segments = text.replace("\b", "").split("\r")
@@ -1704,7 +1726,7 @@ def _without_tqdm_bars(text: str, parsed: Parsed) -> tuple[str, str]:
     last = bars[-1]
     if last["inside"] and last["n"] == last["total"] and (postfix := TQDM_POSTFIX.search(last["inside"])):
         if parsed.read_bar_postfixes:
-            after = f"{postfix['postfix']} {after}"
+            after = f"{LOGGER_VERSION.sub('', postfix['postfix'])} {after}"
         else:
             parsed.bar_postfixes += 1
     return after, text[:bars[0].start()]
