@@ -154,3 +154,20 @@ def test_an_error_metric_that_turns_inf_is_named_and_one_never_computed_is_not()
     builder.add("tf", np.arange(6), [np.inf, 0.0, 0.0, 0.0, 0.0, 0.0])  # no error metric: not judged
     (finding,) = [f for f in diagnose_run(builder.build()) if f.code == "CD101"]
     assert finding.severity == "warning" and finding.tags == ["val_mae", "val_rmse"] and finding.step == 0
+
+
+def test_a_perplexity_capped_at_inf_beside_a_finite_loss_is_no_overflow():
+    """A trainer that prints exp(loss) only below 10 nats and inf above (the held-out loss of the first evaluations
+    of a language model) logs an infinite perplexity beside a finite loss: the loss is fine, and so is the run. An
+    infinite perplexity with no finite loss at its step is still reported."""
+    steps = np.arange(0, 500, 100)
+    losses = np.array([12.0, 10.5, 9.1, 7.9, 7.2])
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_loss", steps, losses - 0.2)
+    builder.add("eval_Loss", steps, losses)
+    builder.add("eval_Perplexity", steps, np.where(losses < 10, np.exp(losses), np.inf))
+    assert "CD101" not in codes(builder.build())
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("train_loss", steps, losses - 0.2)
+    builder.add("eval_Perplexity", steps, np.where(losses < 10, np.exp(losses), np.inf))
+    assert "CD101" in codes(builder.build())

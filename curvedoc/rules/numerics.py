@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, Curve, RunCurves, fmt
-from curvedoc.roles import Role, is_error_metric, tokens
+from curvedoc.roles import Role, is_error_metric, is_perplexity, tokens
 from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
 METRIC_ROLES = (*ACCURACY_ROLES, Role.SCORE)
@@ -45,7 +45,7 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     for roles, severity in (((*LOSS_ROLES, Role.ADVERSARIAL), ERROR), (METRIC_ROLES, WARNING)):
         # A metric is judged from its first value on (see _first_broken); a loss that is NaN from its first value
         # is broken.
-        judged = [curve for role in roles for curve in run.curves(role)]
+        judged = [curve for role in roles for curve in run.curves(role) if not _exp_of_a_finite_loss(run, curve)]
         if severity == WARNING:
             judged += [curve for curve in run.curves(Role.OTHER) if is_error_metric(curve.tag)]
         broken = {curve.tag: (curve, index) for curve in judged
@@ -73,6 +73,16 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             list(broken), evidence, step=step, severity=severity,
         )
         return
+
+
+def _exp_of_a_finite_loss(run: RunCurves, curve: Curve) -> bool:
+    """A perplexity that is +Inf only where a loss of its split is finite: exp of a large loss overflowed, or the
+    trainer caps it so (``math.exp(loss) if loss < 10 else inf``); the loss it is computed from is fine."""
+    broken = ~curve.finite_mask
+    if not broken.any() or not is_perplexity(curve.tag) or not np.isposinf(curve.values[broken]).all():
+        return False
+    return any(np.isin(curve.steps[broken], loss.finite_steps).all()
+               for loss in run.curves(curve.role) if loss is not curve and not is_perplexity(loss.tag))
 
 
 def _first_broken(curve: Curve, loss: bool) -> int | None:
