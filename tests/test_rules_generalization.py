@@ -397,3 +397,16 @@ def test_a_validation_loss_that_stays_above_its_best_without_climbing_steadily_i
              0.397, 0.397, 0.382, 0.392, 0.386, 0.381]
     (finding,) = findings(build({"loss": train, "val_loss": val}), {"CD501"})
     assert finding.step == 11
+
+
+def test_validation_is_set_against_the_train_loss_that_counts_steps_as_it_does():
+    """A writer logs the batch loss at the global batch step (0..839) and the epoch's mean train loss and the
+    validation loss at the epoch (0..29): the batch curve is the densest and would be the train loss, and set
+    against it at steps 0..29 validation would sit far below the first batches' losses. The epoch's mean, which
+    counts steps as validation does, is the one compared."""
+    epochs, batches = np.arange(30), np.arange(840)
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("Loss/Train_Batch", batches, 0.07 + 0.45 * np.exp(-batches / 150))
+    builder.add("Loss/Train_Epoch", epochs, 0.07 + 0.3 * np.exp(-epochs / 6))
+    builder.add("Loss/Validation", epochs, 0.075 + 0.25 * np.exp(-epochs / 6))
+    assert "CD503" not in {finding.code for finding in diagnose_run(builder.build())}

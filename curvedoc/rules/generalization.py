@@ -20,6 +20,9 @@ from curvedoc.rules.accuracy import held_out_accuracy
 
 NOISE_POINTS = 5  # fewer evaluations than this have no estimate of their own noise
 NEAR_PERFECT_ACCURACY = 0.999  # one held-out example in a thousand wrong, as CD601 reads near-perfect
+# Two curves whose last steps lie within this factor of each other count their steps in the same units; batches and
+# epochs differ by the batches in an epoch, tens to thousands
+SAME_SPAN = 2.0
 
 
 
@@ -32,6 +35,26 @@ def _held_out(run: RunCurves) -> Curve | None:
         if curve is not None and len(curve.finite_values) and curve.finite_values.any():
             return curve
     return None
+
+
+def _train_beside(run: RunCurves, val: Curve | None) -> Curve | None:
+    """The train loss to set the held-out loss against: the main one, unless it counts its steps in other units
+    than the held-out curve does (batches, running on to step 839, where validation counts epochs and stops at 29)
+    while another train loss counts them as validation does (the epoch's mean, logged at each epoch): compared at
+    the same step numbers, the first would set epoch 15's validation beside batch 15's loss."""
+    train = run.curve(Role.TRAIN_LOSS)
+    if train is None or val is None or not len(val.finite_steps) or not len(train.finite_steps):
+        return train
+    end = float(val.finite_steps[-1])
+
+    def alike(curve: Curve) -> bool:
+        return end > 0 and end / SAME_SPAN <= float(curve.finite_steps[-1]) <= end * SAME_SPAN
+
+    if alike(train):
+        return train
+    matching = [curve for curve in run.curves(Role.TRAIN_LOSS)
+                if curve is not train and len(curve.finite_steps) >= 2 and alike(curve)]
+    return max(matching, key=lambda curve: len(curve.finite_values)) if matching else train
 
 
 def _train_at(train: Curve, steps: np.ndarray) -> np.ndarray:
@@ -160,7 +183,8 @@ def overfitting(run: RunCurves, limits: Limits):
     detector's box, objectness and class losses) overfits when one term does, against its own train term. Reports
     the best validation step (where to stop) and the rise. A run whose validation never improved (CD502's) overfits
     too when its validation loss then climbs a meaningful share of its best, however steady the climb."""
-    val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
+    val = _held_out(run)
+    train = _train_beside(run, val)
     if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
         return None
     # Memorising says validation gained nothing; a validation loss that then climbs well above that best (random
@@ -280,7 +304,8 @@ def memorizing(run: RunCurves, limits: Limits):
     """Train loss falls to about zero while the validation loss never gets meaningfully below where the untrained
     model started: the generalisation gap is the whole of what training gained. Not when the held-out accuracy
     ends near-perfect (at most one example in a thousand wrong): what the model fitted transferred."""
-    val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
+    val = _held_out(run)
+    train = _train_beside(run, val)
     if val is None or train is None or len(val.finite_values) < limits["min_points"]:
         return None
     if not _memorizing(run, train, val, limits):
@@ -334,7 +359,8 @@ def val_below_train(run: RunCurves, limits: Limits):
     train loss that goes below zero (signed by design, or CD102's finding: no level for the gap to be a share of),
     and so is one term of a multi-term loss (a detector's box loss: how terms trade off under training-time
     augmentation says nothing of the whole)."""
-    val, train = _held_out(run), run.curve(Role.TRAIN_LOSS)
+    val = _held_out(run)
+    train = _train_beside(run, val)
     if val is None or train is None or len(train.finite_values) < 2:
         return None
     if terms_beside(run, train) or terms_beside(run, val):
