@@ -2287,3 +2287,18 @@ def test_lightning_bars_give_each_epoch_its_own_validation_scores(tmp_path):
         redrawn, shown = [bar(epoch, 28, own)], own
     run = read(write(tmp_path / "fc_mlp.log", "".join(lines) + "\r" + redrawn[0] + "\n"))
     assert values(run, "val_loss") == pytest.approx([0.8, 0.7, 0.6, 0.5, 0.4]) and "v_num" not in run.tags
+
+
+def test_the_pytorch_tutorial_counter_gives_the_epoch_and_the_batch(tmp_path):
+    """PyTorch's CIFAR-10 tutorial prints "[1,  2000] loss: 2.187", the epoch and the batch in brackets, and the
+    scripts grown from it print a test accuracy after each epoch: the loss is read at its batch within its epoch,
+    counted on across the epochs, and the accuracy at the end of its epoch, not dropped as a value without a step."""
+    text = "".join(f"[{epoch}, {batch:5d}] loss: {2.2 - epoch / 5 - batch / 20000:.3f}\n" for epoch in (1, 2, 3)
+                   for batch in (2000, 4000, 6000))
+    run = read(write(tmp_path / "tutorial.log", text + "Finished Training\n"))
+    assert steps(run, "loss") == [2000, 4000, 6000, 8000, 10000, 12000, 14000, 16000, 18000]
+    with_tests = "".join(f"[{epoch}, {batch}] loss: {2.2 - epoch / 5:.3f}\n" for epoch in (1, 2, 3) for batch in (1, 101))
+    with_tests = with_tests.replace("[2, 1]", "Epoch 1: Test Accuracy: 52.80%\n[2, 1]").replace(
+        "[3, 1]", "Epoch 2: Test Accuracy: 56.93%\n[3, 1]") + "Epoch 3: Test Accuracy: 58.00%\n"
+    run = read(write(tmp_path / "training_log.txt", with_tests))
+    assert len(steps(run, "loss")) == 6 and values(run, "Test_Accuracy") == pytest.approx([52.8, 56.93, 58.0])

@@ -264,13 +264,16 @@ CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次�
 #   with f"Batch{i}," where another writes "Batch {i},": the same counter, never a name's part ("epoch10_loss");
 # - its epoch of the total in brackets, then its batch of the epoch ("[1/100] batch 50/5305 loss=…", DCGAN's
 #   "[0/5][50/1583]\tLoss_D: 1.2"). Without a batch after it the bracket may count a script's stages ("[5/7] Phase 1
-#   - training top layers", "[6/6] Saving model...").
+#   - training top layers", "[6/6] Saving model...");
+# - its epoch and its batch, as PyTorch's CIFAR-10 tutorial prints them and the many scripts that grew from it do
+#   ("[1,  2000] loss: 2.187"), a name right after the bracket.
 # One pattern, matched once at the line's start, case spelled out: this runs on every line.
 OPENING_COUNTER = re.compile(
     r"[ \t]{0,20}(?:(?P<word>[Ee]poch|EPOCH|[Bb]atch|BATCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?|[Ee]pisode"
     r"|EPISODE)(?:(?P<n>\d{1,12})|\[\s{0,3}(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)"
     r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
-    r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d)))")
+    r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
+    r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z]))")
 # A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
 # loss at epoch 3: 0.52"), matched at the line's start only: read as the counter, then the name and its value.
 NAME_AT_COUNTER = re.compile(
@@ -1373,6 +1376,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if (opening := OPENING_COUNTER.match(text)) is not None:
         if opening["word"]:
             counter = f"{opening['word']} {opening['n'] or opening['bracketed']}"
+        elif opening["tutorial_epoch"]:
+            counter = f"epoch {opening['tutorial_epoch']} batch {opening['tutorial_batch']} "
         else:
             batch = f" batch {opening['batch']}/{opening['batches']}" if opening["batch"] else " "
             counter = f"epoch {opening['epoch']}/{opening['total']}{batch}"
