@@ -2302,3 +2302,16 @@ def test_the_pytorch_tutorial_counter_gives_the_epoch_and_the_batch(tmp_path):
         "[3, 1]", "Epoch 2: Test Accuracy: 56.93%\n[3, 1]") + "Epoch 3: Test Accuracy: 58.00%\n"
     run = read(write(tmp_path / "training_log.txt", with_tests))
     assert len(steps(run, "loss")) == 6 and values(run, "Test_Accuracy") == pytest.approx([52.8, 56.93, 58.0])
+
+
+def test_trainer_dicts_of_two_trainings_each_keep_every_point_on_a_rounded_epoch(tmp_path):
+    """Two Trainer runs printed one after the other, each a dict a step with round(epoch, 2) and no step: the epoch
+    goes back where the second begins, and the dicts that share a rounded epoch are still placed one after another
+    in each, so neither run keeps only one dict of every few."""
+    def training(scale):
+        return "".join(f"{{'loss': {scale / (record + 1):.4f}, 'learning_rate': 7e-05, 'epoch': {record // 4 / 100}}}\n"
+                       for record in range(12))
+    header = "{'config_name': 'run', 'lr': 0.0003}\n"
+    runs = textlog.read(Source("text", write(tmp_path / "out.txt", header + training(1.0) + header + training(2.0)),
+                               ((None, tmp_path / "out.txt"),), True))
+    assert [len(values(run, "loss")) for run in runs] == [12, 12]

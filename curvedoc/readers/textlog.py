@@ -2387,10 +2387,11 @@ def _apart_within_rounding(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> tu
     prints ``round(epoch, 2)``: an epoch of 8,264 steps logged every 10 puts eight records on each 0.01, which
     read at the epoch alone would keep one of every eight. A record is the next one only when it logs a metric a
     record before it on that epoch logged too; one that logs others (an evaluation's dict after the train dict of
-    its step) stays at the place of the record before it. A log whose epoch goes back (a restart) keeps its x."""
+    its step) stays at the place of the record before it. Where the epoch goes back (a restart, a second
+    training printed after the first), the records after it are counted on their own epochs as well."""
     where = np.flatnonzero(own)
     xs = x[where]
-    if len(xs) < 2 or np.any(np.diff(xs) < 0):
+    if len(xs) < 2:
         return x, 1
     starts = np.r_[True, np.diff(xs) != 0]
     epoch_of = np.cumsum(starts) - 1  # which rounded epoch each record with its own x is on
