@@ -478,6 +478,7 @@ AGGREGATE_ROWS = {"all", "overall", "total", "mean", "avg", "average"}
 # A group line of a grouped table (see _GroupedColumns): a bar-framed rule that names its group (``----- VALID ---``)
 GROUP_SEGMENT = re.compile(r"[\s-]*(?:[A-Za-z][\w/]{0,30}(?: [A-Za-z][\w/]{0,30}){0,3})?[\s-]*")
 GROUP_WORD = re.compile(r"[A-Za-z][\w/]*")
+BEFORE_THE_BAR_NO_DIGIT = re.compile(r"[^|\d]*\|")  # a line whose text before its first bar holds no digit
 GROUPED_SETTINGS = {"rate": "lr"}  # the learning rate, in the columns that place a grouped table's row
 SHORT_SCORE_NAMES = {"P": "precision", "R": "recall"}  # YOLO's evaluation columns
 
@@ -1039,6 +1040,8 @@ class _GroupedColumns:
 
     def take(self, text: str) -> Line | str | None:
         """A row's :class:`Line`, ``"header"`` for a group line or a header, or None for any other line."""
+        if self.names is None and not BEFORE_THE_BAR_NO_DIGIT.match(text):
+            return None  # before a header only a group line or a header can come, neither with a digit before its bar
         segments = text.rstrip().rstrip("|").split("|")
         if (not segments[0].strip() and len(segments) > 1 and "-" in text and GROUP_WORD.search(text)
                 and all(GROUP_SEGMENT.fullmatch(segment) for segment in segments[1:])):
