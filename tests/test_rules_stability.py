@@ -492,3 +492,18 @@ def test_a_few_leaps_far_beyond_a_clean_loss_are_spikes_however_many():
     loss[leaps] = [8.6, 7.8, 4.6, 5.9, 5.7, 5.0, 3.7, 3.6]
     (finding,) = [f for f in diagnose_run(synthetic({"train_loss_step": loss})) if f.code == "CD402"]
     assert "its other spikes set aside" in " ".join(finding.evidence) and "more spikes" in " ".join(finding.evidence)
+
+
+def test_an_agent_whose_episode_reward_dips_for_two_episodes_did_not_collapse():
+    """A DQN agent on a navigation task (+100 at the goal, -50 and more on a crash) that reaches the goal episode
+    after episode, and then crashes twice in a row: an ε-greedy agent acts at random one step in twenty, and a
+    reward of each episode back at its level the next episode is that, not a collapse. The same dip in a mean over
+    the last hundred episodes (SB3's ep_rew_mean) could not happen by chance, and is still a collapse."""
+    rng = np.random.default_rng(11)
+    reward = np.r_[rng.choice([-55.0, 97.0], 400, p=[0.7, 0.3]), 95 + rng.normal(0, 2, 400)]
+    dipped = reward.copy()
+    dipped[700:702] = [-130.7, -131.0]
+    assert "CD402" not in codes(synthetic({"train/loss": 1 + rng.random(800), "episode_reward": dipped}))
+    averaged = np.r_[np.linspace(-40, 95, 400), 95 + rng.normal(0, 0.5, 400)]
+    averaged[700:702] = [-130.7, -131.0]
+    assert "CD402" in codes(synthetic({"train/loss": 1 + rng.random(800), "rollout/ep_rew_mean": averaged}))

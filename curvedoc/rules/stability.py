@@ -32,6 +32,11 @@ SWING_VS_PROGRESS = 0.4
 # A baseline of at least this many points before a jump: on an epoch log (no smoothing) one previous point is
 # too easily a low outlier of its own.
 MIN_BASELINE = 3
+# An agent's reward of each episode back at its level within this many points of a drop (the span of the 3-point
+# median a drop is found on) dipped for a few episodes; see _collapse_of. A reward averaged over episodes (SB3's
+# ep_rew_mean, a mean over the last 100) cannot, so its dip is judged as any score's.
+BRIEF_DIP = 3
+AVERAGED_WORDS = frozenset({"mean", "avg", "average", "smoothed", "running", "moving"})
 # Scores whose perfect value is 1 however far below 0 they go: R², a correlation, Cohen's kappa, Matthews' MCC
 COEFFICIENT_WORDS = frozenset({"r2", "rsquared", "pearson", "spearman", "correlation", "corr", "pcc", "srcc", "plcc",
                                "kappa", "mcc"})
@@ -450,7 +455,8 @@ def _score_collapse(run: RunCurves, score: Curve, limits: Limits) -> Found | Non
     """A sudden collapse of the run's main score, or an agent's reward ending far below where it began."""
     if len(score.finite_values) < limits["min_points"] or _minibatch_score(run, score):
         return None
-    sudden = _collapse_of(score, limits)
+    episodic = run.reinforcement_learning and AVERAGED_WORDS.isdisjoint(tokens(score.tag))
+    sudden = _collapse_of(score, limits, episodic=episodic)
     if sudden is None and run.reinforcement_learning:
         return _ends_below_its_start(score, limits) or _gain_given_back(score, limits)
     return sudden
@@ -567,15 +573,18 @@ def perfect_score(score: Curve) -> float | None:
     return None
 
 
-def _collapse_of(score: Curve, limits: Limits) -> Found | None:
-    """A sudden drop of a score that had improved: a spike of its shortfall that stands out from its noise."""
+def _collapse_of(score: Curve, limits: Limits, episodic: bool = False) -> Found | None:
+    """A sudden drop of a score that had improved: a spike of its shortfall that stands out from its noise. An
+    agent's reward of each episode (``episodic``: not a mean over the last hundred) back at its level within
+    BRIEF_DIP points is a few episodes that exploration or the environment's chance sent astray (an ε-greedy agent
+    acts at random one step in twenty), not a collapse."""
     missing = shortfall(score)
     values = finite_prefix(missing)
     window = baseline_window(missing)
     noise = local_noise(values, window)
     lasting = median_filter(values, size=3, mode="nearest")
     jump = _highest_jump(lasting, window, noise, limits, limits["lasting_size"])
-    if jump is None:
+    if jump is None or (episodic and jump.recovered is not None and jump.recovered - jump.index <= BRIEF_DIP):
         return None
     scores = finite_prefix(score)
     step = int(score.steps[jump.index])
