@@ -155,7 +155,7 @@ def tokens(tag: str) -> list[str]:
     another language that names a measurement as its English word (``Pérdida`` → loss, see FOREIGN_WORDS)."""
     if not tag.isascii():
         tag = _in_ascii_letters(tag)
-    if "op" in tag:
+    if "op" in tag or "OP" in tag:  # tokens runs for every tag a rule asks about: the substitution only where it can
         tag = _TOP_K.sub(r"\1", tag)
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", tag)
     return [FOREIGN_WORDS.get(t, t) for t in re.split(r"[^A-Za-z0-9@]+", spaced.lower()) if t]
