@@ -328,7 +328,8 @@ def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bo
 
 
 def _yaml_holds_a_history(head: bytes) -> bool:
-    from curvedoc.readers.history import looks_like_yaml_history  # imported here, as in _holds_a_history
+    # imported here, as in _holds_a_history
+    from curvedoc.readers.history import looks_like_yaml_history
 
     return looks_like_yaml_history(head)
 
