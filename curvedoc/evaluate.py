@@ -3,7 +3,7 @@ of runs too thin to judge, and how often the class count the diagnosis used was 
 
     python -m curvedoc.evaluate [--verbose] [--json]              # every labelled set, tuning beside held out
     python -m curvedoc.evaluate fixtures/corpus [--verbose]        # one set (a folder holding labels.json)
-    python -m curvedoc.evaluate fixtures/public/labels.json --data ../shared
+    python -m curvedoc.evaluate fixtures/public/labels --data ../shared
     python -m curvedoc.evaluate --archive fixtures/audit [--verbose] [--json]
 
 Thresholds are chosen on one part of the labelled runs and reported on parts held out by source, so a rule
@@ -13,8 +13,8 @@ that only fits its own fixtures shows as a drop between the columns:
 - ``held-out``: ``fixtures/holdout``, real runs made by a different generator (other models, data, frameworks
   and writers), never used to choose a threshold;
 - ``public``: real logs from public repositories, labelled by reading their curves
-  (``fixtures/public/labels.json``; the data stays outside the repository, beside the checkout in
-  ``../shared`` or where ``--data`` says). Its ``_parts`` map keeps logs read while the rules were written apart
+  (``fixtures/public/labels/``, one file per log folder; the data stays outside the repository, beside the checkout
+  in ``../shared`` or where ``--data`` says). Its ``_parts`` map keeps logs read while the rules were written apart
   from logs gathered afterwards.
 
 A labels file maps a run (its path relative to the data folder) to ``{"symptoms": [...], "healthy": bool,
@@ -115,7 +115,7 @@ REPOSITORY = Path(__file__).resolve().parent.parent
 class LabelledSet:
     name: str
     part: str  # TUNING, HELD_OUT or PUBLIC: what the set is to the thresholds
-    labels: Path  # the labels file
+    labels: Path  # the labels file, or a folder of them
     data: Path  # the folder its keys are relative to
 
 
@@ -132,16 +132,22 @@ def default_sets(public_data: Path | None = None) -> list[LabelledSet]:
         # (fixtures/generate/finetune_loop_logs.py), never looked at run by run while the rules were written
         LabelledSet("finetune_loop", FINETUNE_HELD_OUT, fixtures / "finetune_loop" / "labels.json",
                     fixtures / "finetune_loop"),
-        LabelledSet("public", PUBLIC, fixtures / "public" / "labels.json", public_data or REPOSITORY.parent / "shared"),
+        LabelledSet("public", PUBLIC, fixtures / "public" / "labels", public_data or REPOSITORY.parent / "shared"),
     ]
-    return [item for item in sets if item.labels.is_file() and item.data.is_dir()]
+    return [item for item in sets if item.labels.exists() and item.data.is_dir()]
 
 
 def read_labels(path: Path) -> tuple[dict[str, dict], dict[str, str]]:
-    """The run labels of a labels file, and its ``_parts`` map (first folder of a key → part name)."""
-    document = json.loads(path.read_text())
-    runs = document.get("runs", document) if isinstance(document.get("runs"), dict) else document
-    return {key: label for key, label in runs.items() if not key.startswith("_")}, document.get("_parts", {})
+    """The run labels of a labels file, or of every labels file in a folder (the public labels keep one file per
+    log folder, each small), and the ``_parts`` map (first folder of a key → part name) they hold."""
+    labels: dict[str, dict] = {}
+    parts: dict[str, str] = {}
+    for file in sorted(path.glob("*.json")) if path.is_dir() else [path]:
+        document = json.loads(file.read_text())
+        runs = document.get("runs", document) if isinstance(document.get("runs"), dict) else document
+        labels.update((key, label) for key, label in runs.items() if not key.startswith("_"))
+        parts.update(document.get("_parts", {}))
+    return labels, parts
 
 
 @dataclass
@@ -405,7 +411,8 @@ def render_archive(scores: Scores, findings: list, verbose: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m curvedoc.evaluate", description=__doc__.splitlines()[0])
     parser.add_argument("labelled", type=Path, nargs="?",
-                        help="a folder holding labels.json and the runs it names, or a labels file (with --data); "
+                        help="a folder holding labels.json and the runs it names, or a labels file or a folder of "
+                             "them (with --data); "
                              "default: every labelled set of this checkout")
     parser.add_argument("--data", type=Path, help="the folder a labels file's keys are relative to (public logs)")
     parser.add_argument("--verbose", action="store_true", help="list every run whose findings differ from its labels")
@@ -440,13 +447,12 @@ def chosen_sets(labelled: Path | None, data: Path | None) -> list[LabelledSet]:
         if not sets:
             raise CurvedocError(REPOSITORY / "fixtures", "no labelled sets found")
         return sets
-    if labelled.is_dir():
-        labels = labelled / "labels.json"
-        if not labels.is_file():
-            raise CurvedocError(labelled, "no labels.json")
-        return [LabelledSet(labelled.name, TUNING, labels, data or labelled)]
-    if not labelled.is_file():
+    if labelled.is_dir() and (labelled / "labels.json").is_file():
+        return [LabelledSet(labelled.name, TUNING, labelled / "labels.json", data or labelled)]
+    if not labelled.exists():
         raise CurvedocError(labelled, "no such labels file or folder")
+    if labelled.is_dir() and not any(labelled.glob("*.json")):
+        raise CurvedocError(labelled, "no labels.json, and no labels files in it")
     if data is None or not data.is_dir():
         raise CurvedocError(labelled, "a labels file needs --data: the folder its keys are relative to")
     return [LabelledSet(labelled.stem, PUBLIC, labelled, data)]

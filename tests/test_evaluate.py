@@ -12,7 +12,7 @@ from rule_cases import CORPUS, FIXTURES
 
 REPOSITORY = FIXTURES.parent
 PUBLIC_DATA = REPOSITORY.parent / "shared"
-PUBLIC_LABELS = FIXTURES / "public" / "labels.json"
+PUBLIC_LABELS = FIXTURES / "public" / "labels"
 needs_public_logs = pytest.mark.skipif(not (PUBLIC_DATA / "wild").is_dir(),
                                        reason="the public logs (../shared/wild beside the checkout) are not here")
 
@@ -106,3 +106,18 @@ def test_public_logs_read_during_development_raise_no_false_alarm():
     # only captured stdout in forms the text reader leaves out (Stable-Baselines' | key | value | tables, a bare
     # column of numbers under one name) cannot be read
     assert all(o.path.endswith((".log", ".txt")) for o in scores.outcomes if o.problem)
+
+
+def test_a_folder_of_labels_files_reads_as_one_labels_file(tmp_path):
+    """The public labels keep one small file per log folder and the parts map in a file of its own: read together
+    they are the labels one file would hold."""
+    folder = tmp_path / "labels"
+    folder.mkdir()
+    (folder / "_parts.json").write_text(json.dumps({"_about": "…", "_parts": {"wild-a": "public-a"}, "runs": {}}))
+    (folder / "wild-a.json").write_text(json.dumps({"runs": {"wild-a/x.csv": {"symptoms": [], "healthy": True}}}))
+    spiked = {"wild-b/y.csv": {"symptoms": ["spike"], "healthy": False}}
+    (folder / "wild-b.json").write_text(json.dumps({"runs": spiked}))
+    labels, parts = read_labels(folder)
+    assert sorted(labels) == ["wild-a/x.csv", "wild-b/y.csv"] and parts == {"wild-a": "public-a"}
+    sets = chosen_sets(folder, tmp_path)
+    assert [(item.part, item.labels) for item in sets] == [(PUBLIC, folder)]
