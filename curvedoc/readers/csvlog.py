@@ -31,6 +31,7 @@ import pandas as pd
 import yaml
 
 from curvedoc.errors import CurvedocError, NotALog
+from curvedoc.features import listed
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import (
     SPLIT_COLUMNS,
@@ -882,9 +883,8 @@ def add_columns(
             averaged.append(tag)
         builder.add(tag, tag_steps, tag_values, tag_walls, split_hint="val" if tag in validation else None)
     if averaged:
-        builder.warn(f"{table.path}: several rows at one step in {', '.join(averaged[:3])}"
-                     f"{' and more' if len(averaged) > 3 else ''} (gradient-accumulation micro-batches, or one row a "
-                     "process); each step's mean is read")
+        builder.warn(f"{table.path}: several rows at one step in {listed(averaged, 3)} (gradient-accumulation "
+                     "micro-batches, or one row a process); each step's mean is read")
     if stray_cells:
         builder.warn(f"{table.path}: text cells in numeric columns skipped: {', '.join(stray_cells)}")
     warn_restarts(builder, table.path, int(superseded.sum()), "row(s)")

@@ -1037,6 +1037,7 @@ class _GroupedColumns:
     def __init__(self) -> None:
         self.groups: list[str] = []
         self.names: list[list[str]] | None = None  # the header's names, bar-separated group by group
+        self.places: list[tuple[str, str]] = []  # the names before the first bar that place a row, and how
 
     def take(self, text: str) -> Line | str | None:
         """A row's :class:`Line`, ``"header"`` for a group line or a header, or None for any other line."""
@@ -1054,6 +1055,10 @@ class _GroupedColumns:
             self.names = [[GROUPED_SETTINGS.get(name.lower(), name) for name in first]] + [
                 [f"{group}_{name}" if group else name for name in segment.split()]
                 for group, segment in zip(groups, segments[1:])]
+            kinds = {name: _x_kind(name) for name in first}
+            # the epoch places the row; the iteration (in thousands, starred at a checkpoint) only without one
+            self.places = [(name, "epoch" if kind == "epoch" else "step" if "epoch" not in kinds.values() else "")
+                           for name, kind in kinds.items() if kind is not None]
             self.groups = []
             return "header"
         if self.names is None or len(segments) != len(self.names) or len(first) != len(self.names[0]):
@@ -1066,14 +1071,12 @@ class _GroupedColumns:
                                    if name.rsplit("_", 1)[-1].lower() not in COUNT_COLUMNS)
             elif names is self.names[0]:
                 return None
-        for name in self.names[0]:
-            kind = _x_kind(name)
-            if kind == "epoch":
-                line.epoch = line.values.pop(name)
-            elif kind is not None:
-                step = line.values.pop(name)
-                if "epoch" not in map(_x_kind, self.names[0]):
-                    line.step = step
+        for name, place in self.places:
+            x = line.values.pop(name)
+            if place == "epoch":
+                line.epoch = x
+            elif place == "step":
+                line.step = x
         return line if line.values else None
 
 
@@ -2066,8 +2069,8 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
         for number in np.unique(runs_of_tag[runs_of_tag >= 0]).tolist():
             curves, in_run = runs[number], runs_of_tag == number
             steps, run_values = x[indexes[in_run]].astype(np.int64), values[in_run]
-            restating = _restating(steps, run_values)
-            steps, run_values = steps[~restating], run_values[~restating]
+            if _restates_the_best(steps, run_values):
+                steps, run_values = steps[:-1], run_values[:-1]
             restarted = restart_drops(steps, np.ones(len(steps), dtype=bool), restart_on_repeat=False)
             superseded[number] += int(np.count_nonzero(restarted))
             steps, run_values = steps[~restarted], run_values[~restarted]
@@ -2094,19 +2097,17 @@ def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple
     return runs
 
 
-def _restating(steps: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """The curve's last point when it goes back to the step of the curve's best value (its only lowest or highest)
+def _restates_the_best(steps: np.ndarray, values: np.ndarray) -> bool:
+    """Whether the curve's last point goes back to the step of the curve's best value (its only lowest or highest)
     and restates that value: a summary naming the best epoch ("best model: epoch: 490, test_loss: -7.03599" under
     the table of every epoch), not a session restarted there, which would replace the epochs after it. Anywhere
     else, or a value the curve reached more than once (a constant learning rate, a loss printed to three digits),
     a match may be a restart's by chance."""
-    restating = np.zeros(len(steps), dtype=bool)
     if len(steps) < 3 or not steps[-1] < steps[:-1].max():
-        return restating
+        return False
     before, last = values[:-1], values[-1]
     best = [extreme for extreme in (before.min(), before.max()) if np.count_nonzero(before == extreme) == 1]
-    restating[-1] = last in best and bool(steps[:-1][before == last][0] == steps[-1])
-    return restating
+    return last in best and bool(steps[:-1][before == last][0] == steps[-1])
 
 
 def _run_of_each_record(parsed: Parsed, x: np.ndarray, own: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
