@@ -507,3 +507,20 @@ def test_an_agent_whose_episode_reward_dips_for_two_episodes_did_not_collapse():
     averaged = np.r_[np.linspace(-40, 95, 400), 95 + rng.normal(0, 0.5, 400)]
     averaged[700:702] = [-130.7, -131.0]
     assert "CD402" in codes(synthetic({"train/loss": 1 + rng.random(800), "rollout/ep_rew_mean": averaged}))
+
+
+def test_a_short_run_of_bad_episodes_among_good_ones_is_no_collapse():
+    """A DQN lander that learned to land (+240) and still hovers until the time limit now and then (0, one episode
+    in five): a stretch of 40 episodes in which it hovers more often than not tips the running median of its
+    41-episode window down for a few points only. A collapse is a level the agent stays at: the median down for
+    at least half a window, as when every episode of a hundred crashes."""
+    rng = np.random.default_rng(0)
+    hovers = rng.random(1000) < 0.2
+    hovers[600:640] = rng.random(40) < 0.6
+    reward = np.where(hovers, rng.normal(0, 20, 1000), rng.normal(240, 30, 1000))
+    reward[:200] = np.linspace(-150, 240, 200) + rng.normal(0, 60, 200)
+    loss = 1 + rng.random(1000)
+    assert "CD402" not in codes(synthetic({"train/loss": loss, "episode_reward": reward}))
+    crashed = reward.copy()
+    crashed[600:700] = rng.normal(0, 20, 100)
+    assert "CD402" in codes(synthetic({"train/loss": loss, "episode_reward": crashed}))

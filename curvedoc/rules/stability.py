@@ -468,7 +468,7 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     collapsed where that median, having risen beyond its noise above the start, falls below the best level reached
     by ``given_back`` of both the gain since the start and the best level's own magnitude, below what the worst
     tenth of the episodes around that best scored (the good phase's own bad episodes), and by min_sigmas of the
-    median's noise. A preference model's implicit rewards (DPO's rewards/chosen, rewards/rejected) are no agent's:
+    median's noise, for at least half a window (see ``_lasting``) or to the end. A preference model's implicit rewards (DPO's rewards/chosen, rewards/rejected) are no agent's:
     the rejected one is meant to fall."""
     if PREFERENCE_WORDS & set(tokens(score.tag)):
         return None
@@ -497,6 +497,7 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     learned = (best > start) & (best - start >= limits["min_sigmas"] * sigma)
     collapsed = (learned & (np.arange(len(values)) >= window) & (drop >= share * (best - start))
                  & (drop >= share * np.abs(best)) & (level < worst_tenth) & (drop >= limits["min_sigmas"] * sigma))
+    collapsed &= _lasting(collapsed, half, ends_at=len(values) - half - 1)
     if not collapsed.any():
         return None
     low = int(np.flatnonzero(collapsed)[np.argmax(drop[collapsed])])
@@ -515,6 +516,20 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
          else f"it ends at {fmt(level[whole][-1])}, never recovering"],
         step=step, step_range=(step, low_step), severity=WARNING if recovered is not None else ERROR,
     )
+
+
+def _lasting(flags: np.ndarray, least: int, ends_at: int) -> np.ndarray:
+    """``flags`` kept only in the stretches of at least ``least`` consecutive points, or that reach the point
+    ``ends_at`` (lasting to the end of what can be read). A running median over a window stays low that long only
+    when the bad episodes fill a whole window: one that dips for fewer points is a short run of bad episodes
+    among good ones (a lander that sometimes hovers until the time limit), which tips the median of a two-sided
+    spread down and up again."""
+    edges = np.flatnonzero(np.diff(np.r_[0, flags.astype(np.int8), 0]))
+    kept = np.zeros(len(flags), dtype=bool)
+    for start, stop in zip(edges[::2], edges[1::2], strict=True):
+        if stop - start >= least or stop - 1 >= ends_at:
+            kept[start:stop] = True
+    return kept
 
 
 def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
