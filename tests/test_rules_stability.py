@@ -524,3 +524,11 @@ def test_a_short_run_of_bad_episodes_among_good_ones_is_no_collapse():
     crashed = reward.copy()
     crashed[600:700] = rng.normal(0, 20, 100)
     assert "CD402" in codes(synthetic({"train/loss": loss, "episode_reward": crashed}))
+
+
+def test_a_jump_of_a_six_epoch_validation_loss_is_not_its_own_noise():
+    """Six evaluations leave one second difference apart from a middle point's three: the noise there is the
+    other points' spread, not the jump's own second differences (1.0, 0.6, 0.5, then 2.5, back to 0.5)."""
+    run = synthetic({"train_loss": np.linspace(1.0, 0.3, 6), "val_loss": np.array([1.0, 0.6, 0.5, 2.5, 0.5, 0.48])})
+    (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
+    assert finding.step == 3 and "val_loss" in finding.title

@@ -91,8 +91,9 @@ def local_noise(values: np.ndarray, window: int) -> np.ndarray:
         for index in range(len(values)):
             # second difference k spans points k, k+1 and k+2
             apart = np.r_[second[:max(0, index - 2)], second[index + 1:]]
-            apart = apart if len(apart) >= 2 else second
-            sigmas[index] = robust_sigma(apart)
+            # on a curve too short to leave two of them, the other points' spread about their median (a trend
+            # among them only widens it): the point's own jump must not be its noise there either
+            sigmas[index] = robust_sigma(apart) if len(apart) >= 2 else robust_sigma(np.delete(values, index))
         return sigmas
     residual = np.abs(values - median_filter(values, size=window | 1, mode="nearest"))
     local = MAD_TO_SIGMA * trailing_median(residual, max(LOCAL_NOISE_POINTS, 5 * window))
