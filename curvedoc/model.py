@@ -40,6 +40,10 @@ VOCABULARY_KEYS = frozenset({"vocab_size", "n_vocab", "ntokens", "ntoken", "voca
 # vocab_size = 65" as a text log's setting; ``tgt_vocab_size``) is weaker evidence: it counts only when no key
 # names a count exactly, and at the lowest tier
 SUFFIX_TIER = 3
+# Weakest of all, a classification report of the run's evaluation: the classes its held-out split had
+REPORT_TIER = 4
+REPORT_AVERAGES = frozenset({"macro avg", "weighted avg", "micro avg", "samples avg"})
+REPORT_SCORES = frozenset({"precision", "recall", "f1-score", "support"})
 # ... unless its first word makes it a bound (max_vocab_size), not the count
 CAP_WORDS = frozenset({"max", "min", "maximum", "minimum", "limit"})
 # The first word of a count key that names the output side of an encoder-decoder (tgt_vocab_size beside
@@ -133,6 +137,8 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
             classes.append(_Candidate(count, name, tier, False))
         elif last in VOCABULARY_KEYS and (count := _as_count(value)) is not None:
             vocabulary.append(_Candidate(count, name, tier, False))
+        elif isinstance(value, Mapping) and (count := _classes_reported(value)) is not None:
+            classes.append(_Candidate(count, name, REPORT_TIER, False))
     named = [found for found in classes if not found.placeholder]
     placeholders = [found for found in classes if found.placeholder]
     generative = any(LM_ARCHITECTURE.search(name) for name in architectures)
@@ -180,6 +186,16 @@ def _count_key(key: str) -> tuple[str, bool]:
         if ending in CLASS_COUNT_KEYS or ending in VOCABULARY_KEYS:
             return ending, True
     return key, False
+
+
+def _classes_reported(report: Mapping[str, Any]) -> int | None:
+    """The class count of scikit-learn's ``classification_report(..., output_dict=True)`` saved with a run's
+    results: one entry of scores per class beside the averages over them."""
+    if not REPORT_AVERAGES & set(report):
+        return None
+    per_class = [key for key, value in report.items()
+                 if key not in REPORT_AVERAGES and isinstance(value, Mapping) and REPORT_SCORES <= set(value)]
+    return len(per_class) if len(per_class) >= 2 else None
 
 
 def _agreed(candidates: list[_Candidate], kind: str) -> ClassCount | None:

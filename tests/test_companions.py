@@ -43,6 +43,9 @@ def meta_of(path: Path) -> tuple:
 # ---- what a config says ------------------------------------------------------------------------------------------
 
 
+REPORTED = {"precision": 0.7, "recall": 0.8, "f1-score": 0.75, "support": 916.0}
+
+
 @pytest.mark.parametrize("config,expected", [
     ({"num_classes": 10}, (10, "num_classes", CLASSES)),
     ({"nb_classes": "7"}, (7, "nb_classes", CLASSES)),  # MLflow keeps params as text
@@ -90,6 +93,11 @@ def meta_of(path: Path) -> tuple:
     ({"MODEL": {"META_ARCHITECTURE": "RelationRetinaNet", "ROI_HEADS": {"NUM_CLASSES": 80},
                 "RETINANET": {"NUM_CLASSES": 4}, "SEM_SEG_HEAD": {"NUM_CLASSES": 54}}},
      (4, "MODEL.RETINANET.NUM_CLASSES", CLASSES)),
+    # scikit-learn's classification_report(output_dict=True) saved with the results: one entry per class
+    ({"epochs": 500, "test_report": {"Rush": REPORTED, "Pass": REPORTED, "accuracy": 0.79, "macro avg": REPORTED,
+                                     "weighted avg": REPORTED}}, (2, "test_report", CLASSES)),
+    # a count the config states beats the classes one evaluation happened to see
+    ({"num_classes": 3, "report": {"a": REPORTED, "b": REPORTED, "macro avg": REPORTED}}, (3, "num_classes", CLASSES)),
 ])
 def test_a_config_states_its_class_count(config, expected):
     assert tuple(n_classes_from(config)) == expected

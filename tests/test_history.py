@@ -374,6 +374,19 @@ def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
     assert any(warning.endswith("not read as curves: per_class_acc") for warning in run.warnings)
 
 
+def test_a_train_and_held_out_loss_beside_saved_reports_and_a_config_are_a_history(tmp_path):
+    """A script that saves its train and validation losses with the classification reports of several models and
+    its config in one object: the two loss lists of equal length make it a history however many objects sit
+    beside them; one loss list among them does not."""
+    report = {"precision": 0.7, "recall": 0.8, "f1-score": 0.75, "support": 916.0}
+    results = {name: {"Rush": report, "Pass": report, "accuracy": 0.79, "macro avg": report}
+               for name in ("last_gcn_results", "best_gcn_results", "rf_results", "mlp_results")}
+    document = {**results, "train_losses": LOSS, "val_losses": LOSS[::-1], "config": {"GCN": {"EPOCHS": 500}}}
+    run = load_one(write_json(tmp_path / "training_results.json", document))
+    assert sorted(run.tags) == ["train_losses", "val_losses"] and run.meta.n_classes == 2
+    assert history.find_history({**results, "train_losses": LOSS, "config": {"lr": 0.1}}) is None
+
+
 @pytest.mark.parametrize("document", [
     {"lr": 0.001, "batch_size": 32, "epochs": 10, "model": {"depth": 18}},  # a config
     {"per_class_acc": [[0.1, 0.2, 0.3], [0.4, 0.5, 0.6], [0.7, 0.8, 0.9]]},  # per-class arrays

@@ -386,11 +386,22 @@ def _flattened(record: dict, prefix: str = ""):
 
 def is_history(candidate: dict) -> bool:
     """Whether most of ``candidate``'s lists and objects are lists of numbers, one of them a metric logged at least
-    MIN_EPOCHS times. Scalars beside them (a best epoch, a run time) leave it a history; a config is all scalars."""
+    MIN_EPOCHS times, or two of them are losses logged as often (a train and a held-out loss, beside the reports
+    and config a script saved with them). Scalars beside them (a best epoch, a run time) leave it a history; a
+    config is all scalars."""
     number_lists = {key: value for key, value in candidate.items() if _is_number_list(value)}
     others = sum(isinstance(value, (list, dict)) for value in candidate.values()) - len(number_lists)
-    return len(number_lists) >= others and any(
-        len(values) >= MIN_EPOCHS and names_a_measurement(key) for key, values in number_lists.items())
+    if len(number_lists) >= others and any(
+            len(values) >= MIN_EPOCHS and names_a_measurement(key) for key, values in number_lists.items()):
+        return True
+    loss_lengths = [len(values) for key, values in number_lists.items()
+                    if len(values) >= MIN_EPOCHS and _names_a_loss(key)]
+    return len(loss_lengths) > len(set(loss_lengths))
+
+
+def _names_a_loss(name: str) -> bool:
+    """Whether ``name`` names a loss, as written or in the plural a script's list of them takes (``val_losses``)."""
+    return any(infer_role(spelling) in LOSS_ROLES for spelling in (name, "_".join(map(singular, tokens(name)))))
 
 
 def names_a_measurement(name: str) -> bool:
