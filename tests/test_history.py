@@ -319,6 +319,15 @@ def test_each_metric_s_lists_by_split_are_a_history(tmp_path):
     assert history.looks_like_history(path.read_bytes()[:60], complete=False, name="train_history")
 
 
+def test_each_split_s_metrics_by_output_feature_are_a_history(tmp_path):
+    """Ludwig's training_statistics.json: split, then output feature (``combined`` is the total), then metric."""
+    by_output = {"combined": {"loss": LOSS}, "label": {"loss": LOSS, "accuracy": ACCURACY, "hits_at_k": ACCURACY}}
+    document = {split: by_output for split in ("training", "validation", "test")}
+    run = load_one(write_json(tmp_path / "training_statistics.json", document))
+    assert run.roles["training_combined/loss"] == Role.TRAIN_LOSS
+    assert run.roles["validation_label/accuracy"] == Role.VAL_ACC and run.roles["test_combined/loss"] == Role.TEST_LOSS
+
+
 def test_an_episode_counter_is_the_x_axis_of_records(tmp_path):
     records = [{"episode": episode, "return": 10.0 * episode} for episode in range(1, 8)]
     run = load_one(write_json(tmp_path / "training_log.json", records, indent=4))
@@ -365,6 +374,18 @@ def test_chainers_log_report_with_no_suffix_is_found_and_read(tmp_path):
     assert run.path.endswith("log") and run.format == "json-history"
     assert run.roles["main/loss"] == Role.TRAIN_LOSS and run.roles["validation/main/loss"] == Role.VAL_LOSS
     assert run.series("main/loss")["step"].tolist() == [100, 200, 300, 400, 500, 600]
+
+
+def test_a_keras_csv_log_with_no_suffix_is_found_by_its_header(tmp_path):
+    """CSVLogger("results/log"): a folder's walk reads a table with no suffix whose header names its epoch and a
+    measurement; one that names neither (a data file with no suffix) is passed over."""
+    (tmp_path / "results").mkdir()
+    rows = "".join(f"{epoch},{loss},{loss + 0.1}\n" for epoch, loss in enumerate(LOSS))
+    (tmp_path / "results" / "log").write_text("epoch,loss,val_loss\n" + rows)
+    (tmp_path / "results" / "coords").write_text("x,y\n" + "1,2\n" * 6)
+    run = load_one(tmp_path)
+    assert run.path.endswith("log") and run.roles["val_loss"] == Role.VAL_LOSS
+    assert classify_file(tmp_path / "results" / "coords") is None
 
 
 def test_lists_that_are_not_numbers_are_no_curves(tmp_path):

@@ -291,6 +291,10 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     # Chainer's LogReport writes its records as a JSON list to a file named ``log``, with no suffix
     if not suffix and head.lstrip()[:1] == b"[" and _holds_a_history(head, whole_file):
         return Source("history", path, ((None, path),), explicit)
+    # Keras' CSVLogger writes wherever it is told, to a file named ``log`` too: a table with no suffix is a log when
+    # its header names its epoch or step and a measurement
+    if not suffix and _looks_like_table(head) and _names_a_step_and_a_measurement(_header_cells(head)):
+        return Source("csv", path, ((None, path),), explicit)
     # yaml.dump(history.history, f): a Keras history saved as YAML, beside the configs that YAML usually holds
     if suffix in YAML_SUFFIXES and _yaml_holds_a_history(head):
         return Source("history", path, ((None, path),), explicit)
@@ -325,6 +329,14 @@ def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bo
     from curvedoc.readers.history import looks_like_history
 
     return looks_like_history(head, complete=whole_file, name=name, explicit=explicit)
+
+
+def _names_a_step_and_a_measurement(header: list[str]) -> bool:
+    # imported here, as the readers are: they import Source from this module
+    from curvedoc.readers.history import names_a_measurement
+    from curvedoc.readers.records import find_step_column
+
+    return find_step_column(header) is not None and any(map(names_a_measurement, header))
 
 
 def _yaml_holds_a_history(head: bytes) -> bool:

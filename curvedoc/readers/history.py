@@ -267,9 +267,11 @@ def runs_by_key(document: Any, name: str = "") -> list[tuple[str, dict]]:
 
 def _metrics_by_split(candidate: dict) -> dict:
     """An object holding each split's metrics as lists under the split's name (``{"train": {"loss": [...],
-    "accuracy": [...]}, "val": {...}}``) as one list a split and metric (``train_loss``, ``val_accuracy``); lists
-    that are empty or hold no numbers (predictions saved beside them) are left out. Any other object as it is."""
-    by_split = {key: {metric: values for metric, values in value.items() if _is_number_list(values)}
+    "accuracy": [...]}, "val": {...}}``) as one list a split and metric (``train_loss``, ``val_accuracy``), also
+    when they sit a level deeper, by output (Ludwig's ``{"training": {"combined": {"loss": [...]}, "label":
+    {...}}}``: ``training_combined/loss``); lists that are empty or hold no numbers (predictions saved beside them)
+    are left out. Any other object as it is."""
+    by_split = {key: {metric: values for metric, values in _flattened(value) if _is_number_list(values)}
                 for key, value in candidate.items() if _bare_split(key) and isinstance(value, dict)}
     return _groups_spread(candidate, {split: lists for split, lists in by_split.items() if lists},
                           lambda split, metric: f"{split}_{metric}")
