@@ -47,6 +47,16 @@ def test_a_folder_of_metric_files_is_one_run_whose_shape_is_judged(tmp_path):
     assert "overfitting" in {finding.symptom for finding in diagnose_run(run)}
 
 
+def test_lines_that_name_their_epoch_place_each_value_there(tmp_path):
+    # f.write(f"epoch {epoch}:{loss}\n") into train_loss.txt and val_loss.txt, evaluated every other epoch
+    write(tmp_path / "run" / "train_loss.txt", "".join(f"epoch {epoch}:{value}\n" for epoch, value in enumerate(TRAIN)))
+    write(tmp_path / "run" / "val_loss.txt", "".join(f"epoch {2 * index}:{value}\n" for index, value in enumerate(VAL)))
+    (run,) = curvedoc.load(tmp_path)
+    assert run.format == "metric-files" and run.series("val_loss")["step"].tolist() == list(range(0, 40, 2))
+    assert np.allclose(run.series("train_loss")["value"], TRAIN)
+    assert not any("no step beside the values" in warning for warning in run.warnings)
+
+
 def test_numbers_whose_file_names_no_metric_or_that_stand_in_columns_are_no_metric_file(tmp_path):
     write(tmp_path / "x.txt", "\n".join(map(str, TRAIN)))
     write(tmp_path / "losses.txt", "".join(f"{epoch} {value}\n" for epoch, value in enumerate(TRAIN)))

@@ -3,7 +3,8 @@ script saves a curve it kept in a Python list (``np.savetxt("train_loss.txt", lo
 ``f.write(str(val_accs))``: the list on one line). The file's name is the curve's (``train_loss``, ``val_acc``); the
 files of one folder are the curves of one run, named after the folder, as the files of a W&B run folder are. The
 values have no step beside them: each sits at its place in the file (0, 1, 2 …), as an epoch's or an evaluation's
-would, and the run says so in a warning.
+would, and the run says so in a warning; unless each line names its epoch or step before the value
+(``f.write(f"epoch {epoch}:{loss}\n")``), which places it.
 
 A line or item that is no number is skipped with a warning; a file cut off mid-number loses that number only.
 """
@@ -27,6 +28,9 @@ FORMAT = "metric-files"
 WRAPPED = re.compile(r"(?:np\.float\d\d|numpy\.float\d\d|tensor|float)\(([^()]{1,64})\)")
 MIN_VALUES = 3
 GLUED_LISTS = re.compile(r"\][ \t]*\[")
+# a line that names its epoch or step, then the value the file is named after: "epoch 3:0.52", "step 100, 0.52"
+COUNTED_LINE = re.compile(r"\s*(?:epoch|step|iter|iteration|episode)\s{0,3}[#:=]?\s{0,3}(?P<n>\d{1,12})\s{0,3}"
+                          r"[:=,;\s]\s{0,3}(?P<value>[^\s,;:=]+)\s*", re.IGNORECASE)
 
 
 def read(source: Source) -> list[Run]:
@@ -34,33 +38,48 @@ def read(source: Source) -> list[Run]:
     several = len(source.files) > 1
     name = folder.name if several else source.path.name
     builder = RunBuilder(source.path, FORMAT, name=name)
+    placed = False
     for _, path in source.files:
-        values, skipped = file_values(path)
+        steps, values, skipped = file_values(path)
         builder.add_file(path)
         if skipped:
             builder.warn(f"{path}: {skipped} item(s) that are no number skipped")
         if len(values):
-            builder.add(path.stem, np.arange(len(values)), values)
+            placed |= steps is None
+            builder.add(path.stem, np.arange(len(values)) if steps is None else steps, values)
     if not builder.has_points:
         raise CurvedocError(source.path, "a file of numbers with nothing to read")
-    builder.warn(f"{source.path}: no step beside the values; each is at its place in its file (0, 1, 2 …)")
+    if placed:
+        builder.warn(f"{source.path}: no step beside the values; each is at its place in its file (0, 1, 2 …)")
     return [builder.build()]
 
 
-def file_values(path: Path) -> tuple[np.ndarray, int]:
-    """The numbers a metric file holds, in order, and how many items were no number. Lists printed one after
-    another on one line (``f.write(str(val_losses)); f.write(str(val_accs))``) are several variables, which the
-    one name of the file cannot tell apart: refused (a list a line is one list written again each epoch)."""
+def file_values(path: Path) -> tuple[np.ndarray | None, np.ndarray, int]:
+    """The steps its lines name (None: none, each value sits at its place), the numbers a metric file holds, in
+    order, and how many items were no number. Lists printed one after another on one line
+    (``f.write(str(val_losses)); f.write(str(val_accs))``) are several variables, which the one name of the file
+    cannot tell apart: refused (a list a line is one list written again each epoch)."""
     data = read_bytes(path)
     encoding, _ = encoding_of(data, path)
     text = data.decode(encoding, errors="replace")
+    if counted := _counted(text):
+        kept = [(step, value) for step, item in counted if (value := as_value(item)) is not None]
+        return (np.array([step for step, _ in kept], dtype=np.int64),
+                np.array([value for _, value in kept], dtype=np.float64), len(counted) - len(kept))
     glued = len(GLUED_LISTS.findall(text))
     if glued:
         raise CurvedocError(path, f"{glued + 1} lists printed one after another: the file's one name does not say "
                                   "which metric each holds")
     items = _items(text)
     numbers = [value for item in items if (value := as_value(item)) is not None]
-    return np.array(numbers, dtype=np.float64), len(items) - len(numbers)
+    return None, np.array(numbers, dtype=np.float64), len(items) - len(numbers)
+
+
+def _counted(text: str) -> list[tuple[int, str]]:
+    """Each line's step and value when every line names its epoch or step before its value ([] otherwise)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    matches = [COUNTED_LINE.fullmatch(line) for line in lines]
+    return [(int(match["n"]), match["value"]) for match in matches] if lines and all(matches) else []
 
 
 def _items(text: str) -> list[str]:
@@ -73,13 +92,16 @@ def _items(text: str) -> list[str]:
 
 def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
     """Whether a text file is one metric's values: a name that says what it measures, then (in the first bytes)
-    nothing but numbers, one a line or one list, at least MIN_VALUES of them."""
+    nothing but numbers, one a line (after the epoch or step it names, or alone) or one list, at least MIN_VALUES
+    of them."""
     # imported here, as the readers are: the text reader imports this package
     from curvedoc.readers.textlog import names_a_metric
 
     if not names_a_metric("_".join(tokens(path.stem))):
         return False
     text = WRAPPED.sub(r"\1", head.decode("utf-8", errors="replace")).strip()
+    if counted := _counted(text if whole_file else text.rpartition("\n")[0]):  # the peek may end inside a line
+        return len(counted) >= MIN_VALUES and all(as_value(item) is not None for _, item in counted)
     if not whole_file:
         text = re.split(r"[,\s]+(?=[^,\s]*$)", text)[0]  # the peek may end inside a number
     if not text.startswith(("[", "(")) and any(len(line.split()) > 1 for line in text.splitlines()):
