@@ -87,7 +87,8 @@ PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, P
               "public-s123", "public-s124", "public-dev104", "public-dev105", "public-dev106", "public-dev107",
               "public-s125", "public-s126", "public-dev108", "public-dev109", "public-s127", "public-s128",
               "public-dev110", "public-dev111", "public-s129", "public-s130", "public-s131", "public-s132",
-              "public-dev112", "public-dev113", "public-s133", "public-s134", "public-dev114", "public-dev115")
+              "public-dev112", "public-dev113", "public-s133", "public-s134", "public-dev114", "public-dev115",
+              "public-s135", "public-s136", "public-dev116", "public-dev117")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them. A final part that has judged changes for several
 # stops is retired to development once newer final parts stand in for it (public-fresh and public-s18 to s20, on
@@ -108,7 +109,8 @@ FINAL_PARTS = {"held-out-final", FINETUNE_HELD_OUT, "public-held-out", "public-s
                "public-s108", "public-s109", "public-s110", "public-s111", "public-s112", "public-s113", "public-s114",
                "public-s115", "public-s116", "public-s117", "public-s118", "public-s119", "public-s120", "public-s121",
                "public-s122", "public-s123", "public-s124", "public-s125", "public-s126", "public-s127", "public-s128",
-               "public-s129", "public-s130", "public-s131", "public-s132", "public-s133", "public-s134"}
+               "public-s129", "public-s130", "public-s131", "public-s132", "public-s133", "public-s134", "public-s135",
+               "public-s136"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
