@@ -356,6 +356,8 @@ CLASS_TERM_WORDS = frozenset({"cls", "class", "classification"})
 REINFORCEMENT_WORDS = frozenset({
     "reward", "rewards", "rew", "return", "returns", "episode", "episodes", "episodic", "policy", "actor", "critic",
     "advantage", "rollout", "timesteps",
+    # an ε-greedy agent's exploration schedule, logged beside its loss (a DQN's epsilon, exploration_rate)
+    "epsilon", "exploration",
 })
 
 

@@ -159,6 +159,16 @@ def test_ray_tunes_counters_do_not_make_a_supervised_trial_an_agent():
     assert "CD301" in codes(run)
 
 
+def test_a_dqn_whose_table_logs_its_exploration_is_an_agent():
+    """A self-play DQN's table (avg_loss, epsilon, win_rate every 100 episodes): its TD loss moves with the targets
+    and stays at its level by design; the decaying epsilon says an agent explores, so the loss is not judged flat."""
+    rng = np.random.default_rng(4)
+    loss = 0.004 + 0.0004 * rng.standard_normal(30)
+    run = synthetic({"avg_loss": loss, "epsilon": np.linspace(0.97, 0.05, 30), "win_rate": 0.4 + 0.05 * rng.random(30)})
+    assert "CD301" not in codes(run)
+    assert "CD301" in codes(synthetic({"avg_loss": loss, "learning_rate": np.linspace(0.01, 0.001, 30)}))
+
+
 def test_a_sparse_reward_with_small_penalties_is_no_whitened_reward():
     """A Breakout agent that never scores: 0 per episode two times in three, small penalties otherwise. It sits on
     0, a level it never leaves; a whitened reward is continuous and never repeats a value."""
