@@ -403,16 +403,21 @@ def is_history(candidate: dict) -> bool:
 
 def _names_a_loss(name: str) -> bool:
     """Whether ``name`` names a loss, as written or in the plural a script's list of them takes (``val_losses``)."""
-    return any(infer_role(spelling) in LOSS_ROLES for spelling in (name, "_".join(map(singular, tokens(name)))))
+    return any(infer_role(spelling) in LOSS_ROLES for spelling in _spellings(name))
 
 
 def names_a_measurement(name: str) -> bool:
     """Whether ``name`` names what a model is judged by (a loss, an accuracy, a score, an error), as written or in
     the plural a script's list of them takes (``train_losses``, ``val_accs``, ``accuracies``, ``errors``)."""
-    words = [singular(word) for word in tokens(name)]
     # role inference reads a loss's and an accuracy's plural; a score's (val_f1s, rewards) is read off its singular
-    return (any(infer_role(spelling) not in NOT_MEASUREMENTS for spelling in (name, "_".join(words)))
-            or is_error_metric("_".join(words)))
+    return (any(infer_role(spelling) not in NOT_MEASUREMENTS for spelling in _spellings(name))
+            or is_error_metric(_spellings(name)[1]))
+
+
+def _spellings(name: str) -> tuple[str, str]:
+    """``name`` as written and in the singular (``val_losses``, ``val_loss``): a script names a list of values in
+    the plural."""
+    return name, "_".join(singular(word) for word in tokens(name))
 
 
 def _rising(values: list) -> bool:

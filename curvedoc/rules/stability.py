@@ -469,8 +469,8 @@ def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
     collapsed where that median, having risen beyond its noise above the start, falls below the best level reached
     by ``given_back`` of both the gain since the start and the best level's own magnitude, below what the worst
     tenth of the episodes around that best scored (the good phase's own bad episodes), and by min_sigmas of the
-    median's noise, for at least half a window (see ``_lasting``) or to the end. A preference model's implicit rewards (DPO's rewards/chosen, rewards/rejected) are no agent's:
-    the rejected one is meant to fall."""
+    median's noise, for at least half a window (see ``_lasting``) or to the end. A preference model's implicit
+    rewards (DPO's rewards/chosen, rewards/rejected) are no agent's: the rejected one is meant to fall."""
     if PREFERENCE_WORDS & set(tokens(score.tag)):
         return None
     values = finite_prefix(score)
