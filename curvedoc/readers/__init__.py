@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
-from curvedoc.readers.companions import LABEL_TABLE_FILES
+from curvedoc.readers.companions import LABEL_TABLE_FILES, YAML_SUFFIXES
 from curvedoc.readers.generations import is_generations_file
 from curvedoc.readers.records import find_step_column
 from curvedoc.roles import Role, infer_role, tokens
@@ -97,8 +97,7 @@ JOB_OUTPUT_SUFFIX = re.compile(r"^\.[oe]\d+$")
 # text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve).
 # Markdown may be: console output pasted into a code block, an experiment's notes kept as its log (a .md file named
 # on the command line is read as text, which says so when it holds no log)
-YAML_SUFFIXES = {".yaml", ".yml"}
-NOT_LOG_SUFFIXES = {".yaml", ".yml", ".toml", ".cfg", ".ini", ".py", ".ipynb", ".rst", ".html", ".xml", ".sh"}
+NOT_LOG_SUFFIXES = {*YAML_SUFFIXES, ".toml", ".cfg", ".ini", ".py", ".ipynb", ".rst", ".html", ".xml", ".sh"}
 EVENT_FILE = re.compile(r"tfevents")
 # The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
 WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
@@ -334,7 +333,6 @@ def _holds_a_history(head: bytes, whole_file: bool, name: str = "", explicit: bo
 def _names_a_step_and_a_measurement(header: list[str]) -> bool:
     # imported here, as the readers are: they import Source from this module
     from curvedoc.readers.history import names_a_measurement
-    from curvedoc.readers.records import find_step_column
 
     return find_step_column(header) is not None and any(map(names_a_measurement, header))
 

@@ -37,8 +37,8 @@ import numpy as np
 from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.features import LOSS_ROLES, listed
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import SPLIT_FILE_WORDS, YAML_SUFFIXES, Source, file_run_name
-from curvedoc.readers.companions import parse_yaml
+from curvedoc.readers import SPLIT_FILE_WORDS, Source, file_run_name
+from curvedoc.readers.companions import YAML_SUFFIXES, parse_yaml
 from curvedoc.readers.records import as_value, restart_drops, warn_restarts, whole_steps
 from curvedoc.readers.text import read_json, read_text
 from curvedoc.roles import Role, infer_role, is_error_metric, singular, tokens

@@ -1691,9 +1691,8 @@ def _with_records_drawn_over(lines: Iterator[str]) -> Iterator[str]:
     what the line shows last, yet it is a record, not a step of the redrawn progress."""
     for text in lines:
         if "\r" in text and "{" in text:
-            segments = [segment.strip() for segment in text.replace("\b", "").split("\r")]
-            last = max((index for index, segment in enumerate(segments) if segment), default=-1)
-            yield from (segment for segment in segments[:last] if segment[:1] == "{" and segment[-1:] == "}")
+            segments = [segment.strip() for segment in _drawn_segments(text)[:-1]]
+            yield from (segment for segment in segments if segment[:1] == "{" and segment[-1:] == "}")
         yield text
 
 
@@ -1710,7 +1709,7 @@ def _with_bars_finished_before_redrawn(lines: Iterator[str]) -> Iterator[str]:
     its values."""
     for text in lines:
         if "\r" in text:
-            segments = [segment for segment in text.replace("\b", "").split("\r") if segment.strip()]
+            segments = _drawn_segments(text)
             bars = [TQDM_BAR.search(segment) for segment in segments]
             described = [segment[:bar.start()] if bar else None for segment, bar in zip(segments, bars, strict=True)]
             for index in range(len(segments) - 1):
@@ -1722,8 +1721,14 @@ def _with_bars_finished_before_redrawn(lines: Iterator[str]) -> Iterator[str]:
 
 def _last_drawn(text: str) -> str:
     """Of a line redrawn in place (``\\r``, backspaces), the last text drawn that is not blank."""
-    segments = text.replace("\b", "").split("\r")
-    return next((segment for segment in reversed(segments) if segment.strip()), "")
+    segments = _drawn_segments(text)
+    return segments[-1] if segments else ""
+
+
+def _drawn_segments(text: str) -> list[str]:
+    """The texts a line redrawn in place (``\\r``, backspaces) drew one over another, in drawing order, blank ones
+    left out."""
+    return [segment for segment in text.replace("\b", "").split("\r") if segment.strip()]
 
 
 def _without_tqdm_bars(text: str, parsed: Parsed) -> tuple[str, str]:

@@ -37,6 +37,12 @@ def _held_out(run: RunCurves) -> Curve | None:
     return None
 
 
+def _compared(run: RunCurves) -> tuple[Curve | None, Curve | None]:
+    """The held-out loss and the train loss it is set against (see :func:`_train_beside`)."""
+    val = _held_out(run)
+    return val, _train_beside(run, val)
+
+
 def _train_beside(run: RunCurves, val: Curve | None) -> Curve | None:
     """The train loss to set the held-out loss against: the main one, unless it counts its steps in other units
     than the held-out curve does (batches, running on to step 839, where validation counts epochs and stops at 29)
@@ -183,8 +189,7 @@ def overfitting(run: RunCurves, limits: Limits):
     detector's box, objectness and class losses) overfits when one term does, against its own train term. Reports
     the best validation step (where to stop) and the rise. A run whose validation never improved (CD502's) overfits
     too when its validation loss then climbs a meaningful share of its best, however steady the climb."""
-    val = _held_out(run)
-    train = _train_beside(run, val)
+    val, train = _compared(run)
     if val is None or train is None or len(val.finite_values) < limits["min_points"] or not len(train.finite_values):
         return None
     # Memorising says validation gained nothing; a validation loss that then climbs well above that best (random
@@ -304,8 +309,7 @@ def memorizing(run: RunCurves, limits: Limits):
     """Train loss falls to about zero while the validation loss never gets meaningfully below where the untrained
     model started: the generalisation gap is the whole of what training gained. Not when the held-out accuracy
     ends near-perfect (at most one example in a thousand wrong): what the model fitted transferred."""
-    val = _held_out(run)
-    train = _train_beside(run, val)
+    val, train = _compared(run)
     if val is None or train is None or len(val.finite_values) < limits["min_points"]:
         return None
     if not _memorizing(run, train, val, limits):
@@ -359,8 +363,7 @@ def val_below_train(run: RunCurves, limits: Limits):
     train loss that goes below zero (signed by design, or CD102's finding: no level for the gap to be a share of),
     and so is one term of a multi-term loss (a detector's box loss: how terms trade off under training-time
     augmentation says nothing of the whole)."""
-    val = _held_out(run)
-    train = _train_beside(run, val)
+    val, train = _compared(run)
     if val is None or train is None or len(train.finite_values) < 2:
         return None
     if terms_beside(run, train) or terms_beside(run, val):
