@@ -150,6 +150,19 @@ def test_lists_grouped_under_a_key_are_curves_of_the_history(tmp_path):
     assert not any(tag.startswith("schedule") for tag in run.tags)
 
 
+def test_one_record_an_epoch_under_a_key_is_curves_of_the_history(tmp_path):
+    """A public retrieval model saves {"train_loss": [...], "epochs": [...], "val_metrics": [{"P2M_Acc@1": 0.87,
+    "Avg_Acc": 0.81}, …]}: the records, one an epoch, are the validation curves; records of another count (the
+    evaluations of a config's milestones) are not."""
+    records = [{"P2M_Acc@1": 0.8 + epoch / 100, "Avg_Acc": 0.7 + epoch / 100} for epoch in range(6)]
+    document = {"train_loss": LOSS, "epochs": list(range(1, 7)), "val_metrics": records,
+                "milestones": [{"epoch": 2}, {"epoch": 4}]}
+    run = load_one(write_json(tmp_path / "history.json", document))
+    assert run.roles["val_metrics/Avg_Acc"] is Role.VAL_ACC and run.roles["val_metrics/P2M_Acc@1"] is Role.VAL_ACC
+    assert run.series("val_metrics/Avg_Acc")["step"].tolist() == [1, 2, 3, 4, 5, 6]
+    assert not any(tag.startswith("milestones") for tag in run.tags)
+
+
 def test_the_histories_of_compared_models_are_a_run_each(tmp_path):
     """A public script compares four attention variants and saves each model's history, with its config, under the
     model's name: a run a model, in the file's order."""

@@ -40,6 +40,8 @@ CONVENTIONS = {
     # a running best restates a curve's extreme, a value kept from an earlier evaluation that one
     "best_g_loss": Role.OTHER, "val/best_acc": Role.OTHER, "keeping_last_val_loss": Role.OTHER,
     "prev_val_loss": Role.OTHER,
+    # a change since the epoch before (a public speech model's CSV) is the curve's slope, not the quantity
+    "train_loss_delta_%": Role.OTHER, "val_wer_delta_%": Role.OTHER,
 }
 
 # Tag names copied from public logs (YOLOv8 results.csv, Detectron2 metrics.json, SB3 and custom RL logs, HF

@@ -436,7 +436,8 @@ def test_logging_script_with_colours_timestamps_tqdm_percent_and_a_class_named_i
 # ---------------------------------------------------------------------------------------------- line forms
 
 @pytest.mark.parametrize("text, expected", [
-    ("Epoch 3 | train_loss=0.51 | val_loss=0.48 | acc=91.2%\n", {"train_loss": 0.51, "val_loss": 0.48, "acc": 91.2}),
+    ("Epoch 3 | train_loss=0.51 | val_loss=0.48 | acc=91.2%\n",  # the scores after the validation loss are its
+     {"train_loss": 0.51, "val_loss": 0.48, "val_acc": 91.2}),
     ("epoch: 3, loss: 0.51, val_loss: 0.48\n", {"loss": 0.51, "val_loss": 0.48}),
     ("[epoch 3/10] loss 0.51 val_acc 0.91\n", {"loss": 0.51, "val_acc": 0.91}),
     ("Epoch [3/10], Step [100/600], Loss: 0.2345\n", {"Loss": 0.2345}),
@@ -459,6 +460,7 @@ def test_each_common_line_form(tmp_path, text, expected):
     "loss in step {n} is {loss}",  # a sentence: the metric, then the step it was measured at
     "Loss at step {n}: {loss}",
     "loss after step {n} = {loss}",
+    "Loss for step {n}: {loss}",  # a public toxic-comment classifier's "Average loss for epoch 1: 0.3625"
     "Step #{n} loss: {loss}",
     "Step no. {n}, loss {loss}",
     "## Step no. = {n}\n- loss: {loss}",  # a Markdown heading, the values listed under it
@@ -897,6 +899,22 @@ def test_names_said_again_after_another_splits_loss_are_that_splits(tmp_path):
     run = read(write(tmp_path / "train.log", text))
     assert run.roles["val_Token_Acc"] is Role.VAL_ACC and values(run, "val_Token_Acc") == [0.06, 0.07, 0.08]
     assert values(run, "Token_Acc") == [0.05, 0.05, 0.05] and run.roles["Val_Loss"] is Role.VAL_LOSS
+
+
+def test_scores_printed_after_the_validation_loss_are_the_validations(tmp_path):
+    """Public ICU-mortality and ship-detection logs print "Train loss: … | Val loss: … | AUROC: … | F1: …": the
+    line reports its splits in turn, so the scores after the validation loss are validation scores. A score
+    before it stays the training split's, and a setting after it (the LR) is no score of either."""
+    text = "".join(f"13:39:23  INFO    → Train loss: {0.9 - e / 10:.4f}  |  Val loss: {0.8 - e / 10:.4f}  |  "
+                   f"AUROC: 0.9{e}  |  F1: 0.6{e}  |  4s\n" for e in range(1, 4))
+    run = read(write(tmp_path / "training.log", text))
+    assert run.roles["val_AUROC"] is Role.SCORE and values(run, "val_F1") == [0.61, 0.62, 0.63]
+    assert "AUROC" not in run.tags and "train_AUROC" not in run.tags
+    text = "".join(f"Epoch {e} | train_loss {0.5 - e / 10:.3f} | acc 0.8{e} | val_loss {0.4 - e / 10:.3f} | "
+                   f"ACC 0.9{e} | lr 0.001\n" for e in range(1, 4))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["val_ACC"] is Role.VAL_ACC and values(run, "val_ACC") == [0.91, 0.92, 0.93]
+    assert run.roles["acc"] is Role.TRAIN_ACC and run.roles["lr"] is Role.LR
 
 
 def test_a_heading_that_names_validation_makes_the_result_lines_under_it_validations(tmp_path):

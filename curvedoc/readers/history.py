@@ -226,12 +226,18 @@ def _pairs_as_values(candidate: dict) -> dict:
 
 def _groups_of_lists(candidate: dict) -> dict:
     """An object of lists with more of them grouped under a key (``{"generator_losses": [...],
-    "validation_metrics": {"PSNR": [...], "SSIM": [...]}, "learning_rates": {"generator": [...]}}``) with each
-    grouped list as one of its own (``validation_metrics/PSNR``), when it is as long as the object's own lists: a
-    list of another length under a group (a config's milestones) is no curve of this history."""
+    "validation_metrics": {"PSNR": [...], "SSIM": [...]}, "learning_rates": {"generator": [...]}}``), or kept as one
+    record an epoch under a key (``"val_metrics": [{"P2M_Acc@1": 0.87, "Avg_Acc": 0.81}, …]``), with each grouped
+    list as one of its own (``validation_metrics/PSNR``), when it is as long as the object's own lists: a list of
+    another length under a group (a config's milestones) is no curve of this history."""
     lengths = {len(value) for value in candidate.values() if _is_number_list(value)}
-    groups = {key: value for key, value in candidate.items() if isinstance(value, dict) and value
-              and all(_is_number_list(values) and len(values) in lengths for values in value.values())}
+    groups = {}
+    for key, value in candidate.items():
+        if isinstance(value, list) and len(value) in lengths and all(isinstance(record, dict) for record in value):
+            value = _columns([dict(_flattened(record)) for record in value])
+        if (isinstance(value, dict) and value
+                and all(_is_number_list(values) and len(values) in lengths for values in value.values())):
+            groups[key] = value
     return _groups_spread(candidate, groups, lambda key, name: f"{key}/{name}")
 
 

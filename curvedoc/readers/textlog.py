@@ -275,9 +275,10 @@ OPENING_COUNTER = re.compile(
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
     r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z]))")
 # A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
-# loss at epoch 3: 0.52"), matched at the line's start only: read as the counter, then the name and its value.
+# loss at epoch 3: 0.52", "Average loss for epoch 3: 0.52"), matched at the line's start only: read as the counter,
+# then the name and its value.
 NAME_AT_COUNTER = re.compile(
-    rf"[ \t]{{0,20}}(?P<name>(?:{WORD} ){{0,3}}{WORD}) (?:at|in|after|@) (?P<counter>(?i:epoch|step|iter|iteration"
+    rf"[ \t]{{0,20}}(?P<name>(?:{WORD} ){{0,3}}{WORD}) (?:at|in|after|for|@) (?P<counter>(?i:epoch|step|iter|iteration"
     rf"|batch|episode|update)) (?P<n>\d{{1,12}})(?:\s{{0,3}}[:=]\s{{0,10}}|\s(?:is|was|=)\s{{1,10}})"
     rf"(?=[-+]?(?:\d|\.\d|nan|NaN|inf|Inf))")
 # pycocotools' evaluation summary, printed by most detection and segmentation code (YOLOX, MMDetection, DETR,
@@ -1376,7 +1377,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = text[process.end():]
     if "#" in text:
         text = COUNTER_NUMBER_SIGN.sub(r"\1 ", text)
-    if (" at " in text or " in " in text or " after " in text or " @ " in text) and (
+    if (" at " in text or " in " in text or " after " in text or " for " in text or " @ " in text) and (
             named_first := NAME_AT_COUNTER.match(text)) is not None:
         text = f"{named_first['counter']} {named_first['n']} {named_first['name']}: {text[named_first.end():]}"
     if (opening := OPENING_COUNTER.match(text)) is not None:
@@ -1506,6 +1507,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
             name = _name(f"{reported}_{name.tag}")
         elif name.tag in line.values and split is not None:
             name = _name(f"{split}_{name.tag}")  # a name said again after another split's: that split's
+        elif split in EVALUATION_WORDS and settings is None and _scores(name):
+            # "Train loss: 0.43 | Val loss: 0.38 | AUROC: 0.92": a line reports its splits in turn, so a score that
+            # names none, printed after the validation loss, is the validation's (train scores come before it)
+            name = _name(f"{split}_{name.tag}")
         if name is not None and name.tag not in line.values:
             listed = text[match.end("separator")] == "[" and _per_class_mean(text, match, name)
             line.values[name.tag] = listed if listed is not False else _value(match, name)
@@ -1592,6 +1597,11 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
             return None
         state.best_summary = False
     return text
+
+
+def _scores(name: Name) -> bool:
+    """Whether the name measures how well the model does (an accuracy, an AUROC, an F1), not a loss or a setting."""
+    return name.accuracy or infer_role(name.tag) in (Role.SCORE, Role.TRAIN_ACC)
 
 
 def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
@@ -2269,10 +2279,11 @@ def _x_axis(parsed: Parsed) -> tuple[np.ndarray, np.ndarray | None]:
                     "line garbled or pasted in) not read as a point")
     has_step, has_epoch = ~np.isnan(step), ~np.isnan(epoch)
     if has_step.any() and has_epoch.any() and not (has_step & has_epoch).any():
-        if np.count_nonzero(has_step) < MIN_POINTS <= np.count_nonzero(has_epoch):
-            # a step on a line or two among many lines of an epoch is a setting (``epochs=20  batch=32``), not
-            # the x: every epoch's values would sit at it. The epoch's lines are then numbered as any log's
-            # without steps (below), which replaces the step
+        if len(np.unique(step[has_step])) < MIN_POINTS <= len(np.unique(epoch[has_epoch])):
+            # a step of a value or two among many epochs is a setting (``epochs=20  batch=32``) or a section of
+            # the script (``STEP 4 — Train``, its results under ``STEP 6 — Evaluation``), not the x: every epoch's
+            # values would sit at it. The epoch's lines are then numbered as any log's without steps (below),
+            # which replaces the step
             has_step = np.zeros(len(step), dtype=bool)
         else:
             epoch = _epochs_of_counted_stretches(step, epoch)
