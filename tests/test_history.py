@@ -163,6 +163,19 @@ def test_one_record_an_epoch_under_a_key_is_curves_of_the_history(tmp_path):
     assert not any(tag.startswith("milestones") for tag in run.tags)
 
 
+def test_a_json_string_holding_a_printed_history_is_that_history(tmp_path):
+    """A public video classifier saved json.dump(str(history.history), f): one JSON string holding the dict as
+    Python prints it, single quotes and all (and nan where a loss blew up)."""
+    history = {"loss": LOSS, "val_loss": [x + 0.1 for x in LOSS]}
+    printed = str(history).replace(str(LOSS[-1]) + "]", "nan]", 1)
+    (run,) = curvedoc.load(write_json(tmp_path / "model_history.json", printed))
+    assert run.roles == {"loss": Role.TRAIN_LOSS, "val_loss": Role.VAL_LOSS}
+    values = run.series("loss")["value"].tolist()
+    assert values[:-1] == LOSS[:-1] and math.isnan(values[-1])
+    with pytest.raises(CurvedocError):
+        curvedoc.load(write_json(tmp_path / "history.json", "{'loss': see the plots}"))
+
+
 def test_the_histories_of_compared_models_are_a_run_each(tmp_path):
     """A public script compares four attention variants and saves each model's history, with its config, under the
     model's name: a run a model, in the file's order."""

@@ -57,6 +57,16 @@ def test_lines_that_name_their_epoch_place_each_value_there(tmp_path):
     assert not any("no step beside the values" in warning for warning in run.warnings)
 
 
+def test_lines_that_give_their_step_before_a_colon_place_each_value_there(tmp_path):
+    # a public QA model's loss.log: f.write(f"{step}: {loss}\n"); a count that goes back is no step
+    (run,) = curvedoc.load(write(tmp_path / "loss.log", "".join(f"{10 * step}: {value}\n"
+                                                                  for step, value in enumerate(TRAIN, start=1))))
+    assert run.format == "metric-files" and run.series("loss")["step"].tolist() == list(range(10, 210, 10))
+    assert np.allclose(run.series("loss")["value"], TRAIN)
+    back = write(tmp_path / "back" / "loss.txt", "".join(f"{step % 5}: {value}\n" for step, value in enumerate(TRAIN)))
+    assert all(source.family != "metric-files" for source in discover(back.parent).sources)
+
+
 def test_numbers_whose_file_names_no_metric_or_that_stand_in_columns_are_no_metric_file(tmp_path):
     write(tmp_path / "x.txt", "\n".join(map(str, TRAIN)))
     write(tmp_path / "losses.txt", "".join(f"{epoch} {value}\n" for epoch, value in enumerate(TRAIN)))

@@ -26,7 +26,9 @@ walk passes over quietly.
 
 from __future__ import annotations
 
+import ast
 import json
+import math
 import re
 from pathlib import Path
 from collections.abc import Callable
@@ -80,6 +82,7 @@ def read(source: Source) -> list[Run]:
     layers, a new learning rate) makes the curves jump by design, or the models a script compared."""
     path = source.files[0][1] if source.files else source.path
     document, decoding_problem = _read_yaml(path) if path.suffix.lower() in YAML_SUFFIXES else read_json(path)
+    document = _printed(document)
     runs = runs_by_key(document, path.stem)
     if runs:
         beside = {key: value for key, value in document.items() if key not in dict(runs)}
@@ -135,6 +138,8 @@ def looks_like_history(head: bytes, complete: bool, name: str = "", explicit: bo
     the file names the metric, then a number), or on the keys of the first records it holds, at its top or nested in
     an object (an epoch or step, and a measurement)."""
     text = head.lstrip()
+    if complete and text.startswith((b'"{', b'"[')):
+        text = head = _printed_head(head)
     records = text.startswith(b"[") and text[1:].lstrip().startswith(b"{")
     if BARE_NUMBERS.match(text):
         return names_a_measurement(name)
@@ -160,6 +165,62 @@ def looks_like_history(head: bytes, complete: bool, name: str = "", explicit: bo
     listed_keys = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_NUMBERS.finditer(head)]
     return not records and any(names_a_measurement(key) or (_bare_split(key) and names_a_measurement(name))
                                for key in listed_keys)
+
+
+def _printed(document: Any) -> Any:
+    """A document that is one JSON string holding a printed Python literal (``json.dump(str(history.history), f)``:
+    the dict with single quotes) as that literal; any other document as it is."""
+    if not isinstance(document, str) or not document.lstrip().startswith(("{", "[")):
+        return document
+    try:
+        return printed_literal(document.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return document  # no literal: the reader says the file holds no history
+
+
+# How Python, numpy and torch print a number that is no literal: nan, inf, np.float64(0.5), tensor(0.5)
+NON_FINITE_NAMES = {"nan": math.nan, "NaN": math.nan, "inf": math.inf, "Infinity": math.inf}
+NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "tensor"}
+
+
+def printed_literal(text: str):
+    """The value of a printed Python literal of dicts, lists and numbers (see :func:`_printed_value`); ValueError
+    (or SyntaxError, RecursionError, MemoryError) for anything else."""
+    return _printed_value(ast.parse(text, mode="eval").body)
+
+
+def _printed_value(node: ast.AST):
+    """The value a printed Python literal of dicts, lists and numbers stands for, with the numbers as Python, numpy
+    and torch print them (``nan``, ``np.float64(0.5)``, ``tensor(0.5)``); ValueError for anything else."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Dict):
+        return {_printed_value(key): _printed_value(value) for key, value in zip(node.keys, node.values,
+                                                                                  strict=True) if key is not None}
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_printed_value(item) for item in node.elts]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _printed_value(node.operand)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.Name) and node.id in NON_FINITE_NAMES:
+        return NON_FINITE_NAMES[node.id]
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        wrapper = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        value = _printed_value(node.args[0])
+        if wrapper in NUMBER_WRAPPERS and isinstance(value, (int, float)):
+            return float(value)
+    raise ValueError("not a printed literal")
+
+
+def _printed_head(head: bytes) -> bytes:
+    """A whole file that is one JSON string holding a printed literal as that literal written as JSON (b"" when it
+    holds none), for :func:`looks_like_history` to judge."""
+    try:
+        document = _printed(json.loads(head.decode("utf-8", errors="replace")))
+        return json.dumps(document).encode() if not isinstance(document, str) else b""
+    except (ValueError, TypeError, RecursionError):
+        return b""
 
 
 def short_history(document: Any) -> dict | None:

@@ -28,9 +28,10 @@ FORMAT = "metric-files"
 WRAPPED = re.compile(r"(?:np\.float\d\d|numpy\.float\d\d|tensor|float)\(([^()]{1,64})\)")
 MIN_VALUES = 3
 GLUED_LISTS = re.compile(r"\][ \t]*\[")
-# a line that names its epoch or step, then the value the file is named after: "epoch 3:0.52", "step 100, 0.52"
-COUNTED_LINE = re.compile(r"\s*(?:epoch|step|iter|iteration|episode)\s{0,3}[#:=]?\s{0,3}(?P<n>\d{1,12})\s{0,3}"
-                          r"[:=,;\s]\s{0,3}(?P<value>[^\s,;:=]+)\s*", re.IGNORECASE)
+# a line that names its epoch or step, then the value the file is named after: "epoch 3:0.52", "step 100, 0.52";
+# or the count alone before a colon ("3: 0.52"): a bare pair of numbers without it is two columns of a table
+COUNTED_LINE = re.compile(r"\s*(?:(?:epoch|step|iter|iteration|episode)\s{0,3}[#:=]?\s{0,3}(?P<n>\d{1,12})\s{0,3}"
+                          r"[:=,;\s]|(?P<bare>\d{1,12})\s{0,3}:)\s{0,3}(?P<value>[^\s,;:=]+)\s*", re.IGNORECASE)
 
 
 def read(source: Source) -> list[Run]:
@@ -79,7 +80,13 @@ def _counted(text: str) -> list[tuple[int, str]]:
     """Each line's step and value when every line names its epoch or step before its value ([] otherwise)."""
     lines = [line for line in text.splitlines() if line.strip()]
     matches = [COUNTED_LINE.fullmatch(line) for line in lines]
-    return [(int(match["n"]), match["value"]) for match in matches] if lines and all(matches) else []
+    if not lines or not all(matches):
+        return []
+    counted = [(int(match["n"] or match["bare"]), match["value"]) for match in matches]
+    # a count that names no counter must count up, as a step does, to be one
+    if matches[0]["bare"] and any(later <= earlier for (earlier, _), (later, _) in zip(counted, counted[1:])):
+        return []
+    return counted
 
 
 def _items(text: str) -> list[str]:

@@ -136,7 +136,7 @@ import numpy as np
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
-from curvedoc.readers.history import find_history, history_curves, is_history
+from curvedoc.readers.history import find_history, history_curves, is_history, printed_literal
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counted_on_note, counts_within_epoch, epochs_counted_on,
@@ -383,8 +383,6 @@ PRINTED_LIST = re.compile(r"""['"][^'"\n]{1,200}['"]\s*:\s*\[\s*(?:[-+]?(?:\d|\.
 # The name a printed dict is given before its brace (``losses:{``, ``history = {``)
 NAME_BEFORE_BRACE = re.compile(r"([A-Za-z_]\w*)\s*[:=]?\s*$")
 # How a number prints inside a list: Python's nan and inf, numpy 2's np.float64(0.5), torch's tensor(0.5)
-NON_FINITE_NAMES = {"nan": math.nan, "NaN": math.nan, "inf": math.inf, "Infinity": math.inf}
-NUMBER_WRAPPERS = {"float", "float16", "float32", "float64", "int32", "int64", "tensor"}
 # A printed PyTorch module, a layer a line (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1))``): its
 # numbers are the architecture's, never values
 MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
@@ -1981,7 +1979,7 @@ def _take_printed_lists(text: str, parsed: Parsed) -> bool:
     if end < 0:
         return False
     try:
-        printed = _printed_value(ast.parse(text[start:end + 1], mode="eval").body)
+        printed = printed_literal(text[start:end + 1])
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     if not isinstance(printed, dict) or not all(isinstance(key, str) for key in printed):
@@ -2011,30 +2009,6 @@ def _closing_brace(text: str, start: int) -> int:
             if not depth:
                 return index
     return -1
-
-
-def _printed_value(node: ast.AST):
-    """The value a printed Python literal of dicts, lists and numbers stands for, with the numbers as Python, numpy
-    and torch print them (``nan``, ``np.float64(0.5)``, ``tensor(0.5)``); ValueError for anything else."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Dict):
-        return {_printed_value(key): _printed_value(value) for key, value in zip(node.keys, node.values,
-                                                                                  strict=True) if key is not None}
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_printed_value(item) for item in node.elts]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        value = _printed_value(node.operand)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.Name) and node.id in NON_FINITE_NAMES:
-        return NON_FINITE_NAMES[node.id]
-    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-        wrapper = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        value = _printed_value(node.args[0])
-        if wrapper in NUMBER_WRAPPERS and isinstance(value, (int, float)):
-            return float(value)
-    raise ValueError("not a printed literal")
 
 
 def log_curves(parsed: Parsed, split_runs: bool = False) -> list[dict[str, tuple[np.ndarray, np.ndarray]]] | None:
