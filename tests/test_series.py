@@ -98,3 +98,39 @@ def test_cut_or_corrupted_metric_files_only_give_curvedoc_errors(tmp_path, data)
     path = tmp_path / "train_loss.txt"
     path.write_bytes(damaged(data, str(TRAIN).encode()))
     assert_reads_or_refuses_in_one_line(series, path)
+
+
+def save(path: Path, array) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, array)
+    return path
+
+
+def test_numpy_arrays_saved_a_metric_a_file_are_one_run_cut_where_none_was_filled(tmp_path):
+    """A public FCN trainer np.save()s each metric's array, allocated with np.zeros for the 500 planned epochs and
+    filled for the 330 run; its per-class IoU is one row of 32 an epoch. The files are one run, the rows' means
+    its score, and the tail where every file holds exactly 0 is no epoch at all."""
+    planned, run_for = 30, len(TRAIN)
+    loss, iou = np.zeros(planned), np.zeros((planned, 4))
+    loss[:run_for] = TRAIN
+    iou[:run_for] = np.linspace(0.1, 0.6, run_for)[:, None] + np.array([0.0, 0.1, 0.2, np.nan])
+    save(tmp_path / "scores" / "train_loss.npy", loss)
+    save(tmp_path / "scores" / "meanIU.npy", iou)
+    (run,) = curvedoc.load(tmp_path)
+    assert run.format == "metric-files" and run.roles["meanIU"] is Role.SCORE
+    assert np.allclose(run.series("train_loss")["value"], TRAIN)
+    assert np.allclose(run.series("meanIU")["value"], np.linspace(0.1, 0.6, run_for) + 0.1)
+    assert any("exactly 0 from its value 20 on" in warning for warning in run.warnings)
+
+
+def test_a_pickled_numpy_history_is_never_loaded(tmp_path):
+    """np.save("history.npy", history.history) pickles the dict: loading it would run whatever code the file holds,
+    so it is refused when named and passed over in a folder; an array whose name says nothing is no metric."""
+    pickled = tmp_path / "models" / "history.npy"
+    pickled.parent.mkdir()
+    np.save(pickled, np.array({"loss": TRAIN}, dtype=object), allow_pickle=True)
+    with pytest.raises(CurvedocError, match="pickled Python objects"):
+        curvedoc.load(pickled)
+    save(tmp_path / "models" / "weights.npy", np.ones(10))
+    with pytest.raises(CurvedocError, match="no training logs found"):
+        curvedoc.load(tmp_path / "models")

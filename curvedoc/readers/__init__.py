@@ -58,7 +58,7 @@ LOOKED_FOR = (
     "trainer_state.json, JSON Lines metric logs, JSON (or YAML) histories of metric lists (Keras history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
     "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each "
-    "(train_loss.txt)"
+    "(train_loss.txt, train_loss.npy)"
 )
 
 # Folders holding one split of a run whose tags repeat the other splits' names (``loss``): the folder names the
@@ -85,6 +85,7 @@ LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 JSON_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 SQLITE_HEADER = b"SQLite format 3\x00"
 DEEPXDE_HEADER = b"# step, loss_train, loss_test"  # numpy.savetxt's header line of DeepXDE's loss.dat
+NUMPY_MAGIC = b"\x93NUMPY"  # np.save's .npy file
 DEEPXDE_TABLE_HEADER = re.compile(rb"^Step +Train loss +Test loss +Test metric", re.MULTILINE)  # what its stdout prints
 TABLE_SUFFIXES = {".csv", ".tsv"}
 # a number standing on its own in a line's cell (``Epoch:0``, ``loss is 0.1366``), not a digit within a name
@@ -273,6 +274,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return Source("mlflow", path, ((None, path),), explicit)
     if head.startswith(DEEPXDE_HEADER):
         return Source("deepxde", path, ((None, path),), explicit)
+    if head.startswith(NUMPY_MAGIC):
+        return _numpy_array(path, head, explicit)
     if suffix in JSON_SUFFIXES:
         text = head.lstrip()
         if b'"log_history"' in head or name == "trainer_state.json":
@@ -359,6 +362,28 @@ def _file_holds_a_history(path: Path, head: bytes, whole_file: bool, explicit: b
     except OSError:
         return False
     return _holds_a_history(whole, True, path.stem, explicit)
+
+
+def _numpy_array(path: Path, head: bytes, explicit: bool) -> Source | str | None:
+    """A .npy file: one metric's values when it holds numbers and its name says what they measure (np.save
+    ("train_loss.npy", losses)); an array of Python objects (np.save of a dict: a Keras history) is never loaded,
+    since unpickling runs code the file brings."""
+    # imported here, as the readers are: they import Source from this module
+    from curvedoc.readers.series import numpy_dtype
+    from curvedoc.readers.textlog import names_a_metric
+
+    dtype = numpy_dtype(head)
+    if dtype is not None and dtype.kind in "biuf" and names_a_metric(path.stem):
+        return Source("metric-files", path, ((None, path),), explicit)
+    if not explicit:
+        return None
+    if dtype is not None and dtype.hasobject:
+        return ("a NumPy file of pickled Python objects (np.save of a dict or a list of them), which curvedoc does "
+                "not load: unpickling runs whatever code the file holds. Save the history with json.dump, or each "
+                "metric's numbers with np.save")
+    if dtype is not None and dtype.kind in "biuf":
+        return "a NumPy array of numbers whose file name does not say what they measure (name it train_loss.npy …)"
+    return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
 
 
 def _holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:

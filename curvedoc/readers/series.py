@@ -1,6 +1,7 @@
 """One metric per file: a text file of nothing but numbers whose name says what they measure, the way a training
 script saves a curve it kept in a Python list (``np.savetxt("train_loss.txt", losses)``: one number a line;
-``f.write(str(val_accs))``: the list on one line). The file's name is the curve's (``train_loss``, ``val_acc``); the
+``f.write(str(val_accs))``: the list on one line), or a NumPy array saved whole (``np.save("train_loss.npy",
+losses)``; one row of numbers an epoch, per-class scores, gives the row's mean). The file's name is the curve's (``train_loss``, ``val_acc``); the
 files of one folder are the curves of one run, named after the folder, as the files of a W&B run folder are. The
 values have no step beside them: each sits at its place in the file (0, 1, 2 …), as an epoch's or an evaluation's
 would, and the run says so in a warning; unless each line names its epoch or step before the value
@@ -11,12 +12,14 @@ A line or item that is no number is skipped with a warning; a file cut off mid-n
 
 from __future__ import annotations
 
+import io
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from curvedoc.errors import CurvedocError
+from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import Source
 from curvedoc.readers.records import as_value
@@ -40,19 +43,69 @@ def read(source: Source) -> list[Run]:
     name = folder.name if several else source.path.name
     builder = RunBuilder(source.path, FORMAT, name=name)
     placed = False
+    curves = []
     for _, path in source.files:
-        steps, values, skipped = file_values(path)
+        steps, values, skipped = array_values(builder, path) if path.suffix.lower() == ".npy" else file_values(path)
         builder.add_file(path)
         if skipped:
             builder.warn(f"{path}: {skipped} item(s) that are no number skipped")
         if len(values):
             placed |= steps is None
-            builder.add(path.stem, np.arange(len(values)) if steps is None else steps, values)
+            curves.append((path.stem, np.arange(len(values)) if steps is None else steps, values))
+    for tag, steps, values in _unfilled_cut(builder, source.path, curves):
+        builder.add(tag, steps, values)
     if not builder.has_points:
         raise CurvedocError(source.path, "a file of numbers with nothing to read")
     if placed:
         builder.warn(f"{source.path}: no step beside the values; each is at its place in its file (0, 1, 2 …)")
     return [builder.build()]
+
+
+def _unfilled_cut(builder: RunBuilder, where: Path, curves: list) -> list:
+    """The curves of several files of one length without the values from where every one of them is exactly 0 to the
+    end: arrays allocated for the planned epochs (np.zeros(epochs)) that the training never filled, since no two
+    measurements hit exactly 0 at the same epoch and stay there."""
+    lengths = {len(values) for _, _, values in curves}
+    if len(curves) < 2 or len(lengths) != 1:
+        return curves
+    filled = max((int(np.flatnonzero(values != 0)[-1]) + 1 if np.any(values != 0) else 0) for _, _, values in curves)
+    if not 0 < filled < lengths.pop():
+        return curves
+    builder.warn(f"{where}: every file's values are exactly 0 from its value {filled} on: arrays allocated for more "
+                 f"epochs than were run; the first {filled} kept")
+    return [(tag, steps[:filled], values[:filled]) for tag, steps, values in curves]
+
+
+def numpy_dtype(head: bytes) -> np.dtype | None:
+    """The element type a .npy file's header (its first bytes) declares, or None when it declares none."""
+    stream = io.BytesIO(head)
+    try:
+        version = np.lib.format.read_magic(stream)
+        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        return read_header(stream)[2]
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError):
+        return None
+
+
+def array_values(builder: RunBuilder, path: Path) -> tuple[None, np.ndarray, int]:
+    """The numbers of a .npy file, each at its place; a table of them (one row an epoch: a score per class) as each
+    row's mean, with a warning. Never unpickled: an array of objects is an error."""
+    try:
+        with open(path, "rb") as handle:
+            array = np.load(handle, allow_pickle=False)
+    except OSError as exc:
+        raise CurvedocError(path, describe_os_error(exc)) from None
+    except (ValueError, EOFError) as exc:
+        raise CurvedocError(path, f"not a readable NumPy array of numbers ({exc})") from None
+    if array.dtype.kind not in "biuf" or array.ndim not in (1, 2) or not array.size:
+        raise CurvedocError(path, f"a NumPy array of {array.dtype} with shape {array.shape}, not a metric's values")
+    values = array.astype(np.float64)
+    if values.ndim == 2:
+        builder.warn(f"{path}: {values.shape[1]} values a row (one a class?): each row's mean is the curve")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row of NaN only (no class present) stays NaN
+            values = np.nanmean(values, axis=1)
+    return None, values, 0
 
 
 def file_values(path: Path) -> tuple[np.ndarray | None, np.ndarray, int]:
