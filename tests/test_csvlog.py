@@ -604,6 +604,15 @@ def test_an_episode_generation_or_round_counter_is_the_step(tmp_path, counter):
     assert run.tags == ["reward", "epsilon"] and run.series("reward")["step"].tolist() == [10, 20, 30, 40, 50, 60]
 
 
+def test_a_global_counter_beside_one_that_starts_again_is_the_step(tmp_path):
+    """A public traffic-signal agent trains over a curriculum of volumes: its episode starts again at 0 with each,
+    its global_episode counts on. The run is one, placed by the global count, not runs cut at every new volume."""
+    rows = "".join(f"{volume},{episode},{20 * stage + episode},{1 + (20 * stage + episode) / 50:.3f}\n"
+                   for stage, volume in enumerate((200, 400, 600)) for episode in range(20))
+    (run,) = curvedoc.load(write(tmp_path / "training_log.csv", "volume,episode,global_episode,total_reward\n" + rows))
+    assert run.series("total_reward")["step"].tolist() == list(range(60)) and not run.warnings
+
+
 def test_a_phase_column_names_each_row_s_split(tmp_path):
     rows = "".join(f"{epoch / 4:.2f},{epoch * 50},train,{3 - epoch / 10:.2f},,1e-5\n" for epoch in range(1, 9))
     rows += "".join(f"{epoch:.2f},{epoch * 200},val,{2.5 - epoch / 10:.2f},0.{60 + epoch},\n" for epoch in (1, 2))

@@ -185,7 +185,9 @@ def columns_by_lower(columns) -> dict[str, str]:
 
 def find_step_column(columns: list[str]) -> str | None:
     by_lower = columns_by_lower(columns)
-    for name in STEP_COLUMNS:
+    # a counter named global (global_episode beside an episode that starts again with each stage of a curriculum)
+    # counts the whole run, whatever it counts
+    for name in (*(f"global_{name}" for name in STEP_COLUMNS), *STEP_COLUMNS):
         if name in by_lower:
             return by_lower[name]
     # an epoch column named in another language (Época, Epoche, Эпоха), abbreviated (ep) or as its number (epoch_num,
