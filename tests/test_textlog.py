@@ -1071,6 +1071,17 @@ def test_a_configuration_whose_metric_comes_right_after_its_epoch_count_is_still
     assert "lr" not in run.tags and run.meta.hparams["lr"] == 0.01
 
 
+def test_an_epoch_written_as_a_setting_that_headed_a_loss_heads_its_epoch_past_a_time(tmp_path):
+    """A public structural-estimation log prints "Epoch: 1", then tab-indented "Cross entropy loss: …", "Eval time:
+    0.96", "Train loss: …": once a loss stood under it, "Epoch: 1" heads that epoch; the time after it shows no
+    configuration (which "epoch:20" over "lr:0.01" and "gamma:0.7" still is)."""
+    text = "".join(f"Epoch: {n}\n\tCross entropy loss: {5 / n:.3f}\n\tEval time: 0.96\n\tTrain loss: {4 / n:.3f}\n"
+                   for n in range(1, 5))
+    run = read(write(tmp_path / "train.log", text))
+    assert steps(run, "Train_loss") == [1, 2, 3, 4] and steps(run, "Cross_entropy_loss") == [1, 2, 3, 4]
+    assert not any("order of the lines" in warning for warning in run.warnings)
+
+
 @pytest.mark.parametrize("header", ["Epoch {n}/3", "Step: {n}", "=== Epoch {n} ==="])
 def test_a_header_of_a_position_heads_its_metric_lines_past_one_that_names_none(tmp_path, header):
     text = "".join(f"{header.format(n=n)}\nsamples seen: {512 * n}\ntrain loss: {1 / n:.2f}\n" for n in (1, 2, 3))

@@ -136,7 +136,9 @@ import numpy as np
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
-from curvedoc.readers.history import find_history, history_curves, is_history, printed_literal
+from curvedoc.readers.history import (
+    find_history, history_curves, is_history, names_a_measurement, printed_literal,
+)
 from curvedoc.readers.huggingface import SUMMARY_KEYS
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS, ORDINAL_WORDS, STEP_LIMIT, counted_on_note, counts_within_epoch, epochs_counted_on,
@@ -1220,8 +1222,10 @@ class _Reading:
             # An epoch's report names what it measures; a line under a header that names nothing measured is no
             # report. After "epoch: 20" ("gamma: 0.7") it shows the header to be a line of a printed configuration,
             # the number of epochs to run: a setting, like what it seemed to head and what follows until a line
-            # names a step or epoch again (a restarted session prints its configuration again).
-            if self.header.epoch_as_setting and self.header.step is None:
+            # names a step or epoch again (a restarted session prints its configuration again). Once a loss or a
+            # score stood under it, it heads an epoch: a time printed after them ("\tEval time: 0.96") is no report.
+            if (self.header.epoch_as_setting and self.header.step is None
+                    and not any(map(names_a_measurement, self.header_tags))):
                 self.parsed.unplace(self.header_from)
                 self.started, self.header = False, None
         elif self.header is not None and self.header_tags.isdisjoint(line.values):
