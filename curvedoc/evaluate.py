@@ -90,7 +90,7 @@ PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, P
               "public-dev112", "public-dev113", "public-s133", "public-s134", "public-dev114", "public-dev115",
               "public-s135", "public-s136", "public-dev116", "public-dev117", "public-s137", "public-s138",
               "public-s139", "public-s140", "public-dev118", "public-dev119", "public-dev120", "public-dev121",
-              "public-s141", "public-dev122")
+              "public-s141", "public-dev122", "public-s142", "public-dev123")
 # Parts kept for the final word on a change: their scores are printed, never which of their runs a rule gets
 # wrong, so that no threshold is ever chosen by looking at them. A final part that has judged changes for several
 # stops is retired to development once newer final parts stand in for it (public-fresh and public-s18 to s20, on
@@ -112,7 +112,7 @@ FINAL_PARTS = {"held-out-final", FINETUNE_HELD_OUT, "public-held-out", "public-s
                "public-s115", "public-s116", "public-s117", "public-s118", "public-s119", "public-s120", "public-s121",
                "public-s122", "public-s123", "public-s124", "public-s125", "public-s126", "public-s127", "public-s128",
                "public-s129", "public-s130", "public-s131", "public-s132", "public-s133", "public-s134", "public-s135",
-               "public-s136", "public-s137", "public-s138", "public-s139", "public-s140", "public-s141"}
+               "public-s136", "public-s137", "public-s138", "public-s139", "public-s140", "public-s141", "public-s142"}
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 

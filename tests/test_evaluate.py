@@ -81,7 +81,7 @@ PLAIN_PARTS = ("new fresh s18 dev2 dev3 s19 dev4 s20 dev5 dev6 dev7 dev8 dev9 de
                "dev97 s117 s118 dev98 dev99 s119 s120 dev100 dev101 s121 s122 dev102 dev103 s123 s124 dev104 dev105 "
                "dev106 dev107 s125 s126 dev108 dev109 s127 s128 dev110 dev111 s129 s130 s131 s132 dev112 dev113 "
                "s133 s134 dev114 dev115 s135 s136 dev116 dev117 s137 s138 s139 s140 dev118 dev119 dev120 "
-               "dev121 s141 dev122")
+               "dev121 s141 dev122 s142 dev123")
 
 
 def test_labels_files_name_their_parts_by_first_folder():
