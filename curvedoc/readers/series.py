@@ -1,11 +1,11 @@
 """One metric per file: a text file of nothing but numbers whose name says what they measure, the way a training
 script saves a curve it kept in a Python list (``np.savetxt("train_loss.txt", losses)``: one number a line;
 ``f.write(str(val_accs))``: the list on one line), or a NumPy array saved whole (``np.save("train_loss.npy",
-losses)``; one row of numbers an epoch, per-class scores, gives the row's mean). The file's name is the curve's (``train_loss``, ``val_acc``); the
-files of one folder are the curves of one run, named after the folder, as the files of a W&B run folder are. The
-values have no step beside them: each sits at its place in the file (0, 1, 2 …), as an epoch's or an evaluation's
-would, and the run says so in a warning; unless each line names its epoch or step before the value
-(``f.write(f"epoch {epoch}:{loss}\n")``), which places it.
+losses)``; one row of numbers an epoch, per-class scores, gives the row's mean). The file's name is the curve's
+(``train_loss``, ``val_acc``); the files of one folder are the curves of one run, named after the folder, as the
+files of a W&B run folder are. The values have no step beside them: each sits at its place in the file (0, 1, 2 …),
+as an epoch's or an evaluation's would, and the run says so in a warning; unless each line names its epoch or step
+before the value (``f.write(f"epoch {epoch}:{loss}\n")``), which places it.
 
 A line or item that is no number is skipped with a warning; a file cut off mid-number loses that number only.
 """
@@ -13,6 +13,7 @@ A line or item that is no number is skipped with a warning; a file cut off mid-n
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import warnings
 from pathlib import Path
@@ -137,7 +138,7 @@ def _counted(text: str) -> list[tuple[int, str]]:
         return []
     counted = [(int(match["n"] or match["bare"]), match["value"]) for match in matches]
     # a count that names no counter must count up, as a step does, to be one
-    if matches[0]["bare"] and any(later <= earlier for (earlier, _), (later, _) in zip(counted, counted[1:])):
+    if matches[0]["bare"] and any(later <= earlier for (earlier, _), (later, _) in itertools.pairwise(counted)):
         return []
     return counted
 
