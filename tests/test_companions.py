@@ -514,6 +514,22 @@ def test_a_table_of_examples_and_their_labels_gives_no_class_count(tmp_path):
     assert run.meta.n_classes is None
 
 
+def test_a_table_of_examples_and_their_one_hot_labels_gives_the_class_count_and_is_no_log(tmp_path):
+    """A public bird classifier keeps Roboflow's export beside its Keras history: train-classes.csv, a file name and
+    a 0 or 1 under each of 4 classes (an example may have none). It gives the run its 4 classes, is passed over as a
+    log in the folder, and refused in one line when named; a table of numbers under class names is no such table."""
+    rows = "".join(f"bird-{i}_jpg.rf.{i:032x}.jpg, {int(i % 4 == 0)}, {int(i % 4 == 1)}, {int(i % 4 == 2)}, 0\n"
+                   for i in range(30))
+    write(tmp_path / "models" / "train-classes.csv", "filename, Apteryx australis, Birds, Casuarius, Tinamus\n" + rows)
+    write(tmp_path / "models" / "history.csv", "epoch,loss,val_loss\n" + "".join(f"{e},{1.4 - e / 10},{1.3}\n"
+                                                                               for e in range(5)))
+    (run,) = curvedoc.load(tmp_path / "models")
+    assert run.meta.n_classes == 4 and run.path.endswith("history.csv")
+    with pytest.raises(curvedoc.CurvedocError, match="one-hot labels, not a training log"):
+        curvedoc.load(tmp_path / "models" / "train-classes.csv")
+    assert companions.one_hot_classes("epoch, cat, dog\n1, 0.5, 0.4\n2, 0.6, 0.3\n3, 0.7, 0.2\n") is None
+
+
 def test_a_model_metadata_json_beside_the_log_gives_its_class_count(tmp_path):
     """AbyssDrn/Animal-Sound-Classifier keeps num_classes and the species in model_metadata.json beside its Keras
     history; W&B's wandb-metadata.json (the machine, the command line) gives none."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from curvedoc.errors import CurvedocError, describe_os_error
 from curvedoc.model import Run
-from curvedoc.readers.companions import LABEL_TABLE_FILES, YAML_SUFFIXES
+from curvedoc.readers.companions import LABEL_TABLE_FILES, YAML_SUFFIXES, one_hot_classes
 from curvedoc.readers.generations import is_generations_file
 from curvedoc.readers.records import find_step_column
 from curvedoc.roles import Role, infer_role, tokens
@@ -319,6 +319,9 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return Source("history", path, ((None, path),), explicit)
     if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
         return Source("metric-files", path, ((None, path),), explicit)
+    if suffix in TABLE_SUFFIXES and one_hot_classes(head.decode("utf-8", errors="replace")) is not None:
+        # examples and their one-hot labels (Roboflow's _classes.csv): the class count of the runs beside it
+        return "a table of examples and their one-hot labels, not a training log" if explicit else None
     if (suffix in TABLE_SUFFIXES and not _opens_with_a_log_line(head)) or _looks_like_table(head):
         family = "wandb-export" if is_wandb_export(_header_cells(head, ",")) else "csv"
         return Source(family, path, ((None, path),), explicit)

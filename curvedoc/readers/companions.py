@@ -49,6 +49,11 @@ PREFERRED_YAML = ("data.yaml", "data.yml", "hparams.yaml", "args.yaml", "config.
 YAML_SUFFIXES = (".yaml", ".yml")
 LABEL_LIST_FILES = ("labels.txt", "classes.txt", "class_names.txt")
 LABEL_TABLE_FILES = ("labels.csv", "classes.csv", "class_names.csv")
+ONE_HOT_ROWS = 20  # rows of a table of one-hot labels that are enough to tell it
+FILE_NAME = re.compile(r"\.[A-Za-z0-9]{2,5}$")  # an example named by its file (img_017.jpg)
+# A table of examples and their one-hot labels, as Roboflow exports a classification set (``train/_classes.csv``:
+# ``filename, cat, dog`` over ``img1.jpg, 0, 1``): its one-hot columns are the classes
+ONE_HOT_TABLE = re.compile(r"^(?:.*[_\-])?classes\.csv$", re.IGNORECASE)
 # A class list saved as JSON: Keras' ``flow_from_directory(...).class_indices`` ({"angry": 0, "disgust": 1, …}),
 # torchvision's ``class_to_idx``, an index → name map ({"0": "a", "1": "a lot", …}) or a plain list of the names
 LABEL_MAP_JSON = re.compile(
@@ -207,8 +212,9 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
                         and name not in label_maps
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
+    one_hot = sorted(name for name in names if ONE_HOT_TABLE.match(name) and name not in LABEL_TABLE_FILES)
     return (*ordered, *other_yaml, *other_json,
-            *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *label_maps,
+            *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *one_hot, *label_maps,
             *((MODEL_CARD,) if MODEL_CARD in names else ()))
 
 
@@ -239,8 +245,8 @@ def _parse(path: str, size: int) -> Companion | None:
         return None
     if name in LABEL_LIST_FILES:
         return _label_count(path, _label_list(text))
-    if name in LABEL_TABLE_FILES:
-        return _label_count(path, _label_table(text))
+    if name in LABEL_TABLE_FILES or ONE_HOT_TABLE.match(name):
+        return _label_count(path, _label_table(text) or one_hot_classes(text))
     if name == MODEL_CARD:
         return Companion(path, ConfigFacts(base_model=_card_base_model(text)), None)
     if LABEL_MAP_JSON.match(name):
@@ -344,6 +350,20 @@ def _label_table(text: str) -> int | None:
     if len(rows) < 2 or not all(row.isdigit() for row in rows):
         return None
     return _count_of_class_indices(list(map(int, rows)))
+
+
+def one_hot_classes(text: str) -> int | None:
+    """The number of classes of a table of examples and their one-hot labels (a file name, then a 0 or 1 under each
+    class's column; an example may have none), or None when ``text`` (its first rows are enough) is no such table."""
+    lines = [line for line in text.splitlines()[:ONE_HOT_ROWS + 1] if line.strip()]
+    if len(lines) < 3:
+        return None
+    header, *rows = ([cell.strip().strip('"') for cell in line.split(",")] for line in lines)
+    if len(header) < 3 or any(len(row) != len(header) for row in rows[:-1]):
+        return None  # the last line of a peek may be cut
+    if not all(FILE_NAME.search(row[0]) and set(row[1:]) <= {"0", "1"} for row in rows[:-1]):
+        return None
+    return len(header) - 1 if any("1" in row[1:] for row in rows[:-1]) else None
 
 
 def _count_of_class_indices(indices: list[int]) -> int | None:
