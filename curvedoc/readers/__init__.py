@@ -372,11 +372,10 @@ def _numpy_array(path: Path, head: bytes, explicit: bool) -> Source | str | None
     ("train_loss.npy", losses)); an array of Python objects (np.save of a dict: a Keras history) is never loaded,
     since unpickling runs code the file brings."""
     # imported here, as the readers are: they import Source from this module
-    from curvedoc.readers.series import numpy_dtype
-    from curvedoc.readers.textlog import names_a_metric
+    from curvedoc.readers.series import named_for_a_metric, numpy_dtype
 
     dtype = numpy_dtype(head)
-    if dtype is not None and dtype.kind in "biuf" and names_a_metric(path.stem):
+    if dtype is not None and dtype.kind in "biuf" and named_for_a_metric(path):
         return Source("metric-files", path, ((None, path),), explicit)
     if not explicit:
         return None

@@ -355,7 +355,7 @@ def _label_table(text: str) -> int | None:
 def one_hot_classes(text: str) -> int | None:
     """The number of classes of a table of examples and their one-hot labels (a file name, then a 0 or 1 under each
     class's column; an example may have none), or None when ``text`` (its first rows are enough) is no such table."""
-    lines = [line for line in text.splitlines()[:ONE_HOT_ROWS + 1] if line.strip()]
+    lines = [line for line in text.split("\n", ONE_HOT_ROWS + 1)[:ONE_HOT_ROWS + 1] if line.strip()]
     if len(lines) < 3:
         return None
     header, *rows = ([cell.strip().strip('"') for cell in line.split(",")] for line in lines)

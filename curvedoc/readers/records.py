@@ -39,6 +39,11 @@ ORDINAL_WORDS = {"no", "num", "number", "nr", "idx", "index"}
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "current_steps", "iteration", "iter",
                 "time/total_timesteps", "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps",
                 "timestepssofar", "epoch", "frames", "frame", "total_frames", "episode", "generation", "round", "batch")
+# The order a table's step column is looked for in: a counter named global (global_episode beside an episode that
+# starts again with each stage of a curriculum) counts the whole run, whatever it counts
+STEP_COLUMNS_GLOBAL_FIRST = tuple(dict.fromkeys((
+    *(f"global_{name}" for name in STEP_COLUMNS if name.isidentifier() and not name.startswith(("global", "_"))),
+    *STEP_COLUMNS)))
 # Counters a table may log beside its epoch that count batches within it (``Epoch,Batch,Gen Loss``).
 WITHIN_EPOCH_COLUMNS = ("batch", "batch_idx", "iters", "it", "update")
 WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timestamp"}
@@ -185,9 +190,7 @@ def columns_by_lower(columns) -> dict[str, str]:
 
 def find_step_column(columns: list[str]) -> str | None:
     by_lower = columns_by_lower(columns)
-    # a counter named global (global_episode beside an episode that starts again with each stage of a curriculum)
-    # counts the whole run, whatever it counts
-    for name in (*(f"global_{name}" for name in STEP_COLUMNS), *STEP_COLUMNS):
+    for name in STEP_COLUMNS_GLOBAL_FIRST:
         if name in by_lower:
             return by_lower[name]
     # an epoch column named in another language (Época, Epoche, Эпоха), abbreviated (ep) or as its number (epoch_num,

@@ -77,6 +77,14 @@ def _unfilled_cut(builder: RunBuilder, where: Path, curves: list) -> list:
     return [(tag, steps[:filled], values[:filled]) for tag, steps, values in curves]
 
 
+def named_for_a_metric(path: Path) -> bool:
+    """Whether a file's name says what its numbers measure (``train_loss.txt``, ``meanIU.npy``)."""
+    # imported here, as the readers are: the text reader imports this package
+    from curvedoc.readers.textlog import names_a_metric
+
+    return names_a_metric("_".join(tokens(path.stem)))
+
+
 def numpy_dtype(head: bytes) -> np.dtype | None:
     """The element type a .npy file's header (its first bytes) declares, or None when it declares none."""
     stream = io.BytesIO(head)
@@ -155,10 +163,7 @@ def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
     """Whether a text file is one metric's values: a name that says what it measures, then (in the first bytes)
     nothing but numbers, one a line (after the epoch or step it names, or alone) or one list, at least MIN_VALUES
     of them."""
-    # imported here, as the readers are: the text reader imports this package
-    from curvedoc.readers.textlog import names_a_metric
-
-    if not names_a_metric("_".join(tokens(path.stem))):
+    if not named_for_a_metric(path):
         return False
     text = WRAPPED.sub(r"\1", head.decode("utf-8", errors="replace")).strip()
     if counted := _counted(text if whole_file else text.rpartition("\n")[0]):  # the peek may end inside a line

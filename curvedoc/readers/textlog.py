@@ -129,6 +129,7 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -1509,7 +1510,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
             name = _name(f"{reported}_{name.tag}")
         elif name.tag in line.values and split is not None:
             name = _name(f"{split}_{name.tag}")  # a name said again after another split's: that split's
-        elif split in EVALUATION_WORDS and settings is None and _scores(name):
+        elif split in EVALUATION_WORDS and settings is None and name.scores:
             # "Train loss: 0.43 | Val loss: 0.38 | AUROC: 0.92": a line reports its splits in turn, so a score that
             # names none, printed after the validation loss, is the validation's (train scores come before it)
             name = _name(f"{split}_{name.tag}")
@@ -1599,11 +1600,6 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
             return None
         state.best_summary = False
     return text
-
-
-def _scores(name: Name) -> bool:
-    """Whether the name measures how well the model does (an accuracy, an AUROC, an F1), not a loss or a setting."""
-    return name.accuracy or infer_role(name.tag) in (Role.SCORE, Role.TRAIN_ACC)
 
 
 def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
@@ -1791,6 +1787,12 @@ class Name:
     @property
     def names_split(self) -> bool:
         return self.split is not None
+
+    @cached_property
+    def scores(self) -> bool:
+        """Whether the name measures how well the model does (an accuracy, an AUROC, an F1), not a loss or a
+        setting; once per phrase, as the names are kept (see :func:`_name`)."""
+        return self.accuracy or infer_role(self.tag) in (Role.SCORE, Role.TRAIN_ACC)
 
 
 _NAMES: dict[str, Name | None] = {}
