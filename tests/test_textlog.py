@@ -477,6 +477,19 @@ def test_a_step_however_it_is_spelled_places_the_loss(tmp_path, form):
     assert values(run, tag) == pytest.approx([2.0, 1.0, 2 / 3, 0.5])
 
 
+def test_a_sentence_naming_the_epoch_and_the_batch_within_it_places_the_loss_on_one_axis(tmp_path):
+    # an ASR confidence model's train_CEM.py: "Loss at epoch 0 and iteration 500 is 0.219", every 500 of its 1,200
+    # batches an epoch, the batch counter starting over with each epoch
+    text = "".join(f"{name} at epoch {epoch} and iteration {batch} is {value / (epoch + 1)}\n"
+                   for epoch in range(4) for batch in (0, 500, 1000)
+                   for name, value in (("Loss", 0.8), ("NCE Loss", -0.5)))
+    run = read(write(tmp_path / "loss.txt", text))
+    assert set(run.tags) == {"Loss", "NCE_Loss"}
+    loss_steps = steps(run, "Loss")
+    assert len(loss_steps) == 12 and loss_steps == sorted(set(loss_steps))  # epochs counted on, not overwritten
+    assert values(run, "Loss")[:4] == pytest.approx([0.8, 0.8, 0.8, 0.4])
+
+
 def test_each_markdown_section_of_a_log_kept_in_markdown_is_a_run_of_its_own(tmp_path):
     sections = {"DQN": 40, "Hill climbing": 10, "Policy gradient": 25}  # the first goes furthest
     text = "".join(f"#### {name}\n```\n" + "".join(f"Episode {100 * k} Avg: {-1000 + 5 * k:.2f}\n"

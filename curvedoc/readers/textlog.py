@@ -278,12 +278,13 @@ OPENING_COUNTER = re.compile(
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
     r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z]))")
 # A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
-# loss at epoch 3: 0.52", "Average loss for epoch 3: 0.52"), matched at the line's start only: read as the counter,
-# then the name and its value.
+# loss at epoch 3: 0.52", "Average loss for epoch 3: 0.52", "Loss at epoch 0 and iteration 500 is 0.219": the batch
+# within the epoch after it), matched at the line's start only: read as the counter(s), then the name and its value.
 NAME_AT_COUNTER = re.compile(
     rf"[ \t]{{0,20}}(?P<name>(?:{WORD} ){{0,3}}{WORD}) (?:at|in|after|for|@) (?P<counter>(?i:epoch|step|iter|iteration"
-    rf"|batch|episode|update)) (?P<n>\d{{1,12}})(?:\s{{0,3}}[:=]\s{{0,10}}|\s(?:is|was|=)\s{{1,10}})"
-    rf"(?=[-+]?(?:\d|\.\d|nan|NaN|inf|Inf))")
+    rf"|batch|episode|update)) (?P<n>\d{{1,12}})"
+    rf"(?:,?\s{{1,3}}(?:and\s{{1,3}})?(?P<inner>(?i:step|iter|iteration|batch)) (?P<inner_n>\d{{1,12}}))?"
+    rf"(?:\s{{0,3}}[:=]\s{{0,10}}|\s(?:is|was|=)\s{{1,10}})(?=[-+]?(?:\d|\.\d|nan|NaN|inf|Inf))")
 # pycocotools' evaluation summary, printed by most detection and segmentation code (YOLOX, MMDetection, DETR,
 # torchvision's references): `` Average Precision  (AP) @[ IoU=0.50      | area=   all | maxDets=100 ] = 0.237``. Its
 # brackets qualify the measure, they hold no values. Each precision line is read as the name Detectron2 gives it (AP,
@@ -1382,7 +1383,9 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = COUNTER_NUMBER_SIGN.sub(r"\1 ", text)
     if (" at " in text or " in " in text or " after " in text or " for " in text or " @ " in text) and (
             named_first := NAME_AT_COUNTER.match(text)) is not None:
-        text = f"{named_first['counter']} {named_first['n']} {named_first['name']}: {text[named_first.end():]}"
+        inner = f"{named_first['inner']} {named_first['inner_n']} " if named_first["inner"] else ""
+        text = (f"{named_first['counter']} {named_first['n']} {inner}{named_first['name']}: "
+                f"{text[named_first.end():]}")
     if (opening := OPENING_COUNTER.match(text)) is not None:
         if opening["word"]:
             counter = f"{opening['word']} {opening['n'] or opening['bracketed']}"
