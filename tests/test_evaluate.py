@@ -67,6 +67,36 @@ def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsy
     assert main([str(tmp_path / "nothing")]) == 2
 
 
+def test_a_public_run_whose_logs_are_not_on_this_machine_is_left_out_not_missed(tmp_path, capsys):
+    """A machine that restored only some of the public logs scores those it has, and says how many it left out."""
+    folder, data = tmp_path / "labels", tmp_path / "shared"
+    folder.mkdir()
+    (data / "wild-a").mkdir(parents=True)
+    (data / "wild-a" / "metrics.csv").write_text("epoch,loss,val_loss\n" + "".join(
+        f"{epoch},{2 / (epoch + 1):.4f},{2.1 / (epoch + 1):.4f}\n" for epoch in range(12)))
+    (folder / "_parts.json").write_text(json.dumps({"_parts": {"wild-a": "public-a", "wild-b": "public-b"}}))
+    (folder / "wild-a.json").write_text(json.dumps({"runs": {
+        "wild-a/metrics.csv": {"symptoms": [], "healthy": True},
+        "wild-a/gone.csv": {"symptoms": ["spike"], "healthy": False}}}))
+    (folder / "wild-b.json").write_text(json.dumps({"runs": {"wild-b/x.csv": {"symptoms": ["nan_inf"]}}}))
+    scores = evaluate(LabelledSet("public", PUBLIC, folder, data))
+    assert [o.path for o in scores.outcomes] == ["wild-a/metrics.csv"]
+    assert sorted(o.path for o in scores.absent) == ["wild-a/gone.csv", "wild-b/x.csv"]
+    assert scores.per_symptom() == {}  # the absent run's spike is no miss
+    listed = render(scores, verbose=False)
+    assert "public-a: 1 runs (1 more labelled, not on this machine)" in listed
+    assert "left out: 2 labelled public runs whose logs are not on this machine (none of public-b)" in listed
+    assert main([str(folder), "--data", str(data), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["public-a"]["absent"] == 1
+
+
+def test_a_run_of_our_own_corpus_missing_from_the_checkout_is_unreadable_not_absent(tmp_path):
+    (tmp_path / "labels.json").write_text(json.dumps({"gone/run": {"symptoms": ["spike"], "healthy": False}}))
+    scores = evaluate(tmp_path)
+    assert not scores.absent and scores.outcomes[0].problem
+    assert scores.per_symptom()["spike"]["fn"] == 1
+
+
 # Every labelled folder but wild and wild-extra is wild-X, part public-X: the X, in the order the parts were added
 PLAIN_PARTS = ("new fresh s18 dev2 dev3 s19 dev4 s20 dev5 dev6 dev7 dev8 dev9 dev10 dev11 s21 s22 s23 dev12 dev13 "
                "s24 dev14 s25 s26 dev15 s27 dev16 s28 dev17 dev18 s29 dev19 s30 dev20 s31 dev21 s32 s33 dev22 s34 "
