@@ -1201,6 +1201,23 @@ def test_a_step_in_brackets_before_the_first_pair_places_its_line(tmp_path):
     assert not any("restart" in warning or "went back" in warning for warning in run.warnings)
 
 
+def test_the_training_splits_step_in_brackets_after_absls_prefix_places_its_line(tmp_path):
+    # a JAX trainer's absl log (glog's prefix): its settings, a "[Train N/M] {…}" line every 10 of its 1,882 steps,
+    # then a final evaluation's progress through its batches
+    prefix = "I1216 14:22:57.913980 139628846601088"
+    text = (f"{prefix} train.py:184] training_steps: 1882\n" + "".join(
+        f"{prefix} train.py:577] [Train {n}/1882] {{'grads_finite': 1.0, 'train_loss': {1 / n:.6f}}}\n"
+        for n in (10, 20, 30, 40))
+        + "".join(f"{prefix} train.py:398] [Val {n}/287] {{'eval_batch': {n}}}\n" for n in (10, 20)))
+    run = read(write(tmp_path / "train_log.txt", text))
+    assert set(run.tags) == {"grads_finite", "train_loss"}  # the evaluation's batch counts are no curve
+    assert steps(run, "train_loss") == [10, 20, 30, 40]
+    assert values(run, "train_loss") == pytest.approx([0.1, 0.05, 1 / 30, 0.025], rel=1e-4)
+    assert run.roles["train_loss"] == Role.TRAIN_LOSS
+    assert run.meta.hparams["training_steps"] == 1882
+    assert not any("order of the lines" in warning for warning in run.warnings)
+
+
 def test_a_printed_dict_of_settings_is_settings(tmp_path):
     text = (
         "Hyperparameters: {'accum_steps': 8, 'batch': 512, 'model': {'hidden_size': 768}, "

@@ -269,14 +269,19 @@ CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次�
 #   "[0/5][50/1583]\tLoss_D: 1.2"). Without a batch after it the bracket may count a script's stages ("[5/7] Phase 1
 #   - training top layers", "[6/6] Saving model...");
 # - its epoch and its batch, as PyTorch's CIFAR-10 tutorial prints them and the many scripts that grew from it do
-#   ("[1,  2000] loss: 2.187"), a name right after the bracket.
+#   ("[1,  2000] loss: 2.187"), a name right after the bracket;
+# - the training split's step out of the run's steps in brackets, as JAX trainers log through absl ("[Train 10/1882]
+#   {'train_loss': 0.0077}"): read as that split's step. An evaluation's count in brackets may count its batches
+#   ("[Val 5/20]"), so only the training split's is taken.
 # One pattern, matched once at the line's start, case spelled out: this runs on every line.
 OPENING_COUNTER = re.compile(
     r"[ \t]{0,20}(?:(?P<word>[Ee]poch|EPOCH|[Bb]atch|BATCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?|[Ee]pisode"
     r"|EPISODE)(?:(?P<n>\d{1,12})|\[\s{0,3}(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)"
     r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
-    r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z]))")
+    r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z])"
+    r"|\[\s{0,3}(?P<train>[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s{1,3}(?P<train_step>\d{1,12})\s?/\s?(?P<train_steps>\d{1,12})"
+    r"\s{0,3}\])")
 # A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
 # loss at epoch 3: 0.52", "Average loss for epoch 3: 0.52", "Loss at epoch 0 and iteration 500 is 0.219": the batch
 # within the epoch after it), matched at the line's start only: read as the counter(s), then the name and its value.
@@ -365,12 +370,17 @@ LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{
 # A logging prefix: a timestamp, fields the format chose (the host and its rank, ``%(name)s:%(lineno)d``:
 # "olmo.train:990") and the level, then the message. What precedes the level says who wrote the line and when
 LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")  # WARN also begins WARNING
+GLOG_LEVELS = "IWEF"
 LEVEL_NAME = "(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)"
 LOGGING_PREFIX = re.compile(rf"\[?\d{{2,4}}[-/:.]\d{{1,2}}[^\n]{{0,200}}?[\s\[|\-]{LEVEL_NAME}(?:\]|\s?[-|]\s|:\s|\s)")
 # A date and a time alone before the message, a format with no level ("%(asctime)s:\t%(message)s": "2017-08-18
 # 02:43:53,914:\tLoss at step 1: 8.49"); its numbers are when the line was written, no values
 TIMESTAMP_PREFIX = re.compile(r"\[?\d{4}[-/.]\d{1,2}[-/.]\d{1,2}[ T]\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]?"
                               r"(?:\s?[-|:]\s|\s)\s*")
+# glog's prefix, which absl (JAX, TensorFlow research code) and Caffe write too: the level's letter, the month and day,
+# the time, the thread and the source line ("I1216 14:22:57.913980 139628846601088 train.py:577] "); taken off so that
+# what opens the message is read as a line's opening
+GLOG_PREFIX = re.compile(r"[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d{6}\s{1,8}\d{1,20} [\w.\-<>]{1,200}:\d{1,7}\] ")
 # The level first, then the date and the time since the start: "INFO - 09/04/20 07:56:14 - 0:00:27 - " (the
 # LogFormatter of Facebook research code: SwAV, XLM, DINO's kin)
 LEVEL_FIRST_PREFIX = re.compile(rf"{LEVEL_NAME} - \d{{1,4}}[-/.]\d{{1,2}}[-/.]\d{{1,4}} \d{{1,2}}:\d{{2}}:\d{{2}} - "
@@ -1373,6 +1383,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         prefix = LEVEL_FIRST_PREFIX.match(text)
     if prefix is None and (text[:1].isdigit() or text.startswith("[")):
         prefix = TIMESTAMP_PREFIX.match(text)
+    if prefix is None and text[:1] in GLOG_LEVELS and text[1:2].isdigit():
+        prefix = GLOG_PREFIX.match(text)
     if prefix is not None:
         text = text[prefix.end():]
     if "' reached " in text or "' was not in top " in text:
@@ -1391,6 +1403,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             counter = f"{opening['word']} {opening['n'] or opening['bracketed']}"
         elif opening["tutorial_epoch"]:
             counter = f"epoch {opening['tutorial_epoch']} batch {opening['tutorial_batch']} "
+        elif opening["train"]:
+            counter = f"{opening['train']} step {opening['train_step']}/{opening['train_steps']} "
         else:
             batch = f" batch {opening['batch']}/{opening['batches']}" if opening["batch"] else " "
             counter = f"epoch {opening['epoch']}/{opening['total']}{batch}"
