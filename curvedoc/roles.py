@@ -300,8 +300,10 @@ def mark_errors_as_losses(roles: dict[str, Role]) -> None:
     """In a run that logs no loss under that name, gives each regression error it logs (MSE, RMSE, MAE: a
     hand-written loop's "Mean Squared Error", a Keras regression metric) the loss role of its split: it is the
     loss, or what the loss is judged by; when they are all one kind of error, so that a train and a validation
-    error compare (a train MSE beside a validation MAE do not). An error rate (a classifier's "error", WER) is not a
-    loss: left as it is."""
+    error compare (a train MSE beside a validation MAE do not). Errors of several kinds: the one kind the training
+    split logs is what the loop minimises, the loss, and the held-out errors of that kind compare with it; the
+    other kinds are left as they are (a forecaster's ``train_mse_scaled`` beside ``val_rmse`` and ``val_mae``). An
+    error rate (a classifier's "error", WER) is not a loss: left as it is."""
     if any(role in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) for role in roles.values()):
         return
     kinds = {}  # each error's naming words: what kind of error it is
@@ -309,9 +311,11 @@ def mark_errors_as_losses(roles: dict[str, Role]) -> None:
         words = set(tokens(tag))
         if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
             kinds[tag] = frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS))
-    if len(set(kinds.values())) == 1:
-        for tag in kinds:
-            roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
+    trained = {kind for tag, kind in kinds.items() if (split_of(tokens(tag)) or "train") == "train"}
+    if len(set(kinds.values())) == 1 or len(trained) == 1:
+        for tag, kind in kinds.items():
+            if kind in trained or len(set(kinds.values())) == 1:
+                roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
 
 
 def is_perplexity(tag: str) -> bool:

@@ -220,11 +220,23 @@ def test_a_regression_error_is_the_loss_of_a_run_that_logs_none(tags, losses):
     assert {tag: role for tag, role in roles.items() if role != Role.OTHER and role != Role.LR} == losses
 
 
-@pytest.mark.parametrize("tags", [["loss", "val_loss", "val_mae"], ["Train_MSE+L1", "Val_MAE"],
-                                  ["train_error", "val_error"], ["wer", "val_wer"]])
+@pytest.mark.parametrize("tags", [["loss", "val_loss", "val_mae"], ["train_error", "val_error"], ["wer", "val_wer"],
+                                  ["train_mse", "train_mae", "val_mae"]])
 def test_an_error_beside_a_loss_another_kind_of_error_or_an_error_rate_is_no_loss(tags):
     roles = roles_of_run(tags)
     assert all(roles[tag] == Role.OTHER for tag in tags if "loss" not in tag)
+
+
+@pytest.mark.parametrize("tags, losses", [
+    # a forecaster minimising its scaled MSE, judged on held-out RMSE and MAE: the MSE is the loss, the others
+    # are no held-out side of it
+    (["train_mse_scaled", "val_rmse", "val_mae"], {"train_mse_scaled": Role.TRAIN_LOSS}),
+    (["Train_MSE+L1", "Val_MAE"], {"Train_MSE+L1": Role.TRAIN_LOSS}),  # a DDPM baseline: no train/val pair
+    (["mse", "val_mse", "val_mae"], {"mse": Role.TRAIN_LOSS, "val_mse": Role.VAL_LOSS}),
+])
+def test_of_errors_of_several_kinds_the_one_the_training_split_logs_is_the_loss(tags, losses):
+    roles = roles_of_run(tags)
+    assert {tag: role for tag, role in roles.items() if role != Role.OTHER} == losses
 
 
 @pytest.mark.parametrize("tags,adversarial,losses", [
