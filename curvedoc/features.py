@@ -290,9 +290,9 @@ class RunCurves:
 
     @cached_property
     def reinforcement_learning(self) -> bool:
-        """Whether the run trains an agent: its tags name rewards, returns, episodes, a policy or a critic. Its
-        losses are then objectives of a policy and a value function, signed by design and growing with the
-        returns, so they say nothing of progress; its reward does. Ray Tune's bookkeeping of every trial
+        """Whether the run trains an agent: its tags name rewards, returns, episodes, a policy, a critic or a
+        fitness. Its losses are then objectives of a policy and a value function, signed by design and growing with
+        the returns, so they say nothing of progress; its reward does. Ray Tune's bookkeeping of every trial
         (timesteps_since_restore, episodes_total: counters it fills in whatever the trainable) says nothing."""
         return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in self.run.tags if tag not in RAY_TUNE_COUNTERS)
 
@@ -358,6 +358,8 @@ REINFORCEMENT_WORDS = frozenset({
     "advantage", "rollout", "timesteps",
     # an ε-greedy agent's exploration schedule, logged beside its loss (a DQN's epsilon, exploration_rate)
     "epsilon", "exploration",
+    # an evolved agent's reward, its population's fitness (neuroevolution: NEAT, a genetic algorithm's generations)
+    "fitness",
 })
 
 

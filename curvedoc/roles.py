@@ -94,7 +94,7 @@ _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
 # recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl). The FCN paper's "mean IU"
 # (HRNet's MeanIU) is mIoU.
 _SCORE_WORD = re.compile(
-    r"^(?:reward|rewards|rew|return|returns|success|score|scores|f1score|fscore|"
+    r"^(?:reward|rewards|rew|return|returns|fitness|success|score|scores|f1score|fscore|"
     r"m?ap\d*|ap[lms]|precision|prec(?=$)|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
     r"(?:mean)?m?iou|(?:mean)?iu|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
     r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
@@ -396,6 +396,9 @@ _LOSS_ALONE = {"loss", "losses", "acc", "accuracy", "accuracies"} | _PERPLEXITY_
 _PARTIAL_SCORE = re.compile(r"^(precision|prec|recall)(\d+|@\d+)?$")
 # A loss named as the sum of the others (Detectron2's total_loss, a PPO total_loss)
 _TOTAL_WORDS = {"total", "overall", "sum", "combined", "full"}
+# The extremes of a window of episodes or of a population, logged beside its mean: the best or worst one, not the
+# level the run is at
+_EXTREME_WORDS = {"max", "min", "maximum", "minimum", "top", "worst", "highest", "lowest", "peak"}
 # Words that say when or how a loss was logged, not which loss it is (nanoGPT's Loss/iter beside Loss/train)
 _NOT_NAMING_THE_CURVE = {"epoch", "step", "mean", "avg", "iter", "iteration", "it"}
 
@@ -426,17 +429,20 @@ def same_curve_named(tag: str, other: str) -> bool:
 def primary_tag(tags: list[str], n_points: dict[str, int]) -> str | None:
     """The tag a person would plot for a role: a loss before a perplexity of it; the total loss (named ``total``,
     ``overall``, ``sum``, or bare ``loss``) over its components; a headline score (mAP, F1, a return) over
-    precision or recall; then the densest curve."""
+    precision or recall; a mean over the extremes logged beside it (RLlib's ``episode_reward_mean`` over
+    ``episode_reward_max`` and ``_min``, a genetic algorithm's ``Mean Fitness`` over its ``Top Fitness``); then the
+    densest curve."""
     if not tags:
         return None
 
-    def rank(tag: str) -> tuple[int, int, int, int, int, int]:
+    def rank(tag: str) -> tuple[int, int, int, int, int, int, int]:
         words = _naming_words(tag)
         total = (2 if names_a_total(tag) else 1) if words and set(words) <= _LOSS_ALONE else 0
         headline = not any(_PARTIAL_SCORE.match(w) for w in words)
+        typical = _EXTREME_WORDS.isdisjoint(words)
         # among terms, one that names no known term is the model's own loss (a VAE's loss_vae beside loss_kl)
         unnamed_term = not (_KNOWN_TERM_WORDS & set(words))
-        return (not is_perplexity(tag), total, headline, unnamed_term, n_points.get(tag, 0), -len(tag))
+        return (not is_perplexity(tag), total, headline, typical, unnamed_term, n_points.get(tag, 0), -len(tag))
 
     return max(tags, key=rank)
 

@@ -275,6 +275,14 @@ def test_primary_tag_prefers_the_total_loss_then_the_densest_curve():
     assert primary_tag([], {}) is None
 
 
+def test_a_mean_score_is_primary_over_the_extremes_logged_beside_it():
+    rllib = ["episode_reward_max", "episode_reward_min", "episode_reward_mean"]
+    assert primary_tag(rllib, dict.fromkeys(rllib, 50)) == "episode_reward_mean"
+    assert primary_tag(["Top Fitness", "Mean Fitness"], {}) == "Mean Fitness"
+    assert primary_tag(["eval/max_reward", "eval/mean_reward"], {}) == "eval/mean_reward"
+    assert infer_role("Mean Fitness") == Role.SCORE
+
+
 def test_a_loss_named_total_is_primary_over_its_components():
     detectron2 = ["loss_box_reg", "loss_cls", "loss_mask", "loss_rpn_cls", "loss_rpn_loc", "total_loss"]
     assert primary_tag(detectron2, dict.fromkeys(detectron2, 16)) == "total_loss"

@@ -312,6 +312,19 @@ def test_a_per_class_score_of_three_examples_is_no_collapse_of_the_run():
     assert "CD402" not in {f.code for f in diagnose_run(run)}
 
 
+def test_an_evolved_populations_mean_fitness_that_collapses_is_a_spike():
+    """A genetic algorithm evolving Breakout agents (a public training_log.csv: Generation, Top Fitness, Mean
+    Fitness): the mean fitness climbs to ~125 with ±20 between generations, then falls to ~15 at generation 346 and
+    stays there. Its fitness is the agents' reward; the population's mean, not its best agent, is its level."""
+    rng = np.random.default_rng(7)
+    climbed = np.r_[np.linspace(1, 125, 300), np.full(45, 125.0), np.full(100, 15.0)]
+    mean = climbed + rng.normal(0, 20, len(climbed)) * climbed / 125
+    top = 8 * climbed + rng.normal(0, 250, len(climbed))
+    (finding,) = [f for f in diagnose_run(synthetic({"Top Fitness": top, "Mean Fitness": mean})) if f.code == "CD402"]
+    assert finding.tags == ["Mean Fitness"] and 300 <= finding.step <= 346
+    assert "CD402" not in codes(synthetic({"Top Fitness": top[:345], "Mean Fitness": mean[:345]}))
+
+
 def test_a_noisy_reward_that_climbs_is_no_collapse():
     rng = np.random.default_rng(6)
     reward = np.linspace(-500, 200, 3000) + rng.normal(0, 120, 3000)  # per-episode returns: noisy by nature
