@@ -95,7 +95,7 @@ _CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
 # (HRNet's MeanIU) is mIoU.
 _SCORE_WORD = re.compile(
     r"^(?:reward|rewards|rew|return|returns|fitness|success|score|scores|f1score|fscore|"
-    r"m?ap\d*|ap[lms]|precision|prec(?=$)|recall|ndcg|mrr|hits?(?=@)|f[12]|fbeta|"
+    r"m?ap\d*|ap[lms]|precision|prec(?=$)|recall|ndcg|mrr|hits?(?=@)|f[12]|fb1|fbeta|"
     r"(?:mean)?m?iou|(?:mean)?iu|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
     r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
 )

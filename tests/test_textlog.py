@@ -1218,6 +1218,31 @@ def test_the_training_splits_step_in_brackets_after_absls_prefix_places_its_line
     assert not any("order of the lines" in warning for warning in run.warnings)
 
 
+def conlleval(accuracy: float, f1: float) -> str:
+    """What conlleval prints for one evaluation of a named-entity tagger: counts, totals, one line per entity type."""
+    return (f"processed 74542 tokens with 5600 phrases; found: 5611 phrases; correct: 5570.\n"
+            f"accuracy: {accuracy:6.2f}%; precision: {f1:6.2f}%; recall: {f1:6.2f}%; FB1: {f1:6.2f}\n"
+            + "".join(f"{kind:>17}: precision: {f1:6.2f}%; recall: {f1:6.2f}%; FB1: {f1:6.2f}  {count}\n"
+                      for kind, count in (("FOREST", 2873), ("PARK", 6627), ("UNIT", 6518))))
+
+
+def test_conllevals_totals_are_the_scores_of_the_split_its_heading_names(tmp_path):
+    # a Chinese NER repository's log (logging's prefix on every line): after each epoch the dev and the test split
+    # are tagged and scored by conlleval under an "evaluate:<split>" heading; no line names a step
+    prefix = "2020-02-10 21:04:50,178 - log\\train.log - INFO - "
+    evaluations = [(7.9, 0.0), (62.0, 66.0), (82.0, 71.0), (99.95, 99.3)]
+    text = "".join(f"{prefix}evaluate:{split}\n" + "".join(prefix + line + "\n" for line in conlleval(a, f).splitlines())
+                   + (f"{prefix}new best {split} f1 score:{f:.3f}\n" if f else "")
+                   for a, f in evaluations for split in ("dev", "test"))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {f"{split}_{name}" for split in ("dev", "test")
+                             for name in ("accuracy", "precision", "recall", "FB1")}
+    assert values(run, "test_accuracy") == pytest.approx([a for a, _ in evaluations])
+    assert run.roles["dev_accuracy"] == Role.VAL_ACC and run.roles["test_accuracy"] == Role.TEST_ACC
+    assert run.roles["dev_FB1"] == Role.SCORE  # the entity types' own lines are no points of it
+    assert len(values(run, "dev_FB1")) == len(evaluations)
+
+
 def test_a_printed_dict_of_settings_is_settings(tmp_path):
     text = (
         "Hyperparameters: {'accum_steps': 8, 'batch': 512, 'model': {'hidden_size': 768}, "

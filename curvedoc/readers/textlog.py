@@ -299,6 +299,17 @@ COCO_SUMMARY = re.compile(
     r"\s{0,10}Average (?:Precision|Recall)\s{1,10}\((?P<measure>AP|AR)\) @\[ IoU=(?P<iou>[\d.:]{1,12})\s{0,10}\| "
     r"area=\s{0,10}(?P<area>all|small|medium|large) \| maxDets=\s{0,10}\d{1,6} \] = (?P<value>-?\d+(?:\.\d+)?)\s*$")
 COCO_AREAS = {"small": "s", "medium": "m", "large": "l"}
+# The CoNLL shared task's conlleval summary (conlleval.pl, and its Python ports that NER repositories vendor):
+# "processed 74542 tokens with 5600 phrases; found: 16018 phrases; correct: 0.", the totals ("accuracy:  7.92%;
+# precision:   0.00%; recall:   0.00%; FB1:   0.00") and a line for each entity type ("FOREST: precision: …  2873")
+CONLLEVAL_COUNTS = re.compile(r"\s{0,10}processed \d{1,12} tokens with \d{1,12} phrases; found: \d{1,12} phrases; "
+                              r"correct: \d{1,12}\.?\s*$")
+CONLLEVAL_OVERALL = re.compile(
+    r"\s{0,10}accuracy:\s{0,10}(?P<accuracy>\d{1,3}(?:\.\d{1,6})?%);\s{0,4}precision:\s{0,10}(?P<precision>\d{1,3}"
+    r"(?:\.\d{1,6})?%);\s{0,4}recall:\s{0,10}(?P<recall>\d{1,3}(?:\.\d{1,6})?%);\s{0,4}FB1:\s{0,10}"
+    r"(?P<FB1>\d{1,3}(?:\.\d{1,6})?)\s*$")
+CONLLEVAL_TYPE = re.compile(r"\s{0,40}\S{1,100}: precision:\s{0,10}[\d.]{1,12}%;\s{0,4}recall:\s{0,10}[\d.]{1,12}%;"
+                            r"\s{0,4}FB1:\s{0,10}[\d.]{1,12}\s{1,10}\d{1,12}\s*$")
 # A number sign between a counter and its number ("Epoch #3", "step # 500")
 COUNTER_NUMBER_SIGN = re.compile(r"(?i)(?<![\w.\-/])(epoch|step|iter|iteration|batch|episode)\s{0,3}#\s{0,3}(?=\d)")
 # A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
@@ -1141,6 +1152,7 @@ class _Reading:
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
         self.running_record: int | None = None  # the last record of a held-out pass's running averages
         self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
+        self.split_named: str | None = None  # the split the last line without values named last ("evaluate:test")
         self.fenced_epochs: bool | None = None  # whether a number alone between fences is an epoch (see read_line)
         # the split the last heading with an epoch or step named (see take) and the last point placed: a loop that
         # prints its train and its validation results alike, each under such a heading, says which is which only there
@@ -1169,6 +1181,8 @@ class _Reading:
         a Markdown heading (a log kept in Markdown, a section for each experiment), closes the run before it."""
         if "maxDets" in text and COCO_SUMMARY.match(text):
             return  # a recall line of pycocotools' summary, or one without objects of its size: the block goes on
+        if (named := _last_split_named(text)) is not None:
+            self.split_named = named
         self.evaluation = None
         if self.started and len(self.parsed.placed) and (NEXT_RUN_HEADING.search(text) or MARKDOWN_HEADING.match(text)):
             self.parsed.ends.append(len(self.parsed.placed) - 1)
@@ -1603,6 +1617,8 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
         return f"val_mAP{darknet['iou']} {darknet['map']}"
     if text.startswith("class_id = "):
         return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
+    if "; FB1:" in text or " phrases; correct: " in text:
+        return _conlleval_line(text, state)
     if "maxDets" in text and (coco := COCO_SUMMARY.match(text)) is not None:
         return _coco_summary(coco)
     if text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
@@ -1619,12 +1635,32 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
     return text
 
 
+def _conlleval_line(text: str, state: _Reading) -> str | None:
+    """A line of the CoNLL shared task's ``conlleval`` summary, which named-entity taggers print after each
+    evaluation: its totals as the pairs of the split the heading before it named ("evaluate:dev", else validation:
+    conlleval scores a tagged evaluation file); the count of tokens and phrases and each entity type's breakdown
+    are no scores of the run."""
+    overall = CONLLEVAL_OVERALL.match(text)
+    if overall is None:
+        return None if CONLLEVAL_COUNTS.match(text) or CONLLEVAL_TYPE.match(text) else text
+    split = state.split_named if state.split_named in EVALUATION_WORDS else "val"
+    return " ".join(f"{split}_{name}: {overall[name]}" for name in ("accuracy", "precision", "recall", "FB1"))
+
+
 def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
     """Whether the only word before the line's first name is the training split's, as a label of the line
     (``  Train — Acc: 0.6222  F1: 0.6129`` under ``Epoch 001/60 | Loss: 1.19``; its ``Test — Acc: …`` after
     it)."""
     words = re.findall(r"[A-Za-z]+", text[:min(start for start, _ in spans)]) if spans else []
     return len(words) == 1 and words[0].lower() in SPLIT_WORDS - EVALUATION_WORDS
+
+
+def _last_split_named(text: str) -> str | None:
+    """The split a line names last, as a word of its own: the data split after the verb ("evaluate:test")."""
+    named = None
+    for named in SPLIT_WORD.finditer(text):
+        pass
+    return named.group().lower() if named is not None else None
 
 
 def _split_named(text: str) -> str | None:
