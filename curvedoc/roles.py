@@ -79,6 +79,9 @@ _LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}
 _KNOWN_TERM_WORDS = _LOSS_TERM_WORDS | {"mmd", "reg", "regularization", "l1", "l2", "aux", "box", "bbox", "cls",
                                         "obj", "dfl", "iou", "giou", "mask", "rpn", "seg", "ctc", "commitment",
                                         "vq", "perceptual", "adv", "gp"}
+# YOLOv10's results.csv: each loss term of its one-to-many ("om") and one-to-one ("oo") heads
+_YOLO_TERMS = {"box", "cls", "dfl"}
+_YOLO_HEADS = {"om", "oo"}
 # BasicSR and the image-restoration code built on it (Real-ESRGAN, GFPGAN, pyiqa) name each loss term l_<name>:
 # l_pix, l_percep, l_g_gan, l_d_real, l_mos
 _BASICSR_LOSS = "l"
@@ -230,7 +233,8 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.OTHER  # best_g_loss, val/best_acc: the curve's running extreme, which measures nothing new
     # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
     measured = [singular(w) for w in words]
-    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or (
+    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or _yolo_head_term(
+            words) or (
             _BASICSR_LOSS in words[:-1]) or (
             (_LOSS_TERM_WORDS | _CROSS_ENTROPY_WORDS) & set(words) and not _ACC_WORDS & set(words)) or (
             {"cross", "entropy"} <= set(words)):
@@ -248,6 +252,12 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.OTHER
     split = split_of(words) or (split_of(tokens(split)) if split else None) or "train"
     return Role(f"{split}_{kind}")
+
+
+def _yolo_head_term(words: list[str]) -> bool:
+    """YOLOv10's loss terms, each named for its head without the word loss: ``train/box_om`` (the one-to-many
+    head's box term), ``val/cls_oo`` (the one-to-one head's class term)."""
+    return any(term in _YOLO_TERMS and head in _YOLO_HEADS for term, head in itertools.pairwise(words))
 
 
 def _names_a_score(tag: str, words: list[str]) -> bool:

@@ -275,6 +275,15 @@ def test_primary_tag_prefers_the_total_loss_then_the_densest_curve():
     assert primary_tag([], {}) is None
 
 
+@pytest.mark.parametrize("tag, role", [
+    ("train/box_om", Role.TRAIN_LOSS), ("train/dfl_oo", Role.TRAIN_LOSS), ("val/cls_oo", Role.VAL_LOSS),
+    ("val/box_om", Role.VAL_LOSS), ("zoom", Role.OTHER), ("box_size", Role.OTHER),
+])
+def test_yolov10s_terms_of_its_two_heads_are_losses(tag, role):
+    # YOLOv10's results.csv names each loss term for its head, one-to-many (om) and one-to-one (oo), without "loss"
+    assert infer_role(tag) == role
+
+
 def test_a_mean_score_is_primary_over_the_extremes_logged_beside_it():
     rllib = ["episode_reward_max", "episode_reward_min", "episode_reward_mean"]
     assert primary_tag(rllib, dict.fromkeys(rllib, 50)) == "episode_reward_mean"
