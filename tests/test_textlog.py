@@ -467,6 +467,7 @@ def test_each_common_line_form(tmp_path, text, expected):
     "step_num: {n}, loss: {loss}",
     "Step Number: {n}, Loss: {loss}",
     "batch_index={n} loss={loss}",
+    "Iteration step: {n}, loss: {loss}",
 ])
 def test_a_step_however_it_is_spelled_places_the_loss(tmp_path, form):
     text = "".join(form.format(n=100 * i, loss=2.0 / (i + 1)) + "\n" for i in range(4))
@@ -488,6 +489,19 @@ def test_a_sentence_naming_the_epoch_and_the_batch_within_it_places_the_loss_on_
     loss_steps = steps(run, "Loss")
     assert len(loss_steps) == 12 and loss_steps == sorted(set(loss_steps))  # epochs counted on, not overwritten
     assert values(run, "Loss")[:4] == pytest.approx([0.8, 0.8, 0.8, 0.4])
+
+
+def test_a_top_k_accuracy_written_in_words_is_one_name(tmp_path):
+    # an ImageNet-style log: "Epoch: e/50, Iteration step: s, loss: x" lines, then each epoch's top-1 and top-5
+    text = "".join(f"Epoch: {epoch}/50, Iteration step: {1300 * (epoch + 1)}, loss: {5 - epoch:.3f}\n"
+                   f"==============Epoch: {epoch}/50,top 1 acc: {0.03 * (epoch + 1):.4f}==============\n"
+                   f"==============Epoch: {epoch}/50,top 5 acc: {0.12 * (epoch + 1):.4f}==============\n"
+                   for epoch in range(4))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "top1_acc", "top5_acc"}
+    assert values(run, "top1_acc") == pytest.approx([0.03, 0.06, 0.09, 0.12])
+    assert values(run, "top5_acc") == pytest.approx([0.12, 0.24, 0.36, 0.48])
+    assert steps(run, "loss") == [1300, 2600, 3900, 5200]
 
 
 def test_each_markdown_section_of_a_log_kept_in_markdown_is_a_run_of_its_own(tmp_path):

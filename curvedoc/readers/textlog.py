@@ -310,6 +310,9 @@ CONLLEVAL_OVERALL = re.compile(
     r"(?P<FB1>\d{1,3}(?:\.\d{1,6})?)\s*$")
 CONLLEVAL_TYPE = re.compile(r"\s{0,40}\S{1,100}: precision:\s{0,10}[\d.]{1,12}%;\s{0,4}recall:\s{0,10}[\d.]{1,12}%;"
                             r"\s{0,4}FB1:\s{0,10}[\d.]{1,12}\s{1,10}\d{1,12}\s*$")
+# A top-k accuracy or error written in words ("top 1 acc: 0.0354", "Top 5 Error"): one name, top1_acc, whose k is no
+# value of a name "top"
+TOP_K_SPACED = re.compile(r"(?<![\w.])(?P<top>[Tt]op|TOP) (?P<k>\d{1,2}) (?P<measure>(?i:acc(?:uracy)?|err(?:or)?))\b")
 # A number sign between a counter and its number ("Epoch #3", "step # 500")
 COUNTER_NUMBER_SIGN = re.compile(r"(?i)(?<![\w.\-/])(epoch|step|iter|iteration|batch|episode)\s{0,3}#\s{0,3}(?=\d)")
 # A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
@@ -1407,6 +1410,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = text[process.end():]
     if "#" in text:
         text = COUNTER_NUMBER_SIGN.sub(r"\1 ", text)
+    if "op " in text and (" acc" in text or " err" in text):
+        text = TOP_K_SPACED.sub(r"\g<top>\g<k>_\g<measure>", text)
     if (" at " in text or " in " in text or " after " in text or " for " in text or " @ " in text) and (
             named_first := NAME_AT_COUNTER.match(text)) is not None:
         inner = f"{named_first['inner']} {named_first['inner_n']} " if named_first["inner"] else ""
@@ -1897,6 +1902,8 @@ def _x_kind(tag: str) -> str | None:
         return "epoch"
     if len(core) == 1 and core[0] in STEP_KEYS:
         return "global_step" if core[0] == "step" and "global" in lowered else core[0]
+    if len(core) == 2 and core[1] == "step" and core[0] in ("iteration", "iter"):
+        return "step"  # "Epoch: 0/50, Iteration step: 1300, loss: 5.22": the optimiser's step
     return None
 
 
