@@ -90,6 +90,14 @@ def test_a_history_without_a_row_is_a_one_line_error(tmp_path):
     assert "\n" not in str(error.value)
 
 
+def test_a_row_whose_step_is_no_number_is_skipped(tmp_path):
+    path = tmp_path / "loss.dat"
+    path.write_text(HEADER + "0 1.0 1.1 0.5\nnan 0.5 0.6 0.6\n100 0.2 0.3 0.7\n")
+    (run,) = curvedoc.load(path)
+    assert list(run.series("train_loss")["step"]) == [0, 100]
+    assert any("1 line(s) that are not a row" in warning for warning in run.warnings)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_cut_or_corrupted_loss_histories_only_give_curvedoc_errors(tmp_path, data):

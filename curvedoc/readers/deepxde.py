@@ -72,7 +72,8 @@ def _numeric_rows(lines: list[str], path, builder: RunBuilder, cut: bool) -> lis
         except ValueError:
             skipped.append(number)
             continue
-        if len(row) < 3 or (rows and len(row) != len(rows[0])):
+        # a step that is no finite number ("nan 0.1 0.2", a corrupted cell) places no row
+        if len(row) < 3 or not math.isfinite(row[0]) or (rows and len(row) != len(rows[0])):
             skipped.append(number)
             continue
         rows.append(row)
