@@ -92,7 +92,7 @@ RUNNING_BEST = "best"
 RESTATED_WORDS = {RUNNING_BEST, "keeping", "kept", "previous", "prev"}
 # A cross-entropy named as such, without the word "loss" (Keras's categorical_crossentropy metric, torchmetrics'
 # val_cross_entropy, xent, ce); "entropy" alone is a policy's or a prediction's, no loss
-_CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce"}
+_CROSS_ENTROPY_WORDS = {"crossentropy", "xent", "ce", "bce"}  # bce: binary cross-entropy
 # One word of a tag naming a higher-is-better metric; digits and @k after a stem are its variants (mAP50, AP75,
 # recall@10, rouge2, rougeLsum, f1). Detectron2 splits AP by object size (APs, APm, APl). The FCN paper's "mean IU"
 # (HRNet's MeanIU) is mIoU.
@@ -100,7 +100,8 @@ _SCORE_WORD = re.compile(
     r"^(?:reward|rewards|rew|return|returns|fitness|success|score|scores|f1score|fscore|"
     r"m?ap\d*|ap[lms]|precision|prec(?=$)|recall|ndcg|mrr|hits?(?=@)|f[12]|fb1|fbeta|"
     r"(?:mean)?m?iou|(?:mean)?iu|jaccard|dice|bleu|sacrebleu|rouge[a-z]*|meteor|cider|chrf|bertscore|"
-    r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc)(?:\d+|@\d+)?$"
+    r"auc|auroc|auprc|roc|exact|psnr|ssim|r2|mcc|kappa|spearmanr?|pearsonr?|srcc|plcc|krcc|sensitivity|specificity)"
+    r"(?:\d+|@\d+)?$"
 )
 # ... and those of them only an evaluation computes, never a training batch
 _EVALUATION_SCORE_WORD = re.compile(
@@ -266,8 +267,13 @@ def _names_a_score(tag: str, words: list[str]) -> bool:
 
 
 def _score_candidates(tag: str, words: list[str]) -> set[str]:
-    # camelCase splitting breaks "mIoU" into m, io, u: the unsplit words are tried too
-    return set(words) | set(tokens(tag.lower()))
+    # camelCase splitting breaks "mIoU" into m, io, u: the unsplit words are tried too; Keras names its MeanIoU
+    # metric the same way, "mean_io_u" (and IoU "io_u"), whose io and u are one word
+    candidates = set(words) | set(tokens(tag.lower()))
+    if "io" in candidates and "u" in candidates:
+        candidates.update(first + second for first, second in itertools.pairwise(tokens(tag.lower()))
+                          if (first, second) == ("io", "u"))
+    return candidates
 
 
 def is_evaluation_score(tag: str) -> bool:

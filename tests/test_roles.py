@@ -57,12 +57,14 @@ SCORES = [
     "eval_f1", "val_f1_score", "eval_precision", "eval_recall", "val/mIoU", "mean_iou", "eval_bleu", "eval_rouge1",
     "eval_rougeLsum", "val_auc", "roc_auc", "eval_exact_match", "eval_exact", "dice_score", "dice_coef",
     "val_dice", "score", "val_score", "recall@10", "ndcg@10", "psnr", "r2", "Train Prec", "Valid Prec",
+    # Keras names MeanIoU and IoU mean_io_u and io_u; a medical classifier's sensitivity and specificity
+    "mean_io_u", "val_mean_io_u", "binary_io_u", "val_sensitivity", "specificity",
 ]
 NOT_SCORES = {
     "dice_loss": Role.TRAIN_LOSS, "giou_loss": Role.TRAIN_LOSS, "train/reward_loss": Role.TRAIN_LOSS,
     "rollout/ep_len_mean": Role.OTHER, "train/explained_variance": Role.OTHER, "rollout/ep_rew_std": Role.OTHER,
     "fast_rcnn/false_negative": Role.OTHER, "eval_wer": Role.OTHER, "feature_maps": Role.OTHER,
-    "train/ent_coef": Role.OTHER, "time/fps": Role.OTHER,
+    "train/ent_coef": Role.OTHER, "time/fps": Role.OTHER, "radio_u": Role.OTHER,
 }
 # Detectron2, HF SFT and RL logs: where the loss and accuracy roles go
 LOSSES_AND_ACCURACIES = {
@@ -74,6 +76,7 @@ LOSSES_AND_ACCURACIES = {
     "train/value_loss": Role.TRAIN_LOSS, "train/policy_gradient_loss": Role.TRAIN_LOSS,
     "train/entropy_loss": Role.TRAIN_LOSS, "Loss/pi": Role.TRAIN_LOSS, "Conductor_Copper_loss": Role.TRAIN_LOSS,
     "initial_phi_port_port1_loss": Role.TRAIN_LOSS, "mean_loss": Role.TRAIN_LOSS,
+    "train_bce": Role.TRAIN_LOSS, "val_bce": Role.VAL_LOSS,  # a binary cross-entropy by its initials
 }
 PERPLEXITIES = {
     "ppl": Role.TRAIN_LOSS, "train/ppl": Role.TRAIN_LOSS, "perplexity": Role.TRAIN_LOSS, "val_ppl": Role.VAL_LOSS,
