@@ -421,6 +421,15 @@ def test_lists_that_are_not_numbers_are_no_curves(tmp_path):
     assert any(warning.endswith("not read as curves: per_class_acc") for warning in run.warnings)
 
 
+def test_a_list_never_appended_to_is_said_to_be_empty(tmp_path):
+    # a colourisation GAN's history declares its G_gan and G_l1 lists and never fills them
+    path = write_json(tmp_path / "train_history.json", {"G_loss": LOSS, "D_loss": LOSS, "G_gan": [], "G_l1": []})
+    run = load_one(path)
+    assert sorted(run.tags) == ["D_loss", "G_loss"]
+    assert any(warning.endswith("empty lists, nothing logged under them: G_gan, G_l1") for warning in run.warnings)
+    assert not any("not lists of numbers" in warning for warning in run.warnings)
+
+
 def test_a_train_and_held_out_loss_beside_saved_reports_and_a_config_are_a_history(tmp_path):
     """A script that saves its train and validation losses with the classification reports of several models and
     its config in one object: the two loss lists of equal length make it a history however many objects sit

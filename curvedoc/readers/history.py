@@ -121,7 +121,12 @@ def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | No
     outer = document if isinstance(document, dict) and history is not document else {}
     for tag, (steps, values) in history_curves(history, outer, lambda message: builder.warn(f"{path}: {message}")):
         builder.add(tag, steps, values)
-    not_curves = [key for key, value in history.items() if isinstance(value, list) and not _is_number_list(value)]
+    lists = {key: value for key, value in history.items() if isinstance(value, list)}
+    empty = [key for key, value in lists.items() if not value]
+    not_curves = [key for key, value in lists.items() if value and not _is_number_list(value)]
+    if empty:
+        # a list the script declared and never appended to: a term it stopped logging
+        builder.warn(f"{path}: empty lists, nothing logged under them: {listed(empty)}")
     if not_curves:
         builder.warn(f"{path}: not lists of numbers (per-class arrays, names …), so not read as curves: "
                      f"{listed(not_curves)}")
