@@ -218,6 +218,21 @@ class Scores:
         return (true_pos / (true_pos + false_pos) if true_pos + false_pos else math.nan,
                 true_pos / (true_pos + false_neg) if true_pos + false_neg else math.nan)
 
+    def pooled(self) -> dict[str, Scores]:
+        """The public parts taken together, development apart from FINAL: the figures a change is judged by, where
+        each part alone holds a few runs of each symptom."""
+        def of(outcomes: list[Outcome], final: bool) -> list[Outcome]:
+            return [o for o in outcomes if o.part.startswith(PUBLIC) and (o.part in FINAL_PARTS) == final]
+
+        groups = {"public development (pooled)": False, "public FINAL (pooled)": True}
+        return {name: Scores(of(self.outcomes, final), of(self.absent, final)) for name, final in groups.items()
+                if of(self.outcomes, final)}
+
+    def totals(self) -> tuple[int, int, int]:
+        """Labelled symptoms found, findings that are false, labelled symptoms missed."""
+        rows = self.per_symptom().values()
+        return tuple(sum(row[key] for row in rows) for key in ("tp", "fp", "fn"))
+
     def false_alarm_rate(self) -> tuple[int, int]:
         healthy = [o for o in self.outcomes if o.healthy]
         return sum(bool(o.detected) for o in healthy), len(healthy)
@@ -346,6 +361,13 @@ def render(scores: Scores, verbose: bool) -> str:
             lines.append(f"  class count ({counts.pop('known')} runs with a known count): "
                          + "; ".join(f"{name} {number}" for name, number in counts.items()))
         lines.extend(f"  unreadable: {o.path}: {o.problem}" for o in part_scores.outcomes if o.problem)
+    for name, group in scores.pooled().items():
+        alarms, healthy = group.false_alarm_rate()
+        found, false, missed = group.totals()
+        (precision, recall), (micro_precision, micro_recall) = group.macro(), group.micro()
+        lines.append(f"{name}: {len(group.outcomes)} runs; {found} found, {false} false, {missed} missed; macro "
+                     f"{_number(precision)} / {_number(recall)}, micro {_number(micro_precision)} / "
+                     f"{_number(micro_recall)}; healthy runs alarmed {alarms} of {healthy}")
     if scores.absent:
         wholly = sorted({o.part for o in scores.absent} - set(parts))
         lines.append(f"left out: {len(scores.absent)} labelled public runs whose logs are not on this machine"
@@ -380,8 +402,7 @@ def _number(value: float) -> str:
 
 def scores_json(scores: Scores) -> dict:
     document = {}
-    for part in scores.parts():
-        part_scores = scores.of_part(part)
+    for part, part_scores in [(part, scores.of_part(part)) for part in scores.parts()] + list(scores.pooled().items()):
         alarms, healthy = part_scores.false_alarm_rate()
         precision, recall = part_scores.macro()
         micro_precision, micro_recall = part_scores.micro()

@@ -59,6 +59,20 @@ def test_micro_scores_count_every_label_of_every_run_together():
     assert "| micro (all labels together) | 0.67 | 0.67 |" in render(scores, verbose=False)
 
 
+def test_the_public_parts_are_pooled_development_apart_from_final():
+    scores = Scores([Outcome("a", {"spike"}, {"spike"}, False, part="public-dev2"),
+                     Outcome("b", set(), {"spike"}, True, part="public-dev3"),
+                     Outcome("c", {"overfitting"}, set(), False, part="public-s21"),
+                     Outcome("d", set(), set(), True, part=TUNING)])
+    pooled = scores.pooled()
+    assert [len(group.outcomes) for group in pooled.values()] == [2, 1]
+    assert pooled["public development (pooled)"].totals() == (1, 1, 0)
+    listed = render(scores, verbose=False)
+    assert ("public development (pooled): 2 runs; 1 found, 1 false, 0 missed; macro 0.50 / 1.00, micro 0.50 / 1.00; "
+            "healthy runs alarmed 1 of 1") in listed
+    assert "public FINAL (pooled): 1 runs; 0 found, 0 false, 1 missed" in listed
+
+
 def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps({"runs": {}}))
