@@ -234,8 +234,8 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.OTHER  # best_g_loss, val/best_acc: the curve's running extreme, which measures nothing new
     # a script's lists of them are named in the plural (train_losses, val_accs, accuracies)
     measured = [singular(w) for w in words]
-    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or _yolo_head_term(
-            words) or (
+    if loss or any(w == "loss" or w.endswith("loss") or w in _PERPLEXITY_WORDS for w in measured) or (
+            _yolo_head_term(words)) or (
             _BASICSR_LOSS in words[:-1]) or (
             (_LOSS_TERM_WORDS | _CROSS_ENTROPY_WORDS) & set(words) and not _ACC_WORDS & set(words)) or (
             {"cross", "entropy"} <= set(words)):
@@ -270,10 +270,7 @@ def _score_candidates(tag: str, words: list[str]) -> set[str]:
     # camelCase splitting breaks "mIoU" into m, io, u: the unsplit words are tried too; Keras names its MeanIoU
     # metric the same way, "mean_io_u" (and IoU "io_u"), whose io and u are one word
     candidates = set(words) | set(tokens(tag.lower()))
-    if "io" in candidates and "u" in candidates:
-        candidates.update(first + second for first, second in itertools.pairwise(tokens(tag.lower()))
-                          if (first, second) == ("io", "u"))
-    return candidates
+    return candidates | {"iou"} if {"io", "u"} <= candidates else candidates
 
 
 def is_evaluation_score(tag: str) -> bool:

@@ -1662,10 +1662,8 @@ def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
 
 def _last_split_named(text: str) -> str | None:
     """The split a line names last, as a word of its own: the data split after the verb ("evaluate:test")."""
-    named = None
-    for named in SPLIT_WORD.finditer(text):
-        pass
-    return named.group().lower() if named is not None else None
+    named = SPLIT_WORD.findall(text)
+    return named[-1].lower() if named else None
 
 
 def _split_named(text: str) -> str | None:
