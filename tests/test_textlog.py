@@ -468,6 +468,8 @@ def test_each_common_line_form(tmp_path, text, expected):
     "Step Number: {n}, Loss: {loss}",
     "batch_index={n} loss={loss}",
     "Iteration step: {n}, loss: {loss}",
+    "INFO:__main__:[{n}] loss: {loss}",  # Python logging's default format: level, logger name, message
+    "INFO:tensorflow:[  {n}] | loss  {loss}",  # the step padded in its brackets, a bar after them
 ])
 def test_a_step_however_it_is_spelled_places_the_loss(tmp_path, form):
     text = "".join(form.format(n=100 * i, loss=2.0 / (i + 1)) + "\n" for i in range(4))

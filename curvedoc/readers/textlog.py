@@ -391,6 +391,9 @@ LOGGING_PREFIX = re.compile(rf"\[?\d{{2,4}}[-/:.]\d{{1,2}}[^\n]{{0,200}}?[\s\[|\
 # 02:43:53,914:\tLoss at step 1: 8.49"); its numbers are when the line was written, no values
 TIMESTAMP_PREFIX = re.compile(r"\[?\d{4}[-/.]\d{1,2}[-/.]\d{1,2}[ T]\d{1,2}:\d{2}:\d{2}(?:[.,]\d{1,6})?\]?"
                               r"(?:\s?[-|:]\s|\s)\s*")
+# Python logging's default format, "%(levelname)s:%(name)s:%(message)s" (logging.basicConfig() as it comes, and
+# TensorFlow 1's tf.logging): "INFO:root:", "INFO:__main__:", "INFO:tensorflow:" before the message
+DEFAULT_LOGGING_PREFIX = re.compile(rf"{LEVEL_NAME}:[\w.\-<>]{{1,200}}:")
 # glog's prefix, which absl (JAX, TensorFlow research code) and Caffe write too: the level's letter, the month and day,
 # the time, the thread and the source line ("I1216 14:22:57.913980 139628846601088 train.py:577] "); taken off so that
 # what opens the message is read as a line's opening
@@ -432,9 +435,10 @@ SPLIT_COUNTER = re.compile(
     r"\[\s{0,10}(?P<split>[A-Za-z]{1,12})\s{0,10}\|\s{0,10}(?P<n>\d{1,12})\s?/\s?(?P<total>\d{1,12})\s{0,10}\]"
 )
 # clu's LoggingWriter: "[100] accuracy_test=0.65, lr=0.0075", the step in brackets right before the line's first pair,
-# at the start of the message (after a log prefix such as glog's "logging_writer.py:35] "); "Created artifact [10]
+# at the start of the message (after a log prefix such as glog's "logging_writer.py:35] "), padded in its brackets and
+# a bar after them too ("[  5000] | gnorm 0.18 lr 0.0005 | loss 5.55", Transformer-XL's kin); "Created artifact [10]
 # Profile" names no step
-BRACKETED_STEP = re.compile(r"(?:^|[\]:]\s{1,4})\[(?P<n>\d{1,12})\]\s{1,4}$")
+BRACKETED_STEP = re.compile(r"(?:^|[\]:]\s{1,4})\[\s{0,8}(?P<n>\d{1,12})\]\s{0,4}(?:\|\s{0,4})?$")
 # A printed dict of the run's settings ("Hyperparameters: {'accum_steps': 8, 'batch': 512, …}"): its pairs are
 # settings, whatever they name, and its "'test': 'test'" no evaluation split
 SETTINGS_DICT = re.compile(
@@ -1397,7 +1401,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     if (text[:1].isdigit() or text.startswith("[")) and any(level in text for level in LOGGING_LEVELS):
         prefix = LOGGING_PREFIX.match(text)
     elif text.startswith(LOGGING_LEVELS):
-        prefix = LEVEL_FIRST_PREFIX.match(text)
+        prefix = LEVEL_FIRST_PREFIX.match(text) or DEFAULT_LOGGING_PREFIX.match(text)
     if prefix is None and (text[:1].isdigit() or text.startswith("[")):
         prefix = TIMESTAMP_PREFIX.match(text)
     if prefix is None and text[:1] in GLOG_LEVELS and text[1:2].isdigit():
