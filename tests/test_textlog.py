@@ -493,6 +493,21 @@ def test_a_sentence_naming_the_epoch_and_the_batch_within_it_places_the_loss_on_
     assert values(run, "Loss")[:4] == pytest.approx([0.8, 0.8, 0.8, 0.4])
 
 
+def test_a_tensorflow_estimators_evaluation_results_are_the_held_out_splits(tmp_path):
+    # TF 1's tf.logging (Python logging's default format): the train loss every 100 steps, evaluate() every 1000
+    text = "INFO:tensorflow:Calling model_fn.\n" + "".join(
+        f"INFO:tensorflow:loss = {2.3 / i:.4f}, step = {100 * i}\n"
+        f"INFO:tensorflow:global_step/sec: 12.{i}\n"
+        + (f"INFO:tensorflow:Saving dict for global step {100 * i}: accuracy = 0.{i}, global_step = {100 * i}, "
+           f"loss = {2.0 / i:.4f}\n" if i % 10 == 0 else "")
+        for i in range(1, 31))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "eval_accuracy", "eval_loss"}
+    assert steps(run, "eval_loss") == [1000, 2000, 3000] and len(steps(run, "loss")) == 30
+    assert run.roles["eval_loss"] == Role.VAL_LOSS and run.roles["eval_accuracy"] == Role.VAL_ACC
+    assert not any("logged again" in warning for warning in run.warnings)  # the train loss is not overwritten
+
+
 def test_a_top_k_accuracy_written_in_words_is_one_name(tmp_path):
     # an ImageNet-style log: "Epoch: e/50, Iteration step: s, loss: x" lines, then each epoch's top-1 and top-5
     text = "".join(f"Epoch: {epoch}/50, Iteration step: {1300 * (epoch + 1)}, loss: {5 - epoch:.3f}\n"

@@ -310,6 +310,9 @@ CONLLEVAL_OVERALL = re.compile(
     r"(?P<FB1>\d{1,3}(?:\.\d{1,6})?)\s*$")
 CONLLEVAL_TYPE = re.compile(r"\s{0,40}\S{1,100}: precision:\s{0,10}[\d.]{1,12}%;\s{0,4}recall:\s{0,10}[\d.]{1,12}%;"
                             r"\s{0,4}FB1:\s{0,10}[\d.]{1,12}\s{1,10}\d{1,12}\s*$")
+# What a TensorFlow Estimator's evaluate() logs of its results, then the step and the metrics ("… global step 1000:
+# accuracy = 0.97, global_step = 1000, loss = 0.06"): the evaluation's, its loss the held-out loss
+ESTIMATOR_EVALUATION = "Saving dict for global step "
 # A top-k accuracy or error written in words ("top 1 acc: 0.0354", "Top 5 Error"): one name, top1_acc, whose k is no
 # value of a name "top"
 TOP_K_SPACED = re.compile(r"(?<![\w.])(?P<top>[Tt]op|TOP) (?P<k>\d{1,2}) (?P<measure>(?i:acc(?:uracy)?|err(?:or)?))\b")
@@ -1628,6 +1631,9 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
         return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
     if "; FB1:" in text or " phrases; correct: " in text:
         return _conlleval_line(text, state)
+    if text.startswith(ESTIMATOR_EVALUATION):
+        # a TF Estimator's evaluate() result: "Saving dict for global step 1000: accuracy = 0.97, loss = 0.06"
+        return f"eval step {text[len(ESTIMATOR_EVALUATION):]}"
     if "maxDets" in text and (coco := COCO_SUMMARY.match(text)) is not None:
         return _coco_summary(coco)
     if text.count("[") == 3 and (table_row := DEEPXDE_ROW.match(text)) is not None:
