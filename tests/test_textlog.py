@@ -508,6 +508,22 @@ def test_a_tensorflow_estimators_evaluation_results_are_the_held_out_splits(tmp_
     assert not any("logged again" in warning for warning in run.warnings)  # the train loss is not overwritten
 
 
+def test_a_step_restated_in_an_evaluations_block_of_results_keeps_the_block(tmp_path):
+    # BERT's run_classifier: the train loss every 100 steps, and every 500 an "Eval results" block, one result a line,
+    # the global step among them and the evaluation's loss after it
+    text = "".join(
+        f"INFO:tensorflow:loss = {2 / i:.4f}, step = {100 * i}\n"
+        + (f"INFO:tensorflow:***** Eval results *****\nINFO:tensorflow:  eval_accuracy = 0.{i}\n"
+           f"INFO:tensorflow:  eval_loss = {1.5 / i:.4f}\nINFO:tensorflow:  global_step = {100 * i}\n"
+           f"INFO:tensorflow:  loss = {1.5 / i:.4f}\n" if i % 5 == 0 else "")
+        for i in range(1, 21))
+    run = read(write(tmp_path / "train.log", text))
+    assert set(run.tags) == {"loss", "eval_accuracy", "eval_loss"}
+    assert values(run, "loss")[4] == pytest.approx(0.4)  # step 500's train loss, not the evaluation's
+    assert steps(run, "eval_loss") == [500, 1000, 1500, 2000]
+    assert not any("logged again" in warning for warning in run.warnings)
+
+
 def test_a_top_k_accuracy_written_in_words_is_one_name(tmp_path):
     # an ImageNet-style log: "Epoch: e/50, Iteration step: s, loss: x" lines, then each epoch's top-1 and top-5
     text = "".join(f"Epoch: {epoch}/50, Iteration step: {1300 * (epoch + 1)}, loss: {5 - epoch:.3f}\n"

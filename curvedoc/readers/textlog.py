@@ -1227,6 +1227,8 @@ class _Reading:
             return
         if line.epoch is not None or line.step is not None:
             self.parsed.evidence = True
+            if not line.values and self.evaluation is not None and self._restates_the_step(line):
+                return  # BERT's "***** Eval results *****" block lists its global_step among its results
             self.evaluation = None
             if not line.values:
                 if line.section is not None:
@@ -1300,6 +1302,11 @@ class _Reading:
             self.parsed.evidence = self.parsed.evidence or any(map(self.names_a_metric, line.values))
             self.last_preamble = (len(self.parsed.placed), tuple(line.values))
             self.parsed.add(line, PREAMBLE)
+
+    def _restates_the_step(self, line: Line) -> bool:
+        """Whether ``line`` names only the step the last line with a step of its own was at: no new step."""
+        own = self.parsed.last_own_index
+        return line.epoch is None and own >= 0 and self.parsed.step[own] == line.step
 
     def completes_its_pattern(self, line: Line) -> bool:
         """Whether a last line without its line end is whole: it names what the last line of its kind named, and
