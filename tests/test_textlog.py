@@ -524,6 +524,24 @@ def test_a_step_restated_in_an_evaluations_block_of_results_keeps_the_block(tmp_
     assert not any("logged again" in warning for warning in run.warnings)
 
 
+def test_monais_batches_under_each_epoch_are_its_steps(tmp_path):
+    # MONAI's segmentation tutorials: "epoch 3/600", each batch's "b/16, train_loss: x", the epoch's average, and a
+    # validation Dice every second epoch
+    lines = []
+    for epoch in range(1, 7):
+        lines += ["-" * 10, f"epoch {epoch}/600"]
+        lines += [f"{batch}/16, train_loss: {0.7 - 0.03 * epoch - 0.001 * batch:.4f}" for batch in range(1, 17)]
+        lines.append(f"epoch {epoch} average loss: {0.7 - 0.03 * epoch:.4f}")
+        if epoch % 2 == 0:
+            lines += ["saved new best metric model", f"current epoch: {epoch} current mean dice: {0.05 * epoch:.4f}",
+                      f"best mean dice: {0.05 * epoch:.4f} at epoch: {epoch}"]
+    run = read(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert steps(run, "train_loss") == list(range(1, 6 * 16 + 1))
+    assert values(run, "train_loss")[16] == pytest.approx(0.7 - 0.06 - 0.001)  # epoch 2's first batch
+    assert len(values(run, "current_mean_dice")) == 3 and run.roles["current_mean_dice"] == Role.SCORE
+    assert not run.warnings
+
+
 def test_a_top_k_accuracy_written_in_words_is_one_name(tmp_path):
     # an ImageNet-style log: "Epoch: e/50, Iteration step: s, loss: x" lines, then each epoch's top-1 and top-5
     text = "".join(f"Epoch: {epoch}/50, Iteration step: {1300 * (epoch + 1)}, loss: {5 - epoch:.3f}\n"

@@ -272,7 +272,9 @@ CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次�
 #   ("[1,  2000] loss: 2.187"), a name right after the bracket;
 # - the training split's step out of the run's steps in brackets, as JAX trainers log through absl ("[Train 10/1882]
 #   {'train_loss': 0.0077}"): read as that split's step. An evaluation's count in brackets may count its batches
-#   ("[Val 5/20]"), so only the training split's is taken.
+#   ("[Val 5/20]"), so only the training split's is taken;
+# - the batch out of the epoch's batches and a comma, as MONAI's tutorials print each step under "epoch 3/600"
+#   ("1/16, train_loss: 0.6531").
 # One pattern, matched once at the line's start, case spelled out: this runs on every line.
 OPENING_COUNTER = re.compile(
     r"[ \t]{0,20}(?:(?P<word>[Ee]poch|EPOCH|[Bb]atch|BATCH|[Ss]tep|STEP|[Ii]ter(?:ation)?|ITER(?:ATION)?|[Ee]pisode"
@@ -281,7 +283,8 @@ OPENING_COUNTER = re.compile(
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
     r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z])"
     r"|\[\s{0,3}(?P<train>[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s{1,3}(?P<train_step>\d{1,12})\s?/\s?(?P<train_steps>\d{1,12})"
-    r"\s{0,3}\])")
+    r"\s{0,3}\]"
+    r"|(?P<monai_batch>\d{1,9})/(?P<monai_batches>\d{1,9}),\s)")
 # A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
 # loss at epoch 3: 0.52", "Average loss for epoch 3: 0.52", "Loss at epoch 0 and iteration 500 is 0.219": the batch
 # within the epoch after it), matched at the line's start only: read as the counter(s), then the name and its value.
@@ -1438,6 +1441,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             counter = f"epoch {opening['tutorial_epoch']} batch {opening['tutorial_batch']} "
         elif opening["train"]:
             counter = f"{opening['train']} step {opening['train_step']}/{opening['train_steps']} "
+        elif opening["monai_batch"]:
+            counter = f"batch {opening['monai_batch']}/{opening['monai_batches']} "
         else:
             batch = f" batch {opening['batch']}/{opening['batches']}" if opening["batch"] else " "
             counter = f"epoch {opening['epoch']}/{opening['total']}{batch}"
