@@ -542,6 +542,33 @@ def test_monais_batches_under_each_epoch_are_its_steps(tmp_path):
     assert not run.warnings
 
 
+def ruled_table(headers: list[str], rows: list[tuple]) -> str:
+    """A table as tabulate's "simple" format and spaCy's training output print it: right-aligned columns at least
+    two wider than their names, a rule of dashes as wide as each column under the header."""
+    widths = [max(len(header) + 2, *(len(f"{row[index]}") for row in rows)) for index, header in enumerate(headers)]
+    lines = ["  ".join(header.ljust(width) for header, width in zip(headers, widths, strict=True)),
+             "  ".join("-" * width for width in widths)]
+    lines += ["  ".join(f"{value}".rjust(width) for value, width in zip(row, widths, strict=True)) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_ruled_tables_column_names_are_where_its_dashes_are(tmp_path):
+    rows = [(epoch, round(1 / epoch, 4), round(1.1 / epoch, 4), round(0.5 + epoch / 40, 4)) for epoch in range(1, 9)]
+    run = read(write(tmp_path / "results.txt", ruled_table(["epoch", "train loss", "val loss", "val acc"], rows)))
+    assert set(run.tags) == {"train_loss", "val_loss", "val_acc"} and run.roles["val_acc"] == Role.VAL_ACC
+    assert steps(run, "val_loss") == list(range(1, 9))
+
+
+def test_spacys_training_table_is_its_losses_and_scores_at_its_steps(tmp_path):
+    headers = ["E", "#", "LOSS TOK2VEC", "LOSS NER", "ENTS_F", "ENTS_P", "ENTS_R", "SCORE"]
+    rows = [(index // 4, 200 * index, f"{0.5 * index:.2f}", f"{49.84 / (index + 1):.2f}", f"{5.0 * index:.2f}",
+             f"{5.0 * index:.2f}", f"{5.0 * index:.2f}", f"{0.05 * index:.2f}") for index in range(12)]
+    run = read(write(tmp_path / "train.log", ruled_table(headers, rows)))
+    assert set(run.tags) == {"LOSS_TOK2VEC", "LOSS_NER", "ENTS_f1", "ENTS_precision", "ENTS_recall", "SCORE"}
+    assert run.roles["LOSS_NER"] == Role.TRAIN_LOSS and run.roles["ENTS_f1"] == Role.SCORE
+    assert steps(run, "SCORE") == [200 * index for index in range(12)]
+
+
 def test_a_top_k_accuracy_written_in_words_is_one_name(tmp_path):
     # an ImageNet-style log: "Epoch: e/50, Iteration step: s, loss: x" lines, then each epoch's top-1 and top-5
     text = "".join(f"Epoch: {epoch}/50, Iteration step: {1300 * (epoch + 1)}, loss: {5 - epoch:.3f}\n"

@@ -518,6 +518,15 @@ GROUP_WORD = re.compile(r"[A-Za-z][\w/]*")
 BEFORE_THE_BAR_NO_DIGIT = re.compile(r"[^|\d]*\|")  # a line whose text before its first bar holds no digit
 GROUPED_SETTINGS = {"rate": "lr"}  # the learning rate, in the columns that place a grouped table's row
 SHORT_SCORE_NAMES = {"P": "precision", "R": "recall"}  # YOLO's evaluation columns
+# A rule of dashes under a header, a group of dashes per column as wide as it (tabulate's "simple" tables, spaCy's
+# training table): the groups say where each column's name is, however many words it has ("train loss")
+DASH_RULE = re.compile(r"\s{0,20}-{2,}(?:\s{1,8}-{2,}){1,63}\s*")
+DASH_GROUP = re.compile(r"-{2,}")
+# spaCy's training table names its epoch E and its step #, and its scores by the letters of F-score, precision and
+# recall after what they score (ENTS_F, ENTS_P, ENTS_R)
+RULED_X_NAMES = {"e": "epoch", "#": "step"}
+RULED_SCORE_LETTER = re.compile(r"(?<=_)[FPR]$")
+RULED_SCORE_NAMES = {"F": "f1", "P": "precision", "R": "recall"}
 
 # Where a record's step or epoch came from: the line itself, a header line before it, neither (printed during
 # training), or neither and before training started (a setting, unless the log never names a step or epoch).
@@ -742,6 +751,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     copypaste = _CopyPaste()
     banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
     lines = _with_records_drawn_over(_lines(path, parsed))
+    line_before = ""
     for text in _with_bars_finished_before_redrawn(lines) if read_bar_postfixes else lines:
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
             text = ANSI.sub("", text)
@@ -757,6 +767,9 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         # a header's or a row's start, one anchored match, settles nearly every line here, without a call
         drawn = _last_drawn(text) if "\r" in text else text
+        above, line_before = line_before, drawn
+        if "--" in drawn[:24] and DASH_RULE.fullmatch(drawn) and columns.ruled(above, drawn):
+            continue
         if "|" in drawn and (row := grouped.take(drawn)) is not None:
             if row != "header":
                 state.take(row)
@@ -1005,6 +1018,19 @@ class _ColumnTable:
         self.step_beside = x_kind == "epoch" and len(names) > 2 and _x_kind(names[1]) not in (None, "epoch")
         if self.step_beside:
             self.tags[0] = None
+        return True
+
+    def ruled(self, header: str, rule: str) -> bool:
+        """Whether ``header``, the line above a rule of dashes, is a table's header: its column names are where the
+        rule's dash groups are, words joined by "_" ("train loss" → train_loss; spaCy's "LOSS NER")."""
+        names = ["_".join(header[group.start():group.end()].split()) for group in DASH_GROUP.finditer(rule)]
+        if not all(names) or len(names) < 3:
+            return False
+        names = [RULED_X_NAMES.get(name.lower()) or RULED_SCORE_LETTER.sub(lambda letter: RULED_SCORE_NAMES[letter[0]], name)
+                 for name in names]
+        if not self._is_header(names):
+            return False
+        self.starts = [group.start() for group in DASH_GROUP.finditer(rule)]
         return True
 
     def _is_counted_header(self, names: list[str]) -> bool:
