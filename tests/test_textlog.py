@@ -569,6 +569,24 @@ def test_spacys_training_table_is_its_losses_and_scores_at_its_steps(tmp_path):
     assert steps(run, "SCORE") == [200 * index for index in range(12)]
 
 
+def test_allennlps_metrics_table_gives_each_split_its_column(tmp_path):
+    # AllenNLP's trainer logs each epoch's metrics as a table: a header of the two splits, a row a metric, N/A where
+    # a split has no value
+    trainer = "2020-01-01 10:00:00,000 - INFO - allennlp.training.trainer - "
+    writer = "2020-01-01 10:00:00,000 - INFO - allennlp.training.tensorboard_writer - "
+    lines = []
+    for epoch in range(6):
+        lines += [f"{trainer}Epoch {epoch}/9", f"{writer}                     Training |  Validation",
+                  f"{writer}accuracy        |     {0.5 + epoch * 0.04:.3f}  |     {0.55 + epoch * 0.03:.3f}",
+                  f"{writer}gpu_0_memory_MB |  1234.000  |       N/A",
+                  f"{writer}loss            |     {1.0 - epoch * 0.08:.3f}  |     {0.95 - epoch * 0.05:.3f}",
+                  f"{trainer}Epoch duration: 0:00:10.123456"]
+    run = read(write(tmp_path / "out.log", "\n".join(lines) + "\n"))
+    assert {run.roles[tag] for tag in run.tags} == {Role.TRAIN_ACC, Role.VAL_ACC, Role.TRAIN_LOSS, Role.VAL_LOSS}
+    assert values(run, "Validation_loss") == pytest.approx([0.95 - epoch * 0.05 for epoch in range(6)])
+    assert steps(run, "Training_accuracy") == list(range(6))
+
+
 def test_a_top_k_accuracy_written_in_words_is_one_name(tmp_path):
     # an ImageNet-style log: "Epoch: e/50, Iteration step: s, loss: x" lines, then each epoch's top-1 and top-5
     text = "".join(f"Epoch: {epoch}/50, Iteration step: {1300 * (epoch + 1)}, loss: {5 - epoch:.3f}\n"

@@ -313,6 +313,11 @@ CONLLEVAL_OVERALL = re.compile(
     r"(?P<FB1>\d{1,3}(?:\.\d{1,6})?)\s*$")
 CONLLEVAL_TYPE = re.compile(r"\s{0,40}\S{1,100}: precision:\s{0,10}[\d.]{1,12}%;\s{0,4}recall:\s{0,10}[\d.]{1,12}%;"
                             r"\s{0,4}FB1:\s{0,10}[\d.]{1,12}\s{1,10}\d{1,12}\s*$")
+# AllenNLP's metrics table at the end of each epoch: a header of two splits ("Training |  Validation"), then a row a
+# metric, its value in each ("accuracy        |     0.534  |     0.612"; N/A where a split has none)
+SPLIT_COLUMNS = re.compile(rf"(?<![\w.\-/])(?P<first>{WORD})\s{{1,10}}\|\s{{1,10}}(?P<second>{WORD})\s*$")
+SPLIT_COLUMN_ROW = re.compile(rf"(?<![\w.\-/])(?P<name>{WORD})\s{{1,40}}\|\s{{1,20}}(?P<first>{NUMBER}|N/A)\s{{1,20}}\|"
+                              rf"\s{{1,20}}(?P<second>{NUMBER}|N/A)\s*$")
 # What a TensorFlow Estimator's evaluate() logs of its results, then the step and the metrics ("… global step 1000:
 # accuracy = 0.97, global_step = 1000, loss = 0.06"): the evaluation's, its loss the held-out loss
 ESTIMATOR_EVALUATION = "Saving dict for global step "
@@ -1192,6 +1197,7 @@ class _Reading:
         self.running_record: int | None = None  # the last record of a held-out pass's running averages
         self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
         self.split_named: str | None = None  # the split the last line without values named last ("evaluate:test")
+        self.split_columns: tuple[str, str] | None = None  # the splits a table's header names, a column each
         self.fenced_epochs: bool | None = None  # whether a number alone between fences is an epoch (see read_line)
         # the split the last heading with an epoch or step named (see take) and the last point placed: a loop that
         # prints its train and its validation results alike, each under such a heading, says which is which only there
@@ -1222,6 +1228,10 @@ class _Reading:
             return  # a recall line of pycocotools' summary, or one without objects of its size: the block goes on
         if (named := _last_split_named(text)) is not None:
             self.split_named = named
+            if "|" in text and (columns := SPLIT_COLUMNS.search(text)) is not None and all(
+                    column.lower() in SPLIT_WORDS for column in columns.groups()):
+                self.split_columns = columns.groups()
+                return
         self.evaluation = None
         if self.started and len(self.parsed.placed) and (NEXT_RUN_HEADING.search(text) or MARKDOWN_HEADING.match(text)):
             self.parsed.ends.append(len(self.parsed.placed) - 1)
@@ -1669,6 +1679,13 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
         return None  # the evaluation's breakdown, a class a line: one class's AP is no score of the run
     if "; FB1:" in text or " phrases; correct: " in text:
         return _conlleval_line(text, state)
+    if state.split_columns is not None and "|" in text:
+        if (row := SPLIT_COLUMN_ROW.search(text)) is None:
+            state.split_columns = None
+        else:
+            return " ".join(f"{split}_{row['name']}: {row[place]}"
+                            for split, place in zip(state.split_columns, ("first", "second"), strict=True)
+                            if row[place] != "N/A")
     if text.startswith(ESTIMATOR_EVALUATION):
         # a TF Estimator's evaluate() result: "Saving dict for global step 1000: accuracy = 0.97, loss = 0.06"
         return f"eval step {text[len(ESTIMATOR_EVALUATION):]}"
