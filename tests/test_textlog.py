@@ -449,6 +449,12 @@ def test_logging_script_with_colours_timestamps_tqdm_percent_and_a_class_named_i
     ("iter 3: loss 2.3100, time 45.21ms, mfu 3.10%\n", {"loss": 2.31, "mfu": 3.1}),
     ("| epoch 003 | loss 9.1 | ppl 549.3 | wps 12,345 | num_updates 500\n",
      {"loss": 9.1, "ppl": 549.3, "wps": 12345}),
+    # gradient boosting's evaluation lines: XGBoost's, LightGBM's (a metric named for its dataset with a
+    # possessive), CatBoost's (its iteration, the loss on its learn and test sets)
+    ("[3]\ttrain-logloss:0.51\tvalid-logloss:0.55\n", {"train-logloss": 0.51, "valid-logloss": 0.55}),
+    ("[3]\tvalid_0's binary_logloss: 0.52\tvalid_0's auc: 0.81\n", {"valid_0_binary_logloss": 0.52, "valid_0_auc": 0.81}),
+    ("3:\tlearn: 0.6851\ttest: 0.6859\tbest: 0.6859 (3)\ttotal: 52ms\tremaining: 52s\n",
+     {"train_loss": 0.6851, "test_loss": 0.6859}),
 ])
 def test_each_common_line_form(tmp_path, text, expected):
     run = read(write(tmp_path / "train.log", text * 3))

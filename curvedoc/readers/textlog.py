@@ -318,6 +318,11 @@ CONLLEVAL_TYPE = re.compile(r"\s{0,40}\S{1,100}: precision:\s{0,10}[\d.]{1,12}%;
 SPLIT_COLUMNS = re.compile(rf"(?<![\w.\-/])(?P<first>{WORD})\s{{1,10}}\|\s{{1,10}}(?P<second>{WORD})\s*$")
 SPLIT_COLUMN_ROW = re.compile(rf"(?<![\w.\-/])(?P<name>{WORD})\s{{1,40}}\|\s{{1,20}}(?P<first>{NUMBER}|N/A)\s{{1,20}}\|"
                               rf"\s{{1,20}}(?P<second>{NUMBER}|N/A)\s*$")
+# Gradient-boosting libraries' evaluation lines: LightGBM names each metric for its dataset with a possessive
+# ("[10]\tvalid_0's binary_logloss: 0.52\ttraining's auc: 0.81": valid_0_binary_logloss), CatBoost numbers its
+# iteration and prints the loss on its learn and test sets ("0:\tlearn: 0.6851\ttest: 0.6859\tbest: 0.6859 (0)\t…")
+POSSESSIVE_NAME = re.compile(r"(?<=[\w])'s (?=[A-Za-z_])")
+CATBOOST_ROW = re.compile(rf"(?P<n>\d{{1,9}}):\tlearn: (?P<learn>{NUMBER})(?:\ttest: (?P<test>{NUMBER}))?")
 # What a TensorFlow Estimator's evaluate() logs of its results, then the step and the metrics ("… global step 1000:
 # accuracy = 0.97, global_step = 1000, loss = 0.06"): the evaluation's, its loss the held-out loss
 ESTIMATOR_EVALUATION = "Saving dict for global step "
@@ -1686,6 +1691,11 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
             return " ".join(f"{split}_{row['name']}: {row[place]}"
                             for split, place in zip(state.split_columns, ("first", "second"), strict=True)
                             if row[place] != "N/A")
+    if "'s " in text and text.startswith("["):
+        return POSSESSIVE_NAME.sub("_", text)
+    if ":\tlearn: " in text and (catboost := CATBOOST_ROW.match(text)) is not None:
+        test = f" test_loss: {catboost['test']}" if catboost["test"] else ""
+        return f"iteration {catboost['n']}: train_loss: {catboost['learn']}{test}"
     if text.startswith(ESTIMATOR_EVALUATION):
         # a TF Estimator's evaluate() result: "Saving dict for global step 1000: accuracy = 0.97, loss = 0.06"
         return f"eval step {text[len(ESTIMATOR_EVALUATION):]}"
