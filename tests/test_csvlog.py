@@ -909,6 +909,23 @@ def test_two_run_naming_columns_name_the_runs_together(tmp_path):
     assert [run.name.split("#")[1] for run in runs] == ["cnn seed=1", "cnn seed=2", "vit seed=1", "vit seed=2"]
 
 
+def test_runs_whose_rows_take_turns_are_runs_of_their_own(tmp_path):
+    # a comparison loop that trains each model one epoch at a time and appends a row for each
+    rows = "".join(f"{model},{e},{scale / e:.4f},{scale * 1.1 / e:.4f}\n"
+                   for e in range(1, 9) for model, scale in (("resnet18", 1.0), ("vgg16", 1.3), ("mobilenet", 0.8)))
+    runs = curvedoc.load(write(tmp_path / "compare.csv", "model,epoch,train_loss,val_loss\n" + rows))
+    assert [run.name for run in runs] == ["compare.csv#resnet18", "compare.csv#vgg16", "compare.csv#mobilenet"]
+    assert all(run.series("val_loss")["step"].tolist() == list(range(1, 9)) and not run.warnings for run in runs)
+    assert runs[1].series("train_loss")["value"].iloc[0] == pytest.approx(1.3)
+
+
+def test_a_generators_and_a_discriminators_rows_taking_turns_at_steps_of_their_own_are_one_run(tmp_path):
+    rows = "".join(f"{step},{model},{1 / (step + 1):.4f}\n"
+                   for step, model in zip(range(12), ["generator", "discriminator"] * 6, strict=True))
+    runs = curvedoc.load(write(tmp_path / "gan.csv", "step,model,loss\n" + rows))
+    assert len(runs) == 1
+
+
 def test_a_single_valued_model_column_is_one_run_as_before(tmp_path):
     run = load_one(write(tmp_path / "training_log.csv", "model,epoch,train_loss,val_loss\n" + epochs_of("resnet", 8)))
     assert run.name == "training_log.csv" and run.path == str(tmp_path / "training_log.csv")

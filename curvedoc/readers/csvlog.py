@@ -96,6 +96,10 @@ ROW_SPLIT_COLUMNS = SPLIT_COLUMNS | {"type", "set", "partition"}
 ROW_KIND_COLUMNS = ROW_SPLIT_COLUMNS | {"class", "class_name", "label", "category"}
 # Numbers that name a run rather than measure it: a file of several seeds or folds numbers them.
 RUN_NUMBER_COLUMNS = {"seed", "fold", "run", "trial", "run_id", "trial_id"}
+# Columns that name the run a row is of, whose rows may take turns (a comparison loop that trains every model one
+# epoch at a time and writes a row for each: epoch 1 of each model, then epoch 2 of each …)
+RUN_NAME_COLUMNS = RUN_NUMBER_COLUMNS | {"model", "model_name", "run_name", "name", "experiment", "arch",
+                                         "architecture", "optimizer", "method", "variant", "config"}
 # An epoch that holds this many rows logs batches, not epoch summaries (two: a train row and a validation row)
 MIN_ROWS_PER_EPOCH = 3
 # A line among a table's rows that holds named numbers instead of cells: the summary a script writes at the end of
@@ -318,6 +322,11 @@ def runs_in(table: Table, step_column: str | None, every_start_over_a_run: bool 
     starts = {column: found for column in table.columns
               if column != step_column and (found := run_starts(column, table.frame[column], steps)) is not None}
     if not starts:
+        for column in table.columns:
+            if column != step_column and (turns := runs_taking_turns(column, table.frame[column], steps)) is not None:
+                frame = table.frame.drop(columns=[column])
+                return [(run_label(column, name), Table(table.path, frame.iloc[rows], table.warnings, table.decimal))
+                        for name, rows in turns.items()]
         return sessions_in(table, step_column, steps, has_step, every_start_over_a_run)
     bounds = np.concatenate(([0], np.unique(np.concatenate(list(starts.values()))), [len(table.frame)]))
     names = [" ".join(run_label(column, table.frame[column].iat[start]) for column in starts)
@@ -442,6 +451,24 @@ def run_starts(column: str, cells: pd.Series, steps: np.ndarray) -> np.ndarray |
                          or all(split_of(tokens(str(name))) for name in names)):
         return None
     return starts
+
+
+def runs_taking_turns(column: str, cells: pd.Series, steps: np.ndarray) -> dict | None:
+    """The rows of each run a run-naming column (RUN_NAME_COLUMNS) names when the runs' rows take turns: each name's
+    rows step on, and the runs share their steps (the same epochs, one row a run each), so the rows are several
+    runs side by side, not one run whose rows alternate two kinds (a GAN's generator and discriminator rows, each
+    at a step of its own)."""
+    if column.lower() not in RUN_NAME_COLUMNS or cells.isna().any():
+        return None
+    values = cells.to_numpy()
+    names = pd.unique(values)
+    if not 2 <= len(names) <= len(values) // MIN_RUN_RECORDS:
+        return None
+    rows = {name: np.flatnonzero(values == name) for name in names}
+    if any(len(taken) < MIN_RUN_RECORDS or not np.all(np.diff(steps[taken]) > 0) for taken in rows.values()):
+        return None
+    shared = set.intersection(*(set(steps[taken].tolist()) for taken in rows.values()))
+    return rows if len(shared) >= MIN_RUN_RECORDS else None
 
 
 def run_label(column: str, value) -> str:
