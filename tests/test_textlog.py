@@ -452,7 +452,8 @@ def test_logging_script_with_colours_timestamps_tqdm_percent_and_a_class_named_i
     # gradient boosting's evaluation lines: XGBoost's, LightGBM's (a metric named for its dataset with a
     # possessive), CatBoost's (its iteration, the loss on its learn and test sets)
     ("[3]\ttrain-logloss:0.51\tvalid-logloss:0.55\n", {"train-logloss": 0.51, "valid-logloss": 0.55}),
-    ("[3]\tvalid_0's binary_logloss: 0.52\tvalid_0's auc: 0.81\n", {"valid_0_binary_logloss": 0.52, "valid_0_auc": 0.81}),
+    ("[3]\tvalid_0's binary_logloss: 0.52\tvalid_0's auc: 0.81\n",
+     {"valid_0_binary_logloss": 0.52, "valid_0_auc": 0.81}),
     ("3:\tlearn: 0.6851\ttest: 0.6859\tbest: 0.6859 (3)\ttotal: 52ms\tremaining: 52s\n",
      {"train_loss": 0.6851, "test_loss": 0.6859}),
 ])
@@ -1347,7 +1348,8 @@ def test_conllevals_totals_are_the_scores_of_the_split_its_heading_names(tmp_pat
     # are tagged and scored by conlleval under an "evaluate:<split>" heading; no line names a step
     prefix = "2020-02-10 21:04:50,178 - log\\train.log - INFO - "
     evaluations = [(7.9, 0.0), (62.0, 66.0), (82.0, 71.0), (99.95, 99.3)]
-    text = "".join(f"{prefix}evaluate:{split}\n" + "".join(prefix + line + "\n" for line in conlleval(a, f).splitlines())
+    text = "".join(f"{prefix}evaluate:{split}\n"
+                   + "".join(prefix + line + "\n" for line in conlleval(a, f).splitlines())
                    + (f"{prefix}new best {split} f1 score:{f:.3f}\n" if f else "")
                    for a, f in evaluations for split in ("dev", "test"))
     run = read(write(tmp_path / "train.log", text))

@@ -282,8 +282,8 @@ OPENING_COUNTER = re.compile(
     r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
     r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z])"
-    r"|\[\s{0,3}(?P<train>[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s{1,3}(?P<train_step>\d{1,12})\s?/\s?(?P<train_steps>\d{1,12})"
-    r"\s{0,3}\]"
+    r"|\[\s{0,3}(?P<train>[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s{1,3}(?P<train_step>\d{1,12})\s?/\s?"
+    r"(?P<train_steps>\d{1,12})\s{0,3}\]"
     r"|(?P<monai_batch>\d{1,9})/(?P<monai_batches>\d{1,9}),\s)")
 # A metric named before the counter it was measured at, as a sentence prints it ("loss in step 1000 is 1.91", "Average
 # loss at epoch 3: 0.52", "Average loss for epoch 3: 0.52", "Loss at epoch 0 and iteration 500 is 0.219": the batch
@@ -944,6 +944,10 @@ class _Table:
         return line
 
 
+def _ruled_score_name(letter: re.Match) -> str:
+    return RULED_SCORE_NAMES[letter[0]]
+
+
 class _ColumnTable:
     """Columns named by a header line, a row of values on each line under it, as Ultralytics YOLOv3/v5 print an
     epoch (``Epoch gpu_mem box obj cls total labels img_size`` over ``0/299 2.62G 0.0525 … 640: 100% 3692/3692``,
@@ -1033,14 +1037,14 @@ class _ColumnTable:
     def ruled(self, header: str, rule: str) -> bool:
         """Whether ``header``, the line above a rule of dashes, is a table's header: its column names are where the
         rule's dash groups are, words joined by "_" ("train loss" → train_loss; spaCy's "LOSS NER")."""
-        names = ["_".join(header[group.start():group.end()].split()) for group in DASH_GROUP.finditer(rule)]
+        groups = [group.span() for group in DASH_GROUP.finditer(rule)]
+        names = ["_".join(header[start:end].split()) for start, end in groups]
         if not all(names) or len(names) < 3:
             return False
-        names = [RULED_X_NAMES.get(name.lower()) or RULED_SCORE_LETTER.sub(lambda letter: RULED_SCORE_NAMES[letter[0]], name)
-                 for name in names]
+        names = [RULED_X_NAMES.get(name.lower()) or RULED_SCORE_LETTER.sub(_ruled_score_name, name) for name in names]
         if not self._is_header(names):
             return False
-        self.starts = [group.start() for group in DASH_GROUP.finditer(rule)]
+        self.starts = [start for start, _ in groups]
         return True
 
     def _is_counted_header(self, names: list[str]) -> bool:
