@@ -778,7 +778,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
         # a header's or a row's start, one anchored match, settles nearly every line here, without a call
         drawn = _last_drawn(text) if "\r" in text else text
         above, line_before = line_before, drawn
-        if "--" in drawn[:24] and DASH_RULE.fullmatch(drawn) and columns.ruled(above, drawn):
+        if drawn.find("--", 0, 24) >= 0 and DASH_RULE.fullmatch(drawn) and columns.ruled(above, drawn):
             continue
         if "|" in drawn and (row := grouped.take(drawn)) is not None:
             if row != "header":
@@ -1695,9 +1695,9 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
             return " ".join(f"{split}_{row['name']}: {row[place]}"
                             for split, place in zip(state.split_columns, ("first", "second"), strict=True)
                             if row[place] != "N/A")
-    if "'s " in text and text.startswith("["):
+    if text.startswith("[") and "'s " in text:
         return POSSESSIVE_NAME.sub("_", text)
-    if ":\tlearn: " in text and (catboost := CATBOOST_ROW.match(text)) is not None:
+    if text[:1].isdigit() and ":\tlearn: " in text and (catboost := CATBOOST_ROW.match(text)) is not None:
         test = f" test_loss: {catboost['test']}" if catboost["test"] else ""
         return f"iteration {catboost['n']}: train_loss: {catboost['learn']}{test}"
     if text.startswith(ESTIMATOR_EVALUATION):
