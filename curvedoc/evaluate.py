@@ -213,8 +213,7 @@ class Scores:
     def micro(self, symptoms=SYMPTOMS) -> tuple[float, float]:
         """Precision and recall over every labelled symptom of every run together: steadier than the macro means
         when a symptom is labelled on one or two runs of a part."""
-        rows = self.per_symptom(symptoms).values()
-        true_pos, false_pos, false_neg = (sum(row[key] for row in rows) for key in ("tp", "fp", "fn"))
+        true_pos, false_pos, false_neg = self.totals(symptoms)
         return (true_pos / (true_pos + false_pos) if true_pos + false_pos else math.nan,
                 true_pos / (true_pos + false_neg) if true_pos + false_neg else math.nan)
 
@@ -225,12 +224,12 @@ class Scores:
             return [o for o in outcomes if o.part.startswith(PUBLIC) and (o.part in FINAL_PARTS) == final]
 
         groups = {"public development (pooled)": False, "public FINAL (pooled)": True}
-        return {name: Scores(of(self.outcomes, final), of(self.absent, final)) for name, final in groups.items()
-                if of(self.outcomes, final)}
+        pooled = {name: Scores(of(self.outcomes, final), of(self.absent, final)) for name, final in groups.items()}
+        return {name: group for name, group in pooled.items() if group.outcomes}
 
-    def totals(self) -> tuple[int, int, int]:
+    def totals(self, symptoms=SYMPTOMS) -> tuple[int, int, int]:
         """Labelled symptoms found, findings that are false, labelled symptoms missed."""
-        rows = self.per_symptom().values()
+        rows = self.per_symptom(symptoms).values()
         return tuple(sum(row[key] for row in rows) for key in ("tp", "fp", "fn"))
 
     def false_alarm_rate(self) -> tuple[int, int]:
@@ -301,14 +300,19 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
 
 
 def _on_disk(path: Path) -> bool:
-    return path.exists() or ("#" in path.name and path.with_name(path.name.split("#")[0]).exists())
+    return _file_of(path).exists()
+
+
+def _file_of(path: Path) -> Path:
+    """The file or folder a label's path names: a path ending in "#" and a number names one of the runs a file holds
+    one after another (``training.log#2``), as the readers name them."""
+    return path if path.exists() or "#" not in path.name else path.with_name(path.name.split("#")[0])
 
 
 def _runs_of(path: Path) -> list:
     """The run a label names: the run read at that path itself when the folder holds several (a run folder
-    with a nested one), else every run read under it. A path ending in "#" and a number names one of the runs a
-    file holds one after another (``training.log#2``), as the readers name them."""
-    runs = curvedoc.load(path if path.exists() or "#" not in path.name else path.with_name(path.name.split("#")[0]))
+    with a nested one), else every run read under it (see :func:`_file_of` for a run of a file of several)."""
+    runs = curvedoc.load(_file_of(path))
     own = [run for run in runs if Path(run.path).resolve() == path.resolve()]
     return own or list(runs)
 

@@ -325,10 +325,10 @@ def mark_errors_as_losses(roles: dict[str, Role]) -> None:
         if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
             kinds[tag] = frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS))
     trained = {kind for tag, kind in kinds.items() if (split_of(tokens(tag)) or "train") == "train"}
-    if len(set(kinds.values())) == 1 or len(trained) == 1:
-        for tag, kind in kinds.items():
-            if kind in trained or len(set(kinds.values())) == 1:
-                roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
+    chosen = set(kinds.values()) if len(set(kinds.values())) == 1 else trained if len(trained) == 1 else set()
+    for tag, kind in kinds.items():
+        if kind in chosen:
+            roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
 
 
 def is_perplexity(tag: str) -> bool:

@@ -1205,7 +1205,8 @@ class _Reading:
         self.evaluation: str | None = None  # the split a header line without values announced ("Validation …")
         self.running_record: int | None = None  # the last record of a held-out pass's running averages
         self.best_summary = False  # within DeepXDE's "Best model at step N:" block: the best values restated
-        self.split_named: str | None = None  # the split the last line without values named last ("evaluate:test")
+        self.heading = ""  # the last line without values that is not blank ("evaluate:test" before conlleval's output)
+        self.conlleval_split = "val"  # the split the heading before conlleval's output names, validation if none
         self.split_columns: tuple[str, str] | None = None  # the splits a table's header names, a column each
         self.fenced_epochs: bool | None = None  # whether a number alone between fences is an epoch (see read_line)
         # the split the last heading with an epoch or step named (see take) and the last point placed: a loop that
@@ -1235,12 +1236,12 @@ class _Reading:
         a Markdown heading (a log kept in Markdown, a section for each experiment), closes the run before it."""
         if "maxDets" in text and COCO_SUMMARY.match(text):
             return  # a recall line of pycocotools' summary, or one without objects of its size: the block goes on
-        if (named := _last_split_named(text)) is not None:
-            self.split_named = named
-            if "|" in text and (columns := SPLIT_COLUMNS.search(text)) is not None and all(
-                    column.lower() in SPLIT_WORDS for column in columns.groups()):
-                self.split_columns = columns.groups()
-                return
+        if text and not text.isspace():
+            self.heading = text
+        if "|" in text and text.rstrip()[-1:].isalpha() and (columns := SPLIT_COLUMNS.search(text)) is not None and all(
+                column.lower() in SPLIT_WORDS for column in columns.groups()):
+            self.split_columns = columns.groups()
+            return
         self.evaluation = None
         if self.started and len(self.parsed.placed) and (NEXT_RUN_HEADING.search(text) or MARKDOWN_HEADING.match(text)):
             self.parsed.ends.append(len(self.parsed.placed) - 1)
@@ -1725,10 +1726,15 @@ def _conlleval_line(text: str, state: _Reading) -> str | None:
     conlleval scores a tagged evaluation file); the count of tokens and phrases and each entity type's breakdown
     are no scores of the run."""
     overall = CONLLEVAL_OVERALL.match(text)
-    if overall is None:
-        return None if CONLLEVAL_COUNTS.match(text) or CONLLEVAL_TYPE.match(text) else text
-    split = state.split_named if state.split_named in EVALUATION_WORDS else "val"
-    return " ".join(f"{split}_{name}: {overall[name]}" for name in ("accuracy", "precision", "recall", "FB1"))
+    if overall is not None:
+        return " ".join(f"{state.conlleval_split}_{name}: {overall[name]}"
+                        for name in ("accuracy", "precision", "recall", "FB1"))
+    if CONLLEVAL_COUNTS.match(text):
+        # conlleval's output opens with its counts: the heading printed right before it says which split it scores
+        named = _last_split_named(state.heading)
+        state.conlleval_split = named if named in EVALUATION_WORDS else "val"
+        return None
+    return None if CONLLEVAL_TYPE.match(text) else text
 
 
 def _opened_by_training(text: str, spans: list[tuple[int, int]]) -> bool:
