@@ -143,10 +143,21 @@ def test_a_reward_whitened_per_batch_has_no_level_to_keep():
 
 def test_a_metric_near_its_ceiling_moves_by_what_it_misses_of_perfect():
     """A log of scores only (no loss): a train SRCC 0.89 -> 0.93 closed a third of its gap to 1, which is no flat
-    start, however small a share of its level; one that sits at 0.50 never moved."""
+    start, however small a share of its level; one that is 0.50 at every evaluation never moved."""
     climbing = [0.891, 0.905, 0.899, 0.918, 0.922, 0.917, 0.926]
     assert "CD301" not in codes(synthetic({"train_metrics/srcc": climbing}))
-    assert "CD301" in codes(synthetic({"train_metrics/srcc": [0.50, 0.51, 0.50, 0.49, 0.50, 0.51, 0.50]}))
+    assert "CD301" in codes(synthetic({"train_metrics/srcc": [0.50] * 7}))
+
+
+def test_evaluation_scores_that_differ_come_from_a_model_that_moves():
+    """OpenJERE's log of F1 only, one evaluation per epoch (a real public log's shape): 0.408 after the first of 49
+    epochs, then 0.405-0.440 without a trend. Each evaluation follows training, and scores that differ come from
+    weights that changed: a model near its best after one epoch, not one that never moved. The same score identical
+    at every evaluation is a model that never changed."""
+    rng = np.random.default_rng(7)
+    f1 = 0.41 + 0.01 * np.linspace(0, 1, 49) + rng.normal(0, 0.008, 49)
+    assert "CD301" not in codes(synthetic({"fscore": f1}))
+    assert "CD301" in codes(synthetic({"fscore": np.full(20, 0.4081)}))
 
 
 def test_ray_tunes_counters_do_not_make_a_supervised_trial_an_agent():

@@ -135,6 +135,12 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
     if any(curve.role == Role.SCORE and _centred(curve) for curve in curves):
         return []  # a reward normalised per batch is centred on 0 by construction: it has no level to keep
+    if not run.reinforcement_learning and any(curve.role == Role.SCORE and _changes(curve) for curve in curves):
+        # An evaluation score is first logged after training has begun, so it never shows the untrained model;
+        # one that differs from evaluation to evaluation comes from weights that change, which the causes of a
+        # flat start (a zero learning rate, frozen parameters, a missing step) all rule out: the model learned
+        # before its first evaluation and gained little after (an F1 of 0.41 after the first of 49 epochs).
+        return []
     flat = [_flat_version(run, curve, limits) for curve in curves]
     if all(curve is not None for curve in flat):
         learns = _accuracy_climbs(run, limits) and not any(_pinned(curve) for curve in flat)
@@ -161,6 +167,12 @@ def _accuracy_climbs(run: RunCurves, limits: Limits) -> bool:
         if missed.level_change()[0] < 0 and trend_z(missed) <= -limits["noise_z"] and not is_flat(missed, limits):
             return True
     return False
+
+
+def _changes(curve: Curve) -> bool:
+    """The curve differs between points by more than a thousandth of its level: computed from a model that changes."""
+    values = curve.finite_values
+    return float(np.ptp(values)) > PINNED_SHARE * abs(float(np.median(values)))
 
 
 def _pinned(curve: Curve) -> bool:
@@ -239,7 +251,7 @@ FLAT_THRESHOLDS = {
 def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
-    that never moves). A model trained before — a resumed session, a loss that starts far below chance — that
+    that never moves, or an evaluation score the same at every evaluation). A model trained before — a resumed session, a loss that starts far below chance — that
     gains nothing is a warning."""
     curves = is_flat_from_start(run, limits)
     if not curves:
