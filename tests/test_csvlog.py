@@ -793,6 +793,18 @@ def test_a_stable_baselines_monitor_log_is_an_episode_reward_curve(tmp_path):
     assert run.roles["episode_reward"].value == "score" and len(run.series("episode_reward")) == 30
 
 
+def test_a_monitor_with_info_keywords_keeps_its_episode_columns(tmp_path):
+    """Monitor(info_keywords=("is_success",)) writes the episode info's keys after r, l and t (a real public log:
+    r,l,t,episode_energy,success): the same Monitor, its return still the episode reward."""
+    path = tmp_path / "monitor.csv"
+    path.write_text('#{"t_start": 1755599034.44, "env_id": "None"}\nr,l,t,episode_energy,is_success\n'
+                    + "".join(f"{5.0 + i},{100 + i},{0.5 * i:.3f},{i % 7},{i % 2 == 0}\n" for i in range(30)))
+    (run,) = curvedoc.load(path)
+    assert run.format == "sb3-monitor"
+    assert {"episode_reward", "episode_length", "episode_energy", "is_success"} <= set(run.tags)
+    assert run.roles["episode_reward"].value == "score"
+
+
 def test_numpy_savetxt_header_is_the_comment_above_the_rows(tmp_path):
     history = np.c_[np.arange(1, 11), np.linspace(2.0, 0.5, 10), np.linspace(2.1, 0.7, 10)]
     for name, delimiter in (("losses.txt", " "), ("losses.csv", ",")):

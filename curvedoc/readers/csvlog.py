@@ -215,7 +215,7 @@ def formatted(table: Table) -> str:
     """The table's format (:func:`table_format`), its columns renamed where the format names them by a letter."""
     fmt = table_format(table)
     if fmt == "sb3-monitor":
-        table.frame.columns = [SB3_MONITOR_COLUMNS[column] for column in table.frame.columns]
+        table.frame.columns = [SB3_MONITOR_COLUMNS.get(column, column) for column in table.frame.columns]
     return fmt
 
 
@@ -697,7 +697,8 @@ SB3_MONITOR_COLUMNS = {"r": "episode_reward", "l": "episode_length", "t": "time"
 def table_format(table: Table) -> str:
     columns = table.columns
     lowered = {column.lower() for column in columns}
-    if set(columns) == set(SB3_MONITOR_COLUMNS):
+    # Monitor(info_keywords=("is_success",)) writes what the episode's info holds after r, l and t
+    if list(columns[:len(SB3_MONITOR_COLUMNS)]) == list(SB3_MONITOR_COLUMNS):
         return "sb3-monitor"
     if lowered == TENSORBOARD_DOWNLOAD:
         return "tensorboard-csv"
