@@ -55,7 +55,8 @@ DVCLIVE_METRICS = ("plots", "metrics")  # where a DVCLive folder keeps one table
 
 LOOKED_FOR = (
     "TensorBoard event files (events.out.tfevents.*), CSV/TSV logs (metrics.csv, CSVLogger, W&B exports), "
-    "trainer_state.json, JSON Lines metric logs, JSON (or YAML) histories of metric lists (Keras history.history), "
+    "trainer_state.json, JSON Lines metric logs, JSON (or YAML, or pickled) histories of metric lists (Keras "
+    "history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
     "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each "
     "(train_loss.txt, train_loss.npy)"
@@ -276,6 +277,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return Source("deepxde", path, ((None, path),), explicit)
     if head.startswith(NUMPY_MAGIC):
         return _numpy_array(path, head, explicit)
+    if _is_pickle(head):
+        return _pickled_history(path, explicit)
     if suffix in JSON_SUFFIXES:
         text = head.lstrip()
         if b'"log_history"' in head or name == "trainer_state.json":
@@ -377,15 +380,42 @@ def _numpy_array(path: Path, head: bytes, explicit: bool) -> Source | str | None
     dtype = numpy_dtype(head)
     if dtype is not None and dtype.kind in "biuf" and named_for_a_metric(path):
         return Source("metric-files", path, ((None, path),), explicit)
+    if dtype is not None and dtype.hasobject:
+        return _pickled_history(path, explicit)
     if not explicit:
         return None
-    if dtype is not None and dtype.hasobject:
-        return ("a NumPy file of pickled Python objects (np.save of a dict or a list of them), which curvedoc does "
-                "not load: unpickling runs whatever code the file holds. Save the history with json.dump, or each "
-                "metric's numbers with np.save")
     if dtype is not None and dtype.kind in "biuf":
         return "a NumPy array of numbers whose file name does not say what they measure (name it train_loss.npy …)"
     return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
+
+
+def _is_pickle(head: bytes) -> bool:
+    # imported here, as the readers are: they import Source from this module
+    from curvedoc.readers.pickled import is_pickle
+
+    return is_pickle(head)
+
+
+def _pickled_history(path: Path, explicit: bool) -> Source | str | None:
+    """The source a pickle is when it holds a training history (np.save or pickle.dump of Keras's
+    history.history), read by an unpickler that builds only what a history is made of (curvedoc.readers.pickled);
+    else why not, for a file the user names. A model's checkpoint is never opened, nor a large pickle by a walk."""
+    # imported here, as the readers are: they import Source from this module
+    from curvedoc.readers import pickled
+    from curvedoc.readers.history import find_history, short_history
+
+    if path.suffix.lower() in pickled.CHECKPOINT_SUFFIXES:
+        return f"a model checkpoint, not a training log; curvedoc reads {LOOKED_FOR}" if explicit else None
+    try:
+        if not explicit and path.stat().st_size > JUDGED_WHOLE_BYTES:
+            return None
+        document = pickled.load(path)
+    except (CurvedocError, OSError) as exc:
+        return (exc.problem if isinstance(exc, CurvedocError) else describe_os_error(exc)) if explicit else None
+    if find_history(document, path.stem) is not None or (explicit and short_history(document) is not None):
+        return Source("history", path, ((None, path),), explicit)
+    return ("a pickle that holds no training history (an object of metric lists, or a list of one metric's values "
+            "named by the file)") if explicit else None
 
 
 def _holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:

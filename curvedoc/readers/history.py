@@ -39,7 +39,7 @@ import numpy as np
 from curvedoc.errors import CurvedocError, NotALog
 from curvedoc.features import LOSS_ROLES, listed
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import SPLIT_FILE_WORDS, Source, file_run_name
+from curvedoc.readers import SPLIT_FILE_WORDS, Source, file_run_name, pickled
 from curvedoc.readers.companions import YAML_SUFFIXES, parse_yaml
 from curvedoc.readers.records import as_value, restart_drops, warn_restarts, whole_steps
 from curvedoc.readers.text import read_json, read_text
@@ -81,18 +81,24 @@ def read(source: Source) -> list[Run]:
     :func:`runs_by_key`; named after the file and "#" and the key): the phases of a training, whose switch (unfrozen
     layers, a new learning rate) makes the curves jump by design, or the models a script compared."""
     path = source.files[0][1] if source.files else source.path
-    document, decoding_problem = _read_yaml(path) if path.suffix.lower() in YAML_SUFFIXES else read_json(path)
+    fmt = "json-history"
+    if path.suffix.lower() in YAML_SUFFIXES:
+        document, decoding_problem = _read_yaml(path)
+    elif pickled.is_pickled(path):
+        document, decoding_problem, fmt = pickled.load(path), None, "pickled-history"
+    else:
+        document, decoding_problem = read_json(path)
     document = _printed(document)
     runs = runs_by_key(document, path.stem)
     if runs:
         beside = {key: value for key, value in document.items() if key not in dict(runs)}
-        return [_run_of(path, beside, history, decoding_problem, key) for key, history in runs]
+        return [_run_of(path, beside, history, decoding_problem, fmt, key) for key, history in runs]
     history = find_history(document, path.stem) or (short_history(document) if source.explicit else None)
     if history is None:
         raise NotALog(path, f"JSON file that is not a training history (no object whose values are mostly lists of "
                             f"numbers, one a metric logged at least {MIN_EPOCHS} times, nor a list of one record an "
                             f"epoch)")
-    return [_run_of(path, document, history, decoding_problem)]
+    return [_run_of(path, document, history, decoding_problem, fmt)]
 
 
 def _read_yaml(path: Path) -> tuple[Any, str | None]:
@@ -111,9 +117,10 @@ def looks_like_yaml_history(head: bytes) -> bool:
                for match in YAML_LISTED_NUMBERS.finditer(head))
 
 
-def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | None, key: str = "") -> Run:
+def _run_of(path: Path, document: Any, history: dict, decoding_problem: str | None, fmt: str,
+            key: str = "") -> Run:
     suffix = f"#{key}" if key else ""
-    builder = RunBuilder(f"{path}{suffix}", "json-history", name=file_run_name(path) + suffix)
+    builder = RunBuilder(f"{path}{suffix}", fmt, name=file_run_name(path) + suffix)
     builder.add_file(path)
     if decoding_problem:
         builder.warn(decoding_problem)

@@ -87,13 +87,17 @@ def named_for_a_metric(path: Path) -> bool:
 
 def numpy_dtype(head: bytes) -> np.dtype | None:
     """The element type a .npy file's header (its first bytes) declares, or None when it declares none."""
-    stream = io.BytesIO(head)
     try:
-        version = np.lib.format.read_magic(stream)
-        read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-        return read_header(stream)[2]
+        return read_numpy_header(io.BytesIO(head))
     except (ValueError, OSError, EOFError, SyntaxError, TypeError):
         return None
+
+
+def read_numpy_header(stream: io.BytesIO) -> np.dtype:
+    """The element type a .npy file's header declares, the stream left at the array's first byte."""
+    version = np.lib.format.read_magic(stream)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    return read_header(stream)[2]
 
 
 def array_values(builder: RunBuilder, path: Path) -> tuple[None, np.ndarray, int]:
