@@ -160,6 +160,17 @@ def test_evaluation_scores_that_differ_come_from_a_model_that_moves():
     assert "CD301" in codes(synthetic({"fscore": np.full(20, 0.4081)}))
 
 
+def test_a_success_rate_perfect_from_the_start_has_nowhere_to_go():
+    """A Stable-Baselines Monitor of a policy loaded already trained (a real public log: 7,658 episodes, success 1
+    on nine in ten of them from the first): a task it already solves is no flat start; one it never solves is."""
+    rng = np.random.default_rng(3)
+    solved = (rng.random(600) < 0.9).astype(float)
+    solved[:5] = 1.0
+    rewards = rng.normal(6.0, 2.0, 600)
+    assert "CD301" not in codes(synthetic({"episode_reward": rewards, "success": solved}))
+    assert "CD301" in codes(synthetic({"episode_reward": rewards, "success": np.zeros(600)}))
+
+
 def test_ray_tunes_counters_do_not_make_a_supervised_trial_an_agent():
     """Every Ray Tune trial logs timesteps_since_restore and timesteps_total, RL or not: an LSTM regressor whose
     loss never moves (58.5 -> 57.7) is still judged flat."""

@@ -133,6 +133,11 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
         return []
     if any(curve.role != Role.SCORE and curve.start_level <= 0 for curve in curves):
         return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
+    # nor has a score perfect from the start that still varies: a success rate of 1 that the agent misses now and
+    # then is a task it already solves (one identical everywhere is a pay per step, CartPole's 1, which says nothing)
+    if any(curve.role == Role.SCORE and (perfect := perfect_score(curve)) is not None
+           and curve.start_level >= perfect and np.ptp(curve.finite_values) > 0 for curve in curves):
+        return []
     if any(curve.role == Role.SCORE and _centred(curve) for curve in curves):
         return []  # a reward normalised per batch is centred on 0 by construction: it has no level to keep
     if not run.reinforcement_learning and any(curve.role == Role.SCORE and _changes(curve) for curve in curves):
@@ -251,7 +256,8 @@ FLAT_THRESHOLDS = {
 def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
-    that never moves, or an evaluation score the same at every evaluation). A model trained before — a resumed session, a loss that starts far below chance — that
+    that never moves, or an evaluation score the same at every evaluation; not one perfect from its start, a success
+    rate of 1 having nowhere to go). A model trained before — a resumed session, a loss that starts far below chance — that
     gains nothing is a warning."""
     curves = is_flat_from_start(run, limits)
     if not curves:
