@@ -2334,6 +2334,19 @@ def test_caffes_net_definition_gives_the_class_count_of_its_one_loss_head(tmp_pa
     assert "num_classes" not in run.meta.hparams
 
 
+def test_what_a_data_loader_found_is_the_class_count_or_the_vocabulary(tmp_path):
+    """Keras's flow_from_directory prints "Found 4575 images belonging to 62 classes." for the training data, then
+    for the validation data (a real public log's opening); Karpathy's minGPT prints "data has 26724 characters, 17
+    unique." before its character-level model trains."""
+    epochs = "".join(f"Epoch {e}/5\n143/143 - 30s - loss: {4.1 / e:.4f} - accuracy: {0.2 * e:.4f}\n" for e in range(1, 6))
+    text = "Found 4575 images belonging to 62 classes.\nFound 2520 images belonging to 61 classes.\n" + epochs
+    run = load_one(write(tmp_path / "training_log.txt", text))
+    assert run.meta.n_classes == 62 and run.meta.n_classes_kind == "classes"
+    lines = "".join(f"iter {i}: train loss {2.8 / (1 + i / 100):.5f}\n" for i in range(0, 1000, 100))
+    run = load_one(write(tmp_path / "chargpt.log", "data has 26724 characters, 17 unique.\n" + lines))
+    assert run.meta.n_classes == 17 and run.meta.n_classes_kind == "vocabulary"
+
+
 def test_names_under_a_losses_heading_are_losses_but_for_measures_of_their_own(tmp_path):
     """PyTorch-YOLOv3's "[Epoch 0/30, Batch 5/7329] [Losses: x 0.27, y 0.25, w 3.3, h 2.9, conf 3.8, cls 0.81, total
     11.3, recall: 0.06, precision: 0.001]": x … total are the loss and its terms; recall and precision stay scores."""

@@ -433,6 +433,12 @@ NAME_BEFORE_BRACE = re.compile(r"([A-Za-z_]\w*)\s*[:=]?\s*$")
 # A printed PyTorch module, a layer a line (``(0): Conv3d(4, 24, kernel_size=(3, 3, 3), stride=(1, 1, 1))``): its
 # numbers are the architecture's, never values
 MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
+# What a data loader prints of the data it found: Keras's ``flow_from_directory`` and ``image_dataset_from_directory``
+# ("Found 4575 images belonging to 62 classes."), one class a folder; a character-level language model's corpus
+# (Karpathy's min-char-rnn and minGPT: "data has 26724 characters, 17 unique."), its vocabulary
+PRINTED_COUNT = re.compile(r"\s*(?:Found \d+ (?:images|files) belonging to (?P<classes>\d+) classes"
+                           r"|data has \d+ characters, (?P<vocabulary>\d+) unique)\b")
+PRINTED_COUNT_STARTS = ("Found ", "data has ")
 # A field of the net definition Caffe prints at the top of its log (``    num_output: 10``, ``  bottom: "score"``)
 CAFFE_FIELD = re.compile(r'\s{1,12}(top|bottom|num_output|type):\s{0,3}"?([\w./\-]{1,200})"?\s*$')
 # A heading that says the names after it are losses ("[Losses: x 0.27, y 0.25, …, total 15.1]"), followed by a name
@@ -804,6 +810,13 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         if "[" in text and (listed := CLASS_LIST.match(text)) is not None:
             _take_class_list(listed["names"], parsed)
+            continue
+        if text.lstrip().startswith(PRINTED_COUNT_STARTS) and (count := PRINTED_COUNT.match(text)) is not None:
+            # the first the log prints: the training data's, which the validation data's follows
+            if count["classes"]:
+                parsed.settings.setdefault("num_classes", float(count["classes"]))
+            else:
+                parsed.settings.setdefault("vocab_size", float(count["vocabulary"]))
             continue
         if ("stopping" in text or "Restoring" in text) and EARLY_STOPPED.match(text):
             state.end_run()
