@@ -272,6 +272,18 @@ def test_a_label_map_in_the_configs_folder_beside_the_log_holds_the_class_count(
     assert meta_of(tmp_path / "models")[:1] == (32,)
 
 
+def test_a_projects_configs_folder_beside_its_outputs_holds_the_class_count(tmp_path):
+    """Real public layouts: outputs/log.txt beside configs/config.yaml (dataset.num_classes: 2), and Lightning's
+    lightning_logs/version_0/metrics.csv two levels below configs/default.yaml (num_classes: 15)."""
+    write(tmp_path / "gan" / "outputs" / "log.txt", "".join(f"Epoch {e}: loss={0.7 - e / 100:.3f}\n" for e in range(9)))
+    write(tmp_path / "gan" / "configs" / "config.yaml", "dataset:\n  image_size: 64\n  num_classes: 2\n")
+    assert meta_of(tmp_path / "gan" / "outputs" / "log.txt")[:1] == (2,)
+    write(tmp_path / "sign" / "lightning_logs" / "version_0" / "metrics.csv",
+          "epoch,step,train_loss\n0,10,2.7\n1,20,2.5\n2,30,2.2\n")
+    write(tmp_path / "sign" / "configs" / "default.yaml", "num_classes: 15\nlr: 0.001\n")
+    assert meta_of(tmp_path / "sign" / "lightning_logs" / "version_0")[:1] == (15,)
+
+
 def _keras_layer(kind: str, name: str, **settings) -> dict:
     return {"class_name": kind, "config": {"name": name, "trainable": True, **settings}}
 
