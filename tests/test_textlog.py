@@ -2347,6 +2347,23 @@ def test_what_a_data_loader_found_is_the_class_count_or_the_vocabulary(tmp_path)
     assert run.meta.n_classes == 17 and run.meta.n_classes_kind == "vocabulary"
 
 
+@pytest.mark.parametrize("printed", [
+    "Namespace(arch='resnet18', dataset='cifar100', lr=0.1)",
+    "2023-03-19 09:54:17,227 - INFO:   --dataset CIFAR100",  # a real public log's argument list
+    "{'data': './data/cifar100', 'epochs': 9}",
+])
+def test_printed_arguments_naming_a_benchmark_give_its_class_count(tmp_path, printed):
+    epochs = "".join(f"Epoch {e}: loss={4.6 / (1 + e / 5):.3f}\n" for e in range(9))
+    run = load_one(write(tmp_path / "train.log", "Loading data from disk\n" + printed + "\n" + epochs))
+    assert run.meta.benchmark_classes[1] == 100
+
+
+def test_words_after_data_that_name_no_benchmark_are_no_setting(tmp_path):
+    epochs = "".join(f"Epoch {e}: loss={2.3 / (1 + e / 5):.3f} data_time: 0.01\n" for e in range(9))
+    run = load_one(write(tmp_path / "train.log", "data loading took 3 s\n" + epochs))
+    assert run.meta.benchmark_classes is None and "dataset" not in run.meta.hparams
+
+
 def test_names_under_a_losses_heading_are_losses_but_for_measures_of_their_own(tmp_path):
     """PyTorch-YOLOv3's "[Epoch 0/30, Batch 5/7329] [Losses: x 0.27, y 0.25, w 3.3, h 2.9, conf 3.8, cls 0.81, total
     11.3, recall: 0.06, precision: 0.001]": x … total are the loss and its terms; recall and precision stay scores."""

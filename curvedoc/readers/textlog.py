@@ -134,6 +134,7 @@ from pathlib import Path
 
 import numpy as np
 
+from curvedoc.datasets import benchmark_classes
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
@@ -439,6 +440,10 @@ MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
 PRINTED_COUNT = re.compile(r"\s*(?:Found \d+ (?:images|files) belonging to (?P<classes>\d+) classes"
                            r"|data has \d+ characters, (?P<vocabulary>\d+) unique)\b")
 PRINTED_COUNT_STARTS = ("Found ", "data has ")
+# The data a run's printed arguments name (``Namespace(dataset='cifar100', …)``, ``--dataset CIFAR100``, ``data:
+# ./data/mnist``): a public benchmark's name gives its class count, as a config's does (curvedoc.datasets)
+DATASET_NAMED = re.compile(r"""(?<![\w.])['"]?(dataset|dataset_name|dataset_id|data_set|data_name|data|task_name)"""
+                           r"""['"]?(?!\w)\s*(?:[=:]\s*|\s+)['"]?([\w./\\~][\w./\\-]{0,200})""", re.IGNORECASE)
 # A field of the net definition Caffe prints at the top of its log (``    num_output: 10``, ``  bottom: "score"``)
 CAFFE_FIELD = re.compile(r'\s{1,12}(top|bottom|num_output|type):\s{0,3}"?([\w./\-]{1,200})"?\s*$')
 # A heading that says the names after it are losses ("[Losses: x 0.27, y 0.25, …, total 15.1]"), followed by a name
@@ -593,13 +598,13 @@ class Parsed:
     kinds: dict[tuple[str, ...], int] = field(default_factory=dict)
     own_lines: int = 0
     tags: dict[str, tuple[array, array]] = field(default_factory=dict)  # tag → (record indexes, values)
-    settings: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, float | str] = field(default_factory=dict)
     # (index of the record printed next, tag, value): values printed after training began that are no points, a
     # later session's configuration among them; kept only where the step or epoch went back after them (see
     # ``add``), since only a run started over is preceded by a configuration of its own
     late_settings: list[tuple[int, str, float]] = field(default_factory=list)
     # the settings of each run the log holds (see ``_settings_of_each_run``)
-    run_settings: list[dict[str, float]] = field(default_factory=list)
+    run_settings: list[dict[str, float | str]] = field(default_factory=list)
     # the last record with a step or epoch of its own: its (epoch, step) and index
     last_own_position: tuple[float | None, float | None] | None = None
     last_own_index: int = -1
@@ -743,7 +748,7 @@ def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tupl
 
 
 def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[str, tuple[np.ndarray, np.ndarray]],
-                superseded: int, settings: dict[str, float]) -> None:
+                superseded: int, settings: dict[str, float | str]) -> None:
     builder.add_file(path)
     for message in parsed.warnings:
         builder.warn(message)
@@ -811,6 +816,8 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
         if "[" in text and (listed := CLASS_LIST.match(text)) is not None:
             _take_class_list(listed["names"], parsed)
             continue
+        if ("data" in text or "task_name" in text) and "dataset" not in parsed.settings:
+            _take_dataset_name(text, parsed)
         if text.lstrip().startswith(PRINTED_COUNT_STARTS) and (count := PRINTED_COUNT.match(text)) is not None:
             # the first the log prints: the training data's, which the validation data's follows
             if count["classes"]:
@@ -1168,6 +1175,14 @@ class _GroupedColumns:
             elif place == "step":
                 line.step = x
         return line if line.values else None
+
+
+def _take_dataset_name(text: str, parsed: Parsed) -> None:
+    """Keeps the first listed benchmark the log's printed arguments name as its ``dataset`` setting."""
+    for named in DATASET_NAMED.finditer(text):
+        if benchmark_classes((named[1].lower(),), named[2]) is not None:
+            parsed.settings["dataset"] = named[2]
+            return
 
 
 class _CaffeNet:
@@ -2320,7 +2335,7 @@ def _names_a_parameter_count(tag: str) -> bool:
 
 
 def _settings_of_each_run(parsed: Parsed, placed: np.ndarray, x: np.ndarray, own: np.ndarray | None,
-                          each_step: np.ndarray | None, run_of: np.ndarray, count: int) -> list[dict[str, float]]:
+                          each_step: np.ndarray | None, run_of: np.ndarray, count: int) -> list[dict[str, float | str]]:
     """The settings each run was started with: those printed before the log's first step (``parsed.settings``),
     and, where a run began by starting over (a new session of the log, a sweep's next configuration, a restart
     whose earlier values it replaces), the configuration printed again right before that, which each session
