@@ -791,6 +791,8 @@ def test_a_stable_baselines_monitor_log_is_an_episode_reward_curve(tmp_path):
     (run,) = curvedoc.load(path)
     assert run.format == "sb3-monitor"
     assert run.roles["episode_reward"].value == "score" and len(run.series("episode_reward")) == 30
+    # a row is an episode: its count is the step, nothing to warn of
+    assert run.series("episode_reward")["step"].tolist() == list(range(30)) and not run.warnings
 
 
 def test_a_monitor_with_info_keywords_keeps_its_episode_columns(tmp_path):

@@ -216,6 +216,9 @@ def formatted(table: Table) -> str:
     fmt = table_format(table)
     if fmt == "sb3-monitor":
         table.frame.columns = [SB3_MONITOR_COLUMNS.get(column, column) for column in table.frame.columns]
+        # a row is an episode, in order: its count is the step, which the file need not write
+        if "episode" not in table.frame.columns:
+            table.frame.insert(0, "episode", np.arange(len(table.frame)))
     return fmt
 
 
