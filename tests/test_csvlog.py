@@ -783,6 +783,17 @@ def test_a_file_named_by_its_writer_is_named_by_its_folder_like_a_tensorboard_ru
     assert load_one(write(tmp_path / "my_run.csv", "step,loss\n0,1\n")).name == "my_run.csv"
 
 
+def test_one_column_whose_name_has_a_space_is_one_curve(tmp_path):
+    """A PPO script's rewards3.csv (a real public log): "Total Reward" over one episode's return a line is one
+    column, not the two names a whitespace-separated header would give."""
+    path = write(tmp_path / "rewards3.csv", "Total Reward\n" + "".join(f"{1000.0 + 7 * i}\n" for i in range(20)))
+    run = load_one(path)
+    assert run.roles == {"Total Reward": Role.SCORE} and len(run.series("Total Reward")) == 20
+    # a whitespace table keeps its columns
+    table = write(tmp_path / "losses.txt", "epoch loss\n" + "".join(f"{i} {2.0 - i / 20}\n" for i in range(20)))
+    assert set(load_one(table).tags) == {"loss"}
+
+
 def test_a_stable_baselines_monitor_log_is_an_episode_reward_curve(tmp_path):
     """Monitor writes a JSON comment line above its header, then one row per episode: return, length, time."""
     path = tmp_path / "monitor.csv"

@@ -492,6 +492,9 @@ def load_table(path: Path) -> Table:
     header = data.split(b"\n", 1)[0].decode(encoding)
     delimiter = sniff_delimiter(header)
     header_cells = _cells(header, delimiter)
+    if delimiter == WHITESPACE and len(header_cells) > 1 and _one_value_a_row(data):
+        # one column whose name has spaces ("Total Reward" over one number a line), not a row of names
+        delimiter, header_cells = ",", [header.strip()]
     unnamed = bool(header_cells) and all(as_value(cell) is not None for cell in header_cells)
     # pandas names the columns of a bare array 0, 1, …: a header all the same, which names nothing; with its index
     # written too (DataFrame(array).to_csv(path)), ",0,1,2" heads the row numbers and the array's columns
@@ -540,6 +543,12 @@ def load_table(path: Path) -> Table:
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
     return Table(path, frame, found, decimal)
+
+
+def _one_value_a_row(data: bytes) -> bool:
+    """Whether the first rows under the header (up to MIN_RUN_RECORDS of them) hold one number each."""
+    rows = [line.strip() for line in data.split(b"\n", MIN_RUN_RECORDS + 1)[1:MIN_RUN_RECORDS + 1] if line.strip()]
+    return bool(rows) and all(len(row.split()) == 1 and as_value(row.decode("latin-1")) is not None for row in rows)
 
 
 def _one_curve_along_its_row(path: Path, frame: pd.DataFrame) -> bool:
