@@ -2364,6 +2364,21 @@ def test_words_after_data_that_name_no_benchmark_are_no_setting(tmp_path):
     assert run.meta.benchmark_classes is None and "dataset" not in run.meta.hparams
 
 
+def test_deepspeeds_reports_place_the_pipeline_loss_at_its_step(tmp_path):
+    """DeepSpeed's logger names where each message came from ("[INFO] [logging.py:96:log_dist] [Rank 0] step=10, …"),
+    and its pipeline engine prints "steps: 10 loss: 2.3456 iter time (s): …": the loss at that step, no "Rank" curve.
+    A script's own "steps: 10315, episodes: 100, …" counts environment steps: values, as before."""
+    lines = "".join(
+        f"[2023-08-02 00:41:{i:02d},123] [INFO] [logging.py:96:log_dist] [Rank 0] step={10 * i}, skipped=0, "
+        f"lr=[0.0001], mom=[(0.9, 0.999)]\n"
+        f"steps: {10 * i} loss: {10.3 / (1 + i / 5):.4f} iter time (s): 0.397 samples/sec: 40.3\n" for i in range(1, 21))
+    run = load_one(write(tmp_path / "train.log", lines))
+    assert run.roles["loss"] == Role.TRAIN_LOSS and "Rank" not in run.tags
+    assert run.series("loss")["step"].tolist() == list(range(10, 210, 10))
+    agent = "".join(f"steps: {10315 * i}, episodes: {100 * i}, mean episode reward: {500 + i}\n" for i in range(1, 12))
+    assert "steps" in load_one(write(tmp_path / "agent.txt", agent)).tags
+
+
 def test_names_under_a_losses_heading_are_losses_but_for_measures_of_their_own(tmp_path):
     """PyTorch-YOLOv3's "[Epoch 0/30, Batch 5/7329] [Losses: x 0.27, y 0.25, w 3.3, h 2.9, conf 3.8, cls 0.81, total
     11.3, recall: 0.06, precision: 0.001]": x … total are the loss and its terms; recall and precision stay scores."""

@@ -394,6 +394,13 @@ YOLO_RESULTS_CELLS = 15  # the epoch of the last, the GPU memory, and thirteen n
 # The process a distributed job's line came from: the Visualizer's "[Rank 0] (epoch: 1, …", torchrun's "[rank0]:" and
 # "[default0]:" tees. It names a process, not a value
 RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
+# Where a logging prefix says the message came from, after its level: DeepSpeed's "[INFO] [logging.py:96:log_dist]
+# [Rank 0] step=10, …" (``[%(filename)s:%(lineno)d:%(funcName)s]``)
+# DeepSpeed's pipeline engine prints each report as "steps: 10 loss: 2.3456 iter time (s): 0.397 samples/sec: 40.3":
+# the optimiser's step. A script's own "steps: 10315, episodes: 100, …" counts environment steps, whose count goes
+# back when the next run is appended: a value, as before
+DEEPSPEED_STEPS = re.compile(r"steps: (?=\d{1,12} loss: )")
+SOURCE_LOCATION = re.compile(r"\s*\[[\w.\-]{1,200}\.py:\d{1,7}(?::[\w<>]{1,200})?\]\s*")
 # The line the Visualizer appends to loss_log.txt when a session starts: its date is no value
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
@@ -1495,6 +1502,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
         prefix = GLOG_PREFIX.match(text)
     if prefix is not None:
         text = text[prefix.end():]
+        if ".py:" in text and (where := SOURCE_LOCATION.match(text)) is not None:
+            text = text[where.end():]
+    if text.startswith("steps: ") and DEEPSPEED_STEPS.match(text):
+        text = "step: " + text[len("steps: "):]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
