@@ -280,7 +280,8 @@ def is_evaluation_score(tag: str) -> bool:
 
 
 # A regression's error, the quantity its loss is (MSE) or is judged by (RMSE, MAE): "Mean Squared Error", "val_rmse"
-_REGRESSION_ERROR_WORDS = {"mse", "rmse", "nrmse", "msle", "rmsle", "mae"}
+# ... and a trajectory predictor's average and final displacement errors (minADE, minFDE: metres off, best of k)
+_REGRESSION_ERROR_WORDS = {"mse", "rmse", "nrmse", "msle", "rmsle", "mae", "ade", "fde"}
 _ERROR_METRIC_WORDS = _REGRESSION_ERROR_WORDS | {"mape", "smape", "wer", "cer", "error", "err"}
 
 

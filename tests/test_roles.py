@@ -217,6 +217,8 @@ def roles_of_run(tags: list[str]) -> dict[str, Role]:
     (["Percent Good", "Mean Squared Error"], {"Mean Squared Error": Role.TRAIN_LOSS}),
     (["mse", "val_mse", "lr"], {"mse": Role.TRAIN_LOSS, "val_mse": Role.VAL_LOSS}),
     (["train_rmse", "val_rmse"], {"train_rmse": Role.TRAIN_LOSS, "val_rmse": Role.VAL_LOSS}),
+    # a trajectory predictor's displacement error, best of k predictions
+    (["train_minADE", "val_minADE"], {"train_minADE": Role.TRAIN_LOSS, "val_minADE": Role.VAL_LOSS}),
 ])
 def test_a_regression_error_is_the_loss_of_a_run_that_logs_none(tags, losses):
     roles = roles_of_run(tags)
@@ -224,7 +226,7 @@ def test_a_regression_error_is_the_loss_of_a_run_that_logs_none(tags, losses):
 
 
 @pytest.mark.parametrize("tags", [["loss", "val_loss", "val_mae"], ["train_error", "val_error"], ["wer", "val_wer"],
-                                  ["train_mse", "train_mae", "val_mae"]])
+                                  ["train_mse", "train_mae", "val_mae"], ["loss", "val_minADE", "val_minFDE"]])
 def test_an_error_beside_a_loss_another_kind_of_error_or_an_error_rate_is_no_loss(tags):
     roles = roles_of_run(tags)
     assert all(roles[tag] == Role.OTHER for tag in tags if "loss" not in tag)
