@@ -783,6 +783,27 @@ def test_a_file_named_by_its_writer_is_named_by_its_folder_like_a_tensorboard_ru
     assert load_one(write(tmp_path / "my_run.csv", "step,loss\n0,1\n")).name == "my_run.csv"
 
 
+def test_rows_with_a_field_more_than_the_header_keep_the_headers_names(tmp_path):
+    """f.write(f"{epoch},{loss},{acc},\\n") ends each row with a comma, and a script that adds a value to its rows
+    but not to its header writes one field more: pandas takes the first field for row names and shifts every name
+    one to the right (loss read as the epoch). R's write.table writes row names for real ("1",0,2.0,0.0 under
+    "epoch","loss","acc"): its epoch column then counts in whole numbers, and stays as pandas reads it."""
+    trailing = write(tmp_path / "trailing.csv",
+                     "epoch,loss,acc\n" + "".join(f"{e},{2.0 / (1 + e):.3f},{0.1 * e:.2f},\n" for e in range(10)))
+    run = load_one(trailing)
+    assert run.series("loss")["value"].tolist()[:2] == [2.0, 1.0] and run.series("loss")["step"].tolist()[:2] == [0, 1]
+    assert not run.warnings
+    extra = write(tmp_path / "extra.csv",
+                  "epoch,loss,acc\n" + "".join(f"{e},{2.0 / (1 + e):.3f},{0.1 * e:.2f},{7 * e}\n" for e in range(10)))
+    run = load_one(extra)
+    assert run.series("loss")["value"].tolist()[:2] == [2.0, 1.0] and run.roles["column 4"] == Role.OTHER
+    assert "1 field(s) more than the header names" in run.warnings[0]
+    named_rows = write(tmp_path / "r.csv", '"epoch","loss","acc"\n' + "".join(
+        f'"{e + 1}",{e},{2.0 / (1 + e):.3f},{0.1 * e:.2f}\n' for e in range(10)))
+    run = load_one(named_rows)
+    assert run.series("loss")["value"].tolist()[:2] == [2.0, 1.0] and set(run.tags) == {"loss", "acc"}
+
+
 def test_one_column_whose_name_has_a_space_is_one_curve(tmp_path):
     """A PPO script's rewards3.csv (a real public log): "Total Reward" over one episode's return a line is one
     column, not the two names a whitespace-separated header would give."""

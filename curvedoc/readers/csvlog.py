@@ -508,6 +508,9 @@ def load_table(path: Path) -> Table:
     data, summaries = _take_summary_lines(data, delimiter, len(header_cells), encoding)
     # semicolon-separated files come from locales that write a decimal comma (Excel)
     decimal = "," if delimiter == ";" else "."
+    # f.write(f"{epoch},{loss},{acc},\n"): a delimiter after each row's last value, one field more than the header
+    # names, which pandas would take for row names and shift every column's name one to the right
+    trailing = delimiter != WHITESPACE and _ends_each_row(data, delimiter, len(header_cells))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -516,7 +519,7 @@ def load_table(path: Path) -> Table:
             frame = pd.read_csv(
                 io.BytesIO(data), sep=delimiter, encoding=encoding, keep_default_na=False, na_values=[""],
                 on_bad_lines="warn", skipinitialspace=True, engine="c",
-                decimal=decimal, header=None if headerless else "infer",
+                decimal=decimal, header=None if headerless else "infer", index_col=False if trailing else None,
             )
         except (ValueError, pd.errors.ParserError, csv.Error) as exc:
             raise CurvedocError(path, f"not a readable table ({' '.join(str(exc).split())})") from None
@@ -530,6 +533,11 @@ def load_table(path: Path) -> Table:
         frame = _with_summaries(frame, summaries)
         found.append(f"{path}: {len(summaries)} summary line(s) of named values among the rows (e.g. "
                      f"{', '.join(summaries[0][1])}) read at the step of the row before each")
+    if not (trailing or headerless) and _named_from_the_first_field(frame, header_cells, data, delimiter):
+        frame = _unshifted(frame, header_cells)
+        found.append(f"{path}: rows hold {len(frame.columns) - len(header_cells)} field(s) more than the header "
+                     f"names: its names go to the first {len(header_cells)}, the rest are kept by place and not "
+                     "judged")
     if indexed_array:
         frame = frame.iloc[:, 1:]  # the row numbers, which the row order gives anyway
     if headerless and _one_curve_along_its_row(path, frame):
@@ -543,6 +551,37 @@ def load_table(path: Path) -> Table:
     if frame.empty:
         raise CurvedocError(path, "header only, no data rows" if len(frame.columns) > 1 else "no data rows")
     return Table(path, frame, found, decimal)
+
+
+def _named_from_the_first_field(frame: pd.DataFrame, names: list[str], data: bytes, delimiter: str) -> bool:
+    """Whether a table whose rows hold more fields than its header names (pandas takes the first ones for row
+    names, as R's write.table writes them) names its fields from the first instead: a script that added a value to
+    its rows and not to its header. Its step column, read pandas' way, then holds a fraction where the row names
+    count in whole numbers ("epoch,loss,acc" over "0,2.0,0.0,7")."""
+    step = find_step_column(names)
+    first_row = next((line for line in data.split(b"\n", 2)[1:2] if line.strip()), b"")
+    if step is None or step not in frame.columns or count_fields(first_row.strip(), delimiter) <= len(names):
+        return False
+    index = np.asarray(frame.index.get_level_values(0), dtype=object)
+    counted = np.array([as_value(cell) for cell in index], dtype=float)
+    stepped = np.array([as_value(cell) for cell in frame[step]], dtype=float)
+    return (bool(np.isfinite(counted).all()) and whole_steps(counted)[1]
+            and not whole_steps(stepped[np.isfinite(stepped)])[1])
+
+
+def _unshifted(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """The table with its header's names on its first fields and the fields beyond them named by place."""
+    frame = frame.reset_index()
+    frame.columns = names + [f"column {place}" for place in range(len(names) + 1, len(frame.columns) + 1)]
+    return frame
+
+
+def _ends_each_row(data: bytes, delimiter: str, n_names: int) -> bool:
+    """Whether the first rows under the header (up to MIN_RUN_RECORDS of them) each end with the delimiter, an
+    empty field after as many values as the header has names."""
+    rows = [line.rstrip(b"\r") for line in data.split(b"\n", MIN_RUN_RECORDS + 1)[1:MIN_RUN_RECORDS + 1] if line.strip()]
+    end = delimiter.encode()
+    return bool(rows) and all(row.endswith(end) and count_fields(row, delimiter) == n_names + 1 for row in rows)
 
 
 def _one_value_a_row(data: bytes) -> bool:
