@@ -444,7 +444,7 @@ MODULE_LINE = re.compile(r"\s*\(\w+\): [A-Za-z_][\w.]*\(")
 # What a data loader prints of the data it found: Keras's ``flow_from_directory`` and ``image_dataset_from_directory``
 # ("Found 4575 images belonging to 62 classes."), one class a folder; a character-level language model's corpus
 # (Karpathy's min-char-rnn and minGPT: "data has 26724 characters, 17 unique."), its vocabulary
-PRINTED_COUNT = re.compile(r"\s*(?:Found \d+ (?:images|files) belonging to (?P<classes>\d+) classes"
+PRINTED_COUNT = re.compile(r"(?:Found \d+ (?:images|files) belonging to (?P<classes>\d+) classes"
                            r"|data has \d+ characters, (?P<vocabulary>\d+) unique)\b")
 PRINTED_COUNT_STARTS = ("Found ", "data has ")
 # The data a run's printed arguments name (``Namespace(dataset='cifar100', …)``, ``--dataset CIFAR100``, ``data:
@@ -825,7 +825,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             continue
         if ("data" in text or "task_name" in text) and "dataset" not in parsed.settings:
             _take_dataset_name(text, parsed)
-        if text.lstrip().startswith(PRINTED_COUNT_STARTS) and (count := PRINTED_COUNT.match(text)) is not None:
+        if text.startswith(PRINTED_COUNT_STARTS) and (count := PRINTED_COUNT.match(text)) is not None:
             # the first the log prints: the training data's, which the validation data's follows
             if count["classes"]:
                 parsed.settings.setdefault("num_classes", float(count["classes"]))
