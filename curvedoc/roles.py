@@ -293,6 +293,11 @@ def is_error_metric(tag: str) -> bool:
 
 
 _ERROR_KIND_WORDS = {"squared", "absolute"}  # "Mean Squared Error", "mean absolute error"
+# What TensorFlow 1's tutorials, Andrew Ng's courses and PaddlePaddle call the loss ("Epoch: 0001 cost= 1.18",
+# "Cost after iteration 100: 0.69", "AvgCost=11.56"), named alone or with how it was averaged; a cost of something
+# else (an agent's transaction_cost, a time cost) names that something
+_COST = "cost"
+_COST_QUALIFIERS = {"avg", "average", "mean", "current", "total", "epoch", "batch", "running"}
 
 
 _TRAINING_TWIN = {Role.VAL_LOSS: Role.TRAIN_LOSS, Role.VAL_ACC: Role.TRAIN_ACC}
@@ -325,6 +330,8 @@ def mark_errors_as_losses(roles: dict[str, Role]) -> None:
         words = set(tokens(tag))
         if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
             kinds[tag] = frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS))
+        elif role is Role.OTHER and _COST in words and words <= {_COST, *_COST_QUALIFIERS, *_SPLIT_WORDS}:
+            kinds[tag] = frozenset({_COST})
     trained = {kind for tag, kind in kinds.items() if (split_of(tokens(tag)) or "train") == "train"}
     chosen = set(kinds.values()) if len(set(kinds.values())) == 1 else trained if len(trained) == 1 else set()
     for tag, kind in kinds.items():

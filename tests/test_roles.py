@@ -219,6 +219,9 @@ def roles_of_run(tags: list[str]) -> dict[str, Role]:
     (["train_rmse", "val_rmse"], {"train_rmse": Role.TRAIN_LOSS, "val_rmse": Role.VAL_LOSS}),
     # a trajectory predictor's displacement error, best of k predictions
     (["train_minADE", "val_minADE"], {"train_minADE": Role.TRAIN_LOSS, "val_minADE": Role.VAL_LOSS}),
+    # TensorFlow 1's tutorials ("Epoch: 0001 cost= 1.18") and PaddlePaddle ("AvgCost=11.56") call the loss a cost
+    (["cost", "accuracy"], {"cost": Role.TRAIN_LOSS, "accuracy": Role.TRAIN_ACC}),
+    (["AvgCost", "test_AvgCost"], {"AvgCost": Role.TRAIN_LOSS, "test_AvgCost": Role.TEST_LOSS}),
 ])
 def test_a_regression_error_is_the_loss_of_a_run_that_logs_none(tags, losses):
     roles = roles_of_run(tags)
@@ -226,7 +229,8 @@ def test_a_regression_error_is_the_loss_of_a_run_that_logs_none(tags, losses):
 
 
 @pytest.mark.parametrize("tags", [["loss", "val_loss", "val_mae"], ["train_error", "val_error"], ["wer", "val_wer"],
-                                  ["train_mse", "train_mae", "val_mae"], ["loss", "val_minADE", "val_minFDE"]])
+                                  ["train_mse", "train_mae", "val_mae"], ["loss", "val_minADE", "val_minFDE"],
+                                  ["transaction_cost", "val_transaction_cost"], ["time_cost", "val_time_cost"]])
 def test_an_error_beside_a_loss_another_kind_of_error_or_an_error_rate_is_no_loss(tags):
     roles = roles_of_run(tags)
     assert all(roles[tag] == Role.OTHER for tag in tags if "loss" not in tag)
