@@ -276,7 +276,7 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
                           part=label.get("part") or parts.get(relative.split("/")[0], labelled.part),
                           insufficient_expected=insufficient,
                           n_true=label.get("n_classes"))
-        if labelled.part == PUBLIC and not _on_disk(labelled.data / relative):
+        if labelled.part == PUBLIC and not _file_of(labelled.data / relative).exists():
             scores.absent.append(outcome)
             continue
         scores.outcomes.append(outcome)
@@ -297,10 +297,6 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
                                  else f"inferred ({'certain' if count.certain else 'uncertain'})")
             outcome.n_inferred_alone, outcome.n_evidence = _inferred_alone(curves)
     return scores
-
-
-def _on_disk(path: Path) -> bool:
-    return _file_of(path).exists()
 
 
 def _file_of(path: Path) -> Path:

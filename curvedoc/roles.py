@@ -325,18 +325,22 @@ def mark_errors_as_losses(roles: dict[str, Role]) -> None:
     error rate (a classifier's "error", WER) is not a loss: left as it is."""
     if any(role in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) for role in roles.values()):
         return
-    kinds = {}  # each error's naming words: what kind of error it is
+    kinds = {}  # each error's naming words (what kind of error it is) and its split
     for tag, role in roles.items():
-        words = set(tokens(tag))
-        if role is Role.OTHER and (words & _REGRESSION_ERROR_WORDS or (words & _ERROR_KIND_WORDS and "error" in words)):
-            kinds[tag] = frozenset(words & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS))
-        elif role is Role.OTHER and _COST in words and words <= {_COST, *_COST_QUALIFIERS, *_SPLIT_WORDS}:
-            kinds[tag] = frozenset({_COST})
-    trained = {kind for tag, kind in kinds.items() if (split_of(tokens(tag)) or "train") == "train"}
-    chosen = set(kinds.values()) if len(set(kinds.values())) == 1 else trained if len(trained) == 1 else set()
-    for tag, kind in kinds.items():
+        if role is not Role.OTHER:
+            continue
+        words = tokens(tag)
+        named = set(words)
+        if named & _REGRESSION_ERROR_WORDS or (named & _ERROR_KIND_WORDS and "error" in named):
+            kinds[tag] = frozenset(named & (_REGRESSION_ERROR_WORDS | _ERROR_KIND_WORDS)), split_of(words) or "train"
+        elif _COST in named and named <= {_COST, *_COST_QUALIFIERS, *_SPLIT_WORDS}:
+            kinds[tag] = frozenset({_COST}), split_of(words) or "train"
+    every = {kind for kind, _ in kinds.values()}
+    trained = {kind for kind, split in kinds.values() if split == "train"}
+    chosen = every if len(every) == 1 else trained if len(trained) == 1 else set()
+    for tag, (kind, split) in kinds.items():
         if kind in chosen:
-            roles[tag] = Role(f"{split_of(tokens(tag)) or 'train'}_loss")
+            roles[tag] = Role(f"{split}_loss")
 
 
 def is_perplexity(tag: str) -> bool:

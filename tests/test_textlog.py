@@ -2338,7 +2338,8 @@ def test_what_a_data_loader_found_is_the_class_count_or_the_vocabulary(tmp_path)
     """Keras's flow_from_directory prints "Found 4575 images belonging to 62 classes." for the training data, then
     for the validation data (a real public log's opening); Karpathy's minGPT prints "data has 26724 characters, 17
     unique." before its character-level model trains."""
-    epochs = "".join(f"Epoch {e}/5\n143/143 - 30s - loss: {4.1 / e:.4f} - accuracy: {0.2 * e:.4f}\n" for e in range(1, 6))
+    epochs = "".join(f"Epoch {e}/5\n143/143 - 30s - loss: {4.1 / e:.4f} - accuracy: {0.2 * e:.4f}\n"
+                     for e in range(1, 6))
     text = "Found 4575 images belonging to 62 classes.\nFound 2520 images belonging to 61 classes.\n" + epochs
     run = load_one(write(tmp_path / "training_log.txt", text))
     assert run.meta.n_classes == 62 and run.meta.n_classes_kind == "classes"
@@ -2371,7 +2372,8 @@ def test_deepspeeds_reports_place_the_pipeline_loss_at_its_step(tmp_path):
     lines = "".join(
         f"[2023-08-02 00:41:{i:02d},123] [INFO] [logging.py:96:log_dist] [Rank 0] step={10 * i}, skipped=0, "
         f"lr=[0.0001], mom=[(0.9, 0.999)]\n"
-        f"steps: {10 * i} loss: {10.3 / (1 + i / 5):.4f} iter time (s): 0.397 samples/sec: 40.3\n" for i in range(1, 21))
+        f"steps: {10 * i} loss: {10.3 / (1 + i / 5):.4f} iter time (s): 0.397 samples/sec: 40.3\n"
+        for i in range(1, 21))
     run = load_one(write(tmp_path / "train.log", lines))
     assert run.roles["loss"] == Role.TRAIN_LOSS and "Rank" not in run.tags
     assert run.series("loss")["step"].tolist() == list(range(10, 210, 10))

@@ -87,6 +87,11 @@ JSON_SUFFIXES = frozenset({".json", ".jsonl", ".ndjson"})
 SQLITE_HEADER = b"SQLite format 3\x00"
 DEEPXDE_HEADER = b"# step, loss_train, loss_test"  # numpy.savetxt's header line of DeepXDE's loss.dat
 NUMPY_MAGIC = b"\x93NUMPY"  # np.save's .npy file
+# pickle.dump at protocol 2 or later starts with PROTO (0x80) and its number; protocols 0 and 1 (Python 2's default)
+# start a dict or a list put in the memo's first place ("(dp0" is MARK, DICT, PUT 0; "}q\0" an EMPTY_DICT, BINPUT 0;
+# "]q\0" an EMPTY_LIST) or name the OrderedDict they build
+PICKLE_PROTOCOLS = range(2, 6)
+PICKLE_OPENINGS = (b"(dp0\n", b"(lp0\n", b"}q\x00", b"]q\x00", b"ccollections\nOrderedDict\n")
 DEEPXDE_TABLE_HEADER = re.compile(rb"^Step +Train loss +Test loss +Test metric", re.MULTILINE)  # what its stdout prints
 TABLE_SUFFIXES = {".csv", ".tsv"}
 # a number standing on its own in a line's cell (``Epoch:0``, ``loss is 0.1366``), not a digit within a name
@@ -277,7 +282,7 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return Source("deepxde", path, ((None, path),), explicit)
     if head.startswith(NUMPY_MAGIC):
         return _numpy_array(path, head, explicit)
-    if _is_pickle(head):
+    if is_pickle(head):
         return _pickled_history(path, explicit)
     if suffix in JSON_SUFFIXES:
         text = head.lstrip()
@@ -389,11 +394,9 @@ def _numpy_array(path: Path, head: bytes, explicit: bool) -> Source | str | None
     return f"not a training log curvedoc knows; it reads {LOOKED_FOR}"
 
 
-def _is_pickle(head: bytes) -> bool:
-    # imported here, as the readers are: they import Source from this module
-    from curvedoc.readers.pickled import is_pickle
-
-    return is_pickle(head)
+def is_pickle(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is a pickle of a dict or a list, or one at protocol 2 or later."""
+    return (head[:1] == b"\x80" and len(head) > 1 and head[1] in PICKLE_PROTOCOLS) or head.startswith(PICKLE_OPENINGS)
 
 
 def _pickled_history(path: Path, explicit: bool) -> Source | str | None:

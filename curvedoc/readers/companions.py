@@ -10,10 +10,10 @@ line; ``labels.csv``, ``classes.csv``, ``class_names.csv``: a table of the class
 ``model.to_json()`` (``model.json``, ``model_architecture.json``: its softmax output layer's width); a PEFT
 ``adapter_config.json`` names the base model, and so does the model card the Trainer writes (``README.md``, whose
 YAML front matter holds ``base_model``: ``trainer.create_model_card(finetuned_from=…)``, as the Hugging Face example
-scripts call it). They are looked for in the run's folder, then one folder up (two above a Hugging Face ``checkpoint-N/``,
-whose output folder holds the model config, and above a Lightning logger's ``version_N/`` or a W&B run folder, whose
-project folder holds the run's configs), each folder's ``configs/`` or ``config/`` folder right after it (a
-project's ``configs/config.yaml`` beside the ``outputs/`` its log is written to), nearest folder first;
+scripts call it). They are looked for in the run's folder, then one folder up (two above a Hugging Face
+``checkpoint-N/``, whose output folder holds the model config, and above a Lightning logger's ``version_N/`` or a W&B
+run folder, whose project folder holds the run's configs), each folder's ``configs/`` or ``config/`` folder right after
+it (a project's ``configs/config.yaml`` beside the ``outputs/`` its log is written to), nearest folder first;
 within a folder the model config first, then data configs, run arguments, other YAML files, other JSON files
 named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
@@ -158,8 +158,11 @@ def _with_config_folders(folders: list[str]) -> list[str]:
     """The search folders, each followed by the settings folder it keeps its configs in (``configs/``, ``config/``):
     a Keras script's ``models/configs/label_mapping.json`` beside ``models/training_log.csv``, and a project's
     ``configs/config.yaml`` beside the ``outputs/`` or ``lightning_logs/`` its runs are written to."""
-    return [path for level in folders
-            for path in (level, *(os.path.join(level, name) for name in CONFIG_FOLDERS if name in folder_names(level)))]
+    searched = []
+    for level in folders:
+        names = folder_names(level)
+        searched += [level, *(os.path.join(level, name) for name in CONFIG_FOLDERS if name in names)]
+    return searched
 
 
 def search_folders(folder: Path) -> list[str]:

@@ -559,8 +559,8 @@ def _named_from_the_first_field(frame: pd.DataFrame, names: list[str], data: byt
     its rows and not to its header. Its step column, read pandas' way, then holds a fraction where the row names
     count in whole numbers ("epoch,loss,acc" over "0,2.0,0.0,7")."""
     step = find_step_column(names)
-    first_row = next((line for line in data.split(b"\n", 2)[1:2] if line.strip()), b"")
-    if step is None or step not in frame.columns or count_fields(first_row.strip(), delimiter) <= len(names):
+    rows = _first_rows(data)
+    if step is None or step not in frame.columns or not rows or count_fields(rows[0], delimiter) <= len(names):
         return False
     index = np.asarray(frame.index.get_level_values(0), dtype=object)
     counted = np.array([as_value(cell) for cell in index], dtype=float)
@@ -576,17 +576,21 @@ def _unshifted(frame: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return frame
 
 
+def _first_rows(data: bytes) -> list[bytes]:
+    """The first rows under the header, up to MIN_RUN_RECORDS of them, without their line ends and outer blanks."""
+    return [line.strip() for line in data.split(b"\n", MIN_RUN_RECORDS + 1)[1:MIN_RUN_RECORDS + 1] if line.strip()]
+
+
 def _ends_each_row(data: bytes, delimiter: str, n_names: int) -> bool:
-    """Whether the first rows under the header (up to MIN_RUN_RECORDS of them) each end with the delimiter, an
-    empty field after as many values as the header has names."""
-    rows = [line.rstrip(b"\r") for line in data.split(b"\n", MIN_RUN_RECORDS + 1)[1:MIN_RUN_RECORDS + 1] if line.strip()]
-    end = delimiter.encode()
+    """Whether the first rows under the header each end with the delimiter, an empty field after as many values as
+    the header has names."""
+    rows, end = _first_rows(data), delimiter.encode()
     return bool(rows) and all(row.endswith(end) and count_fields(row, delimiter) == n_names + 1 for row in rows)
 
 
 def _one_value_a_row(data: bytes) -> bool:
-    """Whether the first rows under the header (up to MIN_RUN_RECORDS of them) hold one number each."""
-    rows = [line.strip() for line in data.split(b"\n", MIN_RUN_RECORDS + 1)[1:MIN_RUN_RECORDS + 1] if line.strip()]
+    """Whether the first rows under the header hold one number each."""
+    rows = _first_rows(data)
     return bool(rows) and all(len(row.split()) == 1 and as_value(row.decode("latin-1")) is not None for row in rows)
 
 

@@ -24,14 +24,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from curvedoc.errors import CurvedocError, describe_os_error
-from curvedoc.readers import NUMPY_MAGIC
+from curvedoc.readers import NUMPY_MAGIC, PICKLE_OPENINGS, is_pickle
 from curvedoc.readers.series import read_numpy_header
 
-# pickle.dump at protocol 2 or later starts with PROTO and its number; protocols 0 and 1 (Python 2's default) start a
-# dict or a list put in the memo's first place ("(dp0" is MARK, DICT, PUT 0; "}q\0" an EMPTY_DICT, BINPUT 0; "]q\0" an
-# EMPTY_LIST) or name the OrderedDict they build
-PROTOCOL_OPENINGS = (b"(dp0\n", b"(lp0\n", b"}q\x00", b"]q\x00", b"ccollections\nOrderedDict\n")
-LATEST_PROTOCOL = 5
 # What any small pickle may expand to, whatever its size
 MIN_BUDGET = 1 << 16
 # Model checkpoints are pickles of the framework's tensors: never a history, and often gigabytes
@@ -148,17 +143,11 @@ def _latin1_bytes(text: Any, encoding: Any = "utf-8") -> bytes:
     return text.encode("latin1")
 
 
-def is_pickle(head: bytes) -> bool:
-    """Whether a file starting with ``head`` is a pickle of a dict or a list, or one at protocol 2 or later."""
-    return (len(head) > 1 and head[0] == pickle.PROTO[0] and 2 <= head[1] <= LATEST_PROTOCOL) or head.startswith(
-        PROTOCOL_OPENINGS)
-
-
 def is_pickled(path: Path) -> bool:
     """Whether the file is a pickle, or a .npy file (whose array of objects is one)."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(len(PROTOCOL_OPENINGS[-1]))
+            head = handle.read(len(max(PICKLE_OPENINGS, key=len)))
     except OSError:
         return False
     return head.startswith(NUMPY_MAGIC) or is_pickle(head)

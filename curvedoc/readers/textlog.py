@@ -396,11 +396,11 @@ YOLO_RESULTS_CELLS = 15  # the epoch of the last, the GPU memory, and thirteen n
 RANK_PREFIX = re.compile(r"\[(?:rank|default)\s?\d{1,5}\]:?\s*", re.IGNORECASE)
 # Where a logging prefix says the message came from, after its level: DeepSpeed's "[INFO] [logging.py:96:log_dist]
 # [Rank 0] step=10, …" (``[%(filename)s:%(lineno)d:%(funcName)s]``)
+SOURCE_LOCATION = re.compile(r"\s*\[[\w.\-]{1,200}\.py:\d{1,7}(?::[\w<>]{1,200})?\]\s*")
 # DeepSpeed's pipeline engine prints each report as "steps: 10 loss: 2.3456 iter time (s): 0.397 samples/sec: 40.3":
 # the optimiser's step. A script's own "steps: 10315, episodes: 100, …" counts environment steps, whose count goes
-# back when the next run is appended: a value, as before
+# back when the next run is appended: a value
 DEEPSPEED_STEPS = re.compile(r"steps: (?=\d{1,12} loss: )")
-SOURCE_LOCATION = re.compile(r"\s*\[[\w.\-]{1,200}\.py:\d{1,7}(?::[\w<>]{1,200})?\]\s*")
 # The line the Visualizer appends to loss_log.txt when a session starts: its date is no value
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
 # loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
@@ -823,14 +823,11 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
         if "[" in text and (listed := CLASS_LIST.match(text)) is not None:
             _take_class_list(listed["names"], parsed)
             continue
-        if ("data" in text or "task_name" in text) and "dataset" not in parsed.settings:
+        # the data a run names is printed before it trains: no cost on the lines of its training
+        if not state.started and ("data" in text or "task_name" in text) and "dataset" not in parsed.settings:
             _take_dataset_name(text, parsed)
         if text.startswith(PRINTED_COUNT_STARTS) and (count := PRINTED_COUNT.match(text)) is not None:
-            # the first the log prints: the training data's, which the validation data's follows
-            if count["classes"]:
-                parsed.settings.setdefault("num_classes", float(count["classes"]))
-            else:
-                parsed.settings.setdefault("vocab_size", float(count["vocabulary"]))
+            _take_printed_count(count, parsed)
             continue
         if ("stopping" in text or "Restoring" in text) and EARLY_STOPPED.match(text):
             state.end_run()
@@ -1184,6 +1181,15 @@ class _GroupedColumns:
         return line if line.values else None
 
 
+def _take_printed_count(count: re.Match, parsed: Parsed) -> None:
+    """Keeps the class count or the vocabulary a data loader printed it found (see PRINTED_COUNT): the first the log
+    prints, the training data's, which the validation data's follows."""
+    if count["classes"]:
+        parsed.settings.setdefault("num_classes", float(count["classes"]))
+    else:
+        parsed.settings.setdefault("vocab_size", float(count["vocabulary"]))
+
+
 def _take_dataset_name(text: str, parsed: Parsed) -> None:
     """Keeps the first listed benchmark the log's printed arguments name as its ``dataset`` setting."""
     for named in DATASET_NAMED.finditer(text):
@@ -1504,8 +1510,6 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = text[prefix.end():]
         if ".py:" in text and (where := SOURCE_LOCATION.match(text)) is not None:
             text = text[where.end():]
-    if text.startswith("steps: ") and DEEPSPEED_STEPS.match(text):
-        text = "step: " + text[len("steps: "):]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
@@ -1740,6 +1744,8 @@ def _writer_line(text: str, state: _Reading) -> Line | str | None:
     if text[:1].isdigit() and ":\tlearn: " in text and (catboost := CATBOOST_ROW.match(text)) is not None:
         test = f" test_loss: {catboost['test']}" if catboost["test"] else ""
         return f"iteration {catboost['n']}: train_loss: {catboost['learn']}{test}"
+    if text.startswith("steps: ") and DEEPSPEED_STEPS.match(text):
+        return "step: " + text[len("steps: "):]
     if text.startswith(ESTIMATOR_EVALUATION):
         # a TF Estimator's evaluate() result: "Saving dict for global step 1000: accuracy = 0.97, loss = 0.06"
         return f"eval step {text[len(ESTIMATOR_EVALUATION):]}"

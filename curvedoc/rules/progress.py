@@ -257,8 +257,8 @@ def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
     that never moves, or an evaluation score the same at every evaluation; not one perfect from its start, a success
-    rate of 1 having nowhere to go). A model trained before — a resumed session, a loss that starts far below chance — that
-    gains nothing is a warning."""
+    rate of 1 having nowhere to go). A model trained before — a resumed session, a loss that starts far below
+    chance — that gains nothing is a warning."""
     curves = is_flat_from_start(run, limits)
     if not curves:
         return None
