@@ -147,6 +147,15 @@ def test_loss_falling_while_accuracy_frozen_is_not_also_majority():
     assert [f.code for f in findings(run)] == ["CD603"]
 
 
+def test_an_accuracy_never_above_zero_while_the_loss_keeps_falling_is_frozen_and_one_at_one_is_not():
+    """A public multi-label Chainer run (228 sigmoid outputs, a squared-error loss 55 -> 32 and still falling) whose
+    validation accuracy is exactly 0 at every evaluation: not one example is ever answered right, however far the
+    loss falls. An accuracy of exactly 1 has nowhere to go instead: the loss only sharpens the same answers."""
+    for level, frozen in ((0.0, True), (1.0, False)):
+        run = build({"train/loss": (STEPS, np.linspace(1.0, 0.5, 1000)), "val/acc": (EPOCHS, np.full(10, level))})
+        assert ("CD603" in {f.code for f in findings(run)}) is frozen, level
+
+
 def test_train_accuracy_alone_at_the_prior_is_majority():
     batch_acc = RNG.binomial(32, 0.7, 1000) / 32
     run = build({"train/loss": (STEPS, 0.61 + 0.05 * RNG.standard_normal(1000)), "train/acc": (STEPS, batch_acc)})

@@ -506,12 +506,13 @@ def accuracy_majority(run: RunCurves, limits: Limits):
 def predictions_frozen(run: RunCurves, limits: Limits):
     """The loss falls over the span while the accuracy does not change at all, and either keeps falling to the
     end or sits lower than any constant prediction could (so the model does use its input): what is being
-    optimised does not move the predictions."""
+    optimised does not move the predictions. An accuracy of 0 at every evaluation counts too (not one example is
+    ever answered right, however far the loss falls); one of 1 does not, having nowhere to go."""
     flat = _flat_accuracy(run, limits)
     if flat is None or flat.loss is None or not flat.loss_falls:
         return None
-    if not limits["flat_tolerance"] < flat.level < 1 - limits["flat_tolerance"]:
-        return None  # an accuracy at 1 (or 0) has nowhere to go: the loss can only sharpen the same answers
+    if flat.level >= 1 - limits["flat_tolerance"]:
+        return None  # an accuracy at 1 has nowhere to go: the loss can only sharpen the same answers
     if not (flat.still_falling or not flat.constant_prediction_possible):
         return None
     loss = flat.loss
