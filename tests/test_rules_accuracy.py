@@ -156,6 +156,21 @@ def test_an_accuracy_never_above_zero_while_the_loss_keeps_falling_is_frozen_and
         assert ("CD603" in {f.code for f in findings(run)}) is frozen, level
 
 
+def test_a_held_out_accuracy_the_same_to_its_last_digit_on_a_large_set_is_frozen_whatever_train_does():
+    """A public HAM10000 run (Keras CSVLogger): val_accuracy 0.6697736 (503 of 751 images, the majority class's
+    share) at all 9 epochs while the train accuracy climbs 0.45 -> 0.66 onto the same share: the validation
+    predictions never change, the model predicts the commonest class. The same shape on a set of 20 (0.95, one
+    value its 19 right answers give) is a small set the model answers the same way, which says nothing."""
+    epochs = np.arange(9)
+    train_acc = [0.447, 0.628, 0.646, 0.654, 0.660, 0.663, 0.664, 0.666, 0.668]
+    train_loss = [1.79, 1.32, 1.25, 1.22, 1.20, 1.19, 1.18, 1.175, 1.17]
+    val_loss = [1.215, 1.168, 1.129, 1.124, 1.120, 1.118, 1.126, 1.115, 1.117]
+    for val_acc, frozen in ((0.6697736382484436, True), (0.95, False)):
+        run = build({"loss": (epochs, train_loss), "accuracy": (epochs, train_acc), "val_loss": (epochs, val_loss),
+                     "val_accuracy": (epochs, np.full(9, val_acc))})
+        assert bool({f.code for f in findings(run)} & {"CD602", "CD603"}) is frozen, val_acc
+
+
 def test_train_accuracy_alone_at_the_prior_is_majority():
     batch_acc = RNG.binomial(32, 0.7, 1000) / 32
     run = build({"train/loss": (STEPS, 0.61 + 0.05 * RNG.standard_normal(1000)), "train/acc": (STEPS, batch_acc)})

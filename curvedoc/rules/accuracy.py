@@ -25,6 +25,10 @@ COUNT_DECIMALS = 6
 # An evaluation set this large or larger: one example answered differently moves its accuracy by 5% at most, and
 # an accuracy that moves by no more than that, back and forth, holds its predictions
 MIN_SET_FOR_ONE_EXAMPLE = 20
+# An evaluation set this large or larger: a model whose weights change (its loss moves) answers some of its examples
+# differently from one evaluation to the next, so an accuracy identical to its last digit at every evaluation is
+# predictions that never change
+LARGE_SET = 100
 
 
 
@@ -45,6 +49,19 @@ def _one_example_apart(values: np.ndarray) -> bool:
     counts = distinct * size
     whole = np.abs(counts - np.round(counts)) <= size * 10.0 ** -COUNT_DECIMALS
     return size >= MIN_SET_FOR_ONE_EXAMPLE and bool(whole.all())
+
+
+def from_a_large_set(value: float) -> bool:
+    """Whether ``value`` is an accuracy over at least LARGE_SET examples: logged with enough digits to tell every
+    count k/N of a smaller set N apart, it is none of them (0.6697736 is 503/751; 0.95 could be 19/20, and 0.9 with
+    its one decimal says nothing of its set)."""
+    decimals = next((digits for digits in range(COUNT_DECIMALS + 1) if abs(round(value, digits) - value) < 1e-12),
+                    COUNT_DECIMALS)
+    tolerance = 0.5 * 10.0 ** -decimals
+    # two counts of sets under LARGE_SET examples lie at least 1/LARGE_SET² apart
+    if tolerance >= 0.5 / LARGE_SET ** 2:
+        return False
+    return all(abs(round(value * size) / size - value) > tolerance for size in range(1, LARGE_SET))
 
 
 def held_out_accuracy(run: RunCurves) -> tuple[Curve, np.ndarray] | None:
@@ -293,8 +310,9 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     and 35/60: one example answered differently, the rest the same); over a large set, by at most examples_share
     of it (0.70713-0.70731 of some 135,000 windows). A model that learns within its first epoch
     also shows one held-out value throughout, so the train accuracy (when logged) must be level over the same span
-    too: its trend there changes it by no more than the tolerance plus its noise. Without a held-out accuracy, the
-    train accuracy alone must hold its level so."""
+    too: its trend there changes it by no more than the tolerance plus its noise; unless the held-out value is the
+    same to its last digit at every evaluation of a set of LARGE_SET examples or more, which a model whose weights
+    change does not score. Without a held-out accuracy, the train accuracy alone must hold its level so."""
     held_out = held_out_accuracy(run)
     train = run.curve(Role.TRAIN_ACC)
     train_values = as_fraction(train) if train is not None else None
@@ -310,11 +328,15 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     else:
         return None
     span = (int(curve.finite_steps[0]), int(curve.finite_steps[-1]))
+    # one value to its last digit at every evaluation of a large set is predictions that never changed, whatever the
+    # train accuracy did: a model that learned within its first epoch and kept training still answers some examples
+    # differently each time
+    unchanged = held_out is not None and float(np.ptp(values)) == 0 and from_a_large_set(float(values[0]))
     if train_values is not None:
         # over the held-out curve's span only: the first steps, where the prior itself is learned, come before it
         train_values = train_values[(train.finite_steps >= span[0]) & (train.finite_steps <= span[1])]
-    if train_values is not None and len(train_values) >= limits["min_points"] and not _level_holds(
-            train_values, limits["flat_tolerance"]):
+    if (train_values is not None and not unchanged and len(train_values) >= limits["min_points"]
+            and not _level_holds(train_values, limits["flat_tolerance"])):
         return None
     lr = run.curve(Role.LR)
     if lr is not None and len(lr.finite_values):
