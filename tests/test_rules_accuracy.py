@@ -10,6 +10,7 @@ import pytest
 import curvedoc
 from curvedoc.diagnose import diagnose_run
 from curvedoc.model import VOCABULARY, RunBuilder
+from curvedoc.rules.accuracy import from_a_large_set
 from rule_cases import (CORPUS, FIXTURES, HEALTHY_FIXTURES, alarms_at, codes, healthy_corpus_runs,
                         labelled_corpus_runs, synthetic)
 
@@ -154,6 +155,14 @@ def test_an_accuracy_never_above_zero_while_the_loss_keeps_falling_is_frozen_and
     for level, frozen in ((0.0, True), (1.0, False)):
         run = build({"train/loss": (STEPS, np.linspace(1.0, 0.5, 1000)), "val/acc": (EPOCHS, np.full(10, level))})
         assert ("CD603" in {f.code for f in findings(run)}) is frozen, level
+
+
+@pytest.mark.parametrize("value,large", [(0.669774, True), (0.002908, True), (0.95, False), (0.9, False),
+                                         (0.121951, False), (0.9737, False), (0.0, False)])
+def test_an_accuracy_tells_a_large_set_only_when_its_digits_rule_out_every_small_one(value, large):
+    # 503/751; 0.121951 is 5/41 (100 of an 820-image set, which its digits cannot tell from 41); 0.9737 has too
+    # few digits to tell the counts of sets under 100 apart
+    assert from_a_large_set(value) is large
 
 
 def test_a_held_out_accuracy_the_same_to_its_last_digit_on_a_large_set_is_frozen_whatever_train_does():
