@@ -47,6 +47,25 @@ def test_a_folder_of_metric_files_is_one_run_whose_shape_is_judged(tmp_path):
     assert "overfitting" in {finding.symptom for finding in diagnose_run(run)}
 
 
+def test_csv_files_of_one_number_a_line_join_their_folder_spread_over_the_run(tmp_path):
+    """np.savetxt of a public counting model's curves into .csv files: the train MSE every 50 iterations, the test MSE
+    every 5,000 (a hundred times fewer values). They are one run's curves, and the test values lie across the whole
+    run, not over the first hundredth of it where their places in their file would put them."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    train = np.linspace(2.0, 0.5, 1000)
+    np.savetxt(folder / "loss_history.csv", train)
+    np.savetxt(folder / "loss_history_test.csv", train[::100] + 0.1)
+    (run,) = curvedoc.load(folder)
+    assert run.format == "metric-files"
+    assert run.roles == {"loss_history": Role.TRAIN_LOSS, "loss_history_test": Role.TEST_LOSS}
+    test_steps = run.series("loss_history_test")["step"].tolist()
+    assert test_steps[0] == 0 and test_steps[-1] == 999 and test_steps[1] == 111
+    assert any("spread over the run's 1000 places" in warning for warning in run.warnings)
+    (alone,) = curvedoc.load(folder / "loss_history.csv")
+    assert alone.format == "metric-files" and alone.roles == {"loss_history": Role.TRAIN_LOSS}
+
+
 def test_lines_that_name_their_epoch_place_each_value_there(tmp_path):
     # f.write(f"epoch {epoch}:{loss}\n") into train_loss.txt and val_loss.txt, evaluated every other epoch
     write(tmp_path / "run" / "train_loss.txt", "".join(f"epoch {epoch}:{value}\n" for epoch, value in enumerate(TRAIN)))

@@ -94,6 +94,7 @@ PICKLE_PROTOCOLS = range(2, 6)
 PICKLE_OPENINGS = (b"(dp0\n", b"(lp0\n", b"}q\x00", b"]q\x00", b"ccollections\nOrderedDict\n")
 DEEPXDE_TABLE_HEADER = re.compile(rb"^Step +Train loss +Test loss +Test metric", re.MULTILINE)  # what its stdout prints
 TABLE_SUFFIXES = {".csv", ".tsv"}
+PANDAS_UNNAMED_HEADER = re.compile(rb"\A\s*0\s*\r?\n")  # the header pandas writes over one unnamed column
 # a number standing on its own in a line's cell (``Epoch:0``, ``loss is 0.1366``), not a digit within a name
 LOG_LINE_NUMBER = re.compile(rb"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 # Captured stdout (`> train.log`, nohup.out, Slurm's .out); a table saved under such a name is still a table.
@@ -325,7 +326,11 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
     if suffix in TEXT_LOG_SUFFIXES and head.lstrip()[:1] == b"{" and not _looks_like_json_lines(head, path) and (
             _file_holds_a_history(path, head, whole_file, explicit)):
         return Source("history", path, ((None, path),), explicit)
-    if suffix in TEXT_LOG_SUFFIXES and _holds_metric_values(path, head, whole_file):
+    # np.savetxt("losses_train.csv", losses): a .csv of nothing but numbers, one a line, is one metric's values as
+    # much as a .txt is, and joins the other metric files of its folder (losses_validation.csv) as one run; one whose
+    # first line is "0" is pandas' (pd.DataFrame(losses).to_csv(…, index=False) names its column 0): a table
+    if ((suffix in TEXT_LOG_SUFFIXES or (suffix in TABLE_SUFFIXES and not PANDAS_UNNAMED_HEADER.match(head)))
+            and _holds_metric_values(path, head, whole_file)):
         return Source("metric-files", path, ((None, path),), explicit)
     if suffix in TABLE_SUFFIXES and one_hot_classes(head.decode("utf-8", errors="replace")) is not None:
         # examples and their one-hot labels (Roboflow's _classes.csv): the class count of the runs beside it

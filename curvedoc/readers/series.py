@@ -2,10 +2,13 @@
 script saves a curve it kept in a Python list (``np.savetxt("train_loss.txt", losses)``: one number a line;
 ``f.write(str(val_accs))``: the list on one line), or a NumPy array saved whole (``np.save("train_loss.npy",
 losses)``; one row of numbers an epoch, per-class scores, gives the row's mean). The file's name is the curve's
-(``train_loss``, ``val_acc``); the files of one folder are the curves of one run, named after the folder, as the
+(``train_loss``, ``val_acc``); a ``.csv`` of nothing but numbers, one a line (``np.savetxt("losses_train.csv",
+losses)``), is one too. The files of one folder are the curves of one run, named after the folder, as the
 files of a W&B run folder are. The values have no step beside them: each sits at its place in the file (0, 1, 2 …),
 as an epoch's or an evaluation's would, and the run says so in a warning; unless each line names its epoch or step
-before the value (``f.write(f"epoch {epoch}:{loss}\n")``), which places it.
+before the value (``f.write(f"epoch {epoch}:{loss}\n")``), which places it. Files of different lengths were written
+at different intervals from the run's start to its end (a train loss every 50 iterations, a test loss every 5,000):
+each is spread over the longest one's places, with a warning.
 
 A line or item that is no number is skipped with a warning; a file cut off mid-number loses that number only.
 """
@@ -52,14 +55,37 @@ def read(source: Source) -> list[Run]:
             builder.warn(f"{path}: {skipped} item(s) that are no number skipped")
         if len(values):
             placed |= steps is None
-            curves.append((path.stem, np.arange(len(values)) if steps is None else steps, values))
+            curves.append((path.stem, steps, values))
+    curves, stretched_over = _placed(curves)
     for tag, steps, values in _unfilled_cut(builder, source.path, curves):
         builder.add(tag, steps, values)
     if not builder.has_points:
         raise CurvedocError(source.path, "a file of numbers with nothing to read")
-    if placed:
+    if stretched_over:
+        builder.warn(f"{source.path}: files of different lengths with no step beside their values: each is spread "
+                     f"over the run's {stretched_over} places, as files written from its start to its end")
+    elif placed:
         builder.warn(f"{source.path}: no step beside the values; each is at its place in its file (0, 1, 2 …)")
     return [builder.build()]
+
+
+def _placed(curves: list) -> tuple[list, int]:
+    """The curves with a step for each value that names none: its place in its file, stretched over the longest such
+    file's places when their lengths differ (and that length, or 0 when nothing was stretched). A script that saves
+    a train loss every 50 iterations and a test loss every 5,000 writes both from the run's start to its end: at
+    their bare places the test curve would cover the first hundredth of the run, and be compared with the train
+    loss there."""
+    longest = max((len(values) for _, steps, values in curves if steps is None), default=0)
+    stretched = False
+    placed = []
+    for tag, steps, values in curves:
+        if steps is None:
+            steps = np.arange(len(values))
+            if 1 < len(values) < longest:
+                steps = np.rint(steps * ((longest - 1) / (len(values) - 1))).astype(np.int64)
+                stretched = True
+        placed.append((tag, steps, values))
+    return placed, longest if stretched else 0
 
 
 def _unfilled_cut(builder: RunBuilder, where: Path, curves: list) -> list:
