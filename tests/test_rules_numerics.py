@@ -156,6 +156,25 @@ def test_an_error_metric_that_turns_inf_is_named_and_one_never_computed_is_not()
     assert finding.severity == "warning" and finding.tags == ["val_mae", "val_rmse"] and finding.step == 0
 
 
+def test_a_metric_nan_throughout_beside_the_same_metric_of_another_split_with_values_is_broken():
+    """A public Keras U-Net: dice_coefficient_t is NaN at all 32 epochs (it divides by a training batch's mask area,
+    0 on its empty masks) while val_dice_coefficient_t has values: the examples are there and the metric fails on
+    them. A Dice never logged with values on any split is undefined, as before."""
+    epochs = np.arange(32)
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("loss", epochs, np.geomspace(0.009, 0.0012, 32))
+    builder.add("dice_coefficient_t", epochs, np.full(32, np.nan))
+    builder.add("val_dice_coefficient_t", epochs, np.linspace(0.3, 0.7, 32))
+    (finding,) = [f for f in diagnose_run(builder.build()) if f.code == "CD101"]
+    assert finding.severity == "warning" and finding.tags == ["dice_coefficient_t"] and finding.step == 0
+    assert "while val_dice_coefficient_t does" in finding.evidence[-1]
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("loss", epochs, np.geomspace(0.009, 0.0012, 32))
+    builder.add("dice_coefficient_t", epochs, np.full(32, np.nan))
+    builder.add("val_dice_coefficient_t", epochs, np.full(32, np.nan))
+    assert "CD101" not in codes(builder.build())
+
+
 def test_a_perplexity_capped_at_inf_beside_a_finite_loss_is_no_overflow():
     """A trainer that prints exp(loss) only below 10 nats and inf above (the held-out loss of the first evaluations
     of a language model) logs an infinite perplexity beside a finite loss: the loss is fine, and so is the run. An

@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, Curve, RunCurves, fmt
-from curvedoc.roles import Role, is_error_metric, is_perplexity, tokens
+from curvedoc.roles import (
+    Role,
+    is_error_metric,
+    is_perplexity,
+    same_curve_named,
+    tokens,
+)
 from curvedoc.rules import AT_ONCE, ERROR, WARNING, Found, Limits, Threshold, rule
 
 METRIC_ROLES = (*ACCURACY_ROLES, Role.SCORE)
@@ -49,7 +55,8 @@ def nonfinite_values(run: RunCurves, limits: Limits):
         if severity == WARNING:
             judged += [curve for curve in run.curves(Role.OTHER) if is_error_metric(curve.tag)]
         broken = {curve.tag: (curve, index) for curve in judged
-                  if (index := _first_broken(curve, severity == ERROR)) is not None}
+                  if (index := _first_broken(curve, severity == ERROR,
+                                             _defined_elsewhere(curve, judged) is not None)) is not None}
         if not broken:
             continue
         first, index = min(broken.values(), key=lambda item: item[0].steps[item[1]])
@@ -68,6 +75,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             share = int((~curve.finite_mask[broken_at:]).sum())
             came_back = "finite again later" if curve.finite_mask[broken_at:].any() else "never finite again"
             evidence.append(f"{curve.tag}: {share} of {len(curve)} points non-finite; {came_back}")
+            other = _defined_elsewhere(curve, judged) if severity == WARNING and not len(curve.finite_values) else None
+            if other is not None:
+                evidence.append(f"{curve.tag} never has a value while {other.tag} does: the metric is computed on "
+                                "this split's examples and fails on them (a division by zero, a log of 0)")
         yield Found(
             f"{first.tag} becomes {'NaN' if np.isnan(bad_value) else 'Inf'} at step {step}",
             list(broken), evidence, step=step, severity=severity,
@@ -85,18 +96,27 @@ def _exp_of_a_finite_loss(run: RunCurves, curve: Curve) -> bool:
                for loss in run.curves(curve.role) if loss is not curve and not is_perplexity(loss.tag))
 
 
-def _first_broken(curve: Curve, loss: bool) -> int | None:
+def _first_broken(curve: Curve, loss: bool, defined_elsewhere: bool = False) -> int | None:
     """Where ``curve`` first takes a NaN/±Inf that counts: a loss's first, from its very first value; a metric's
     first after its leading NaNs, for a metric is undefined (NaN, never Inf: an Inf is an overflow) until its first
     example: a mean episode reward before any episode ended, which Stable-Baselines3 and most DQN scripts log as
-    NaN; an AP on a set with no small objects, NaN at every evaluation."""
+    NaN; an AP on a set with no small objects, NaN at every evaluation. A metric NaN at every point while the same
+    metric of another split has values (``defined_elsewhere``) is broken from its first: the examples are there, its
+    computation fails on them (a Dice that divides by the mask area of a training batch's empty masks)."""
     if curve.first_nonfinite is None or loss:
         return curve.first_nonfinite
     if not len(curve.finite_values):
-        return None  # never a value at all: never computed (no example of its kind), not broken
+        # never a value at all: never computed (no example of its kind), not broken, unless another split's is
+        return 0 if defined_elsewhere else None
     defined = int(np.flatnonzero(~np.isnan(curve.values))[0])
     after = np.flatnonzero(~curve.finite_mask[defined:])
     return defined + int(after[0]) if len(after) else None
+
+
+def _defined_elsewhere(curve: Curve, judged: list[Curve]) -> Curve | None:
+    """The same metric of another split (``val_dice`` beside ``dice``) with a finite value, if one is judged."""
+    return next((other for other in judged
+                 if other is not curve and len(other.finite_values) and same_curve_named(other.tag, curve.tag)), None)
 
 
 def _hidden_by_the_logger(run: RunCurves) -> Found | None:
