@@ -866,6 +866,19 @@ def test_numbers_saved_by_numpy_in_scientific_notation_are_a_table_named_by_the_
     assert run.roles == {"loss_history": Role.TRAIN_LOSS} and len(run.series("loss_history")) == 40
 
 
+def test_columns_named_by_their_split_alone_hold_the_metric_the_file_is_named_after(tmp_path):
+    """pd.DataFrame({"ep": …, "train": …, "valid": …, "total": …}).to_csv("losses.csv"), a public OCT model's summed
+    epoch losses: train and valid are the two splits' losses; a column no split names stays as it is, and a file
+    whose name says nothing of what it measures names nothing."""
+    frame = pd.DataFrame({"ep": np.arange(1, 21), "train": np.linspace(54.9, 40.0, 20),
+                          "valid": np.linspace(16.3, 12.0, 20), "total": np.linspace(71.2, 52.0, 20)})
+    frame.to_csv(tmp_path / "losses.csv")
+    run = load_one(tmp_path / "losses.csv")
+    assert run.roles == {"train_losses": Role.TRAIN_LOSS, "valid_losses": Role.VAL_LOSS, "total": Role.OTHER}
+    frame.to_csv(tmp_path / "numbers.csv")
+    assert set(load_one(tmp_path / "numbers.csv").tags) == {"train", "valid", "total"}
+
+
 def test_pandas_names_of_a_bare_arrays_columns_are_no_value(tmp_path):
     pd.DataFrame(np.linspace(2.3, 0.4, 30)).to_csv(tmp_path / "train_losses.csv", index=False)  # header "0"
     run = load_one(tmp_path / "train_losses.csv")

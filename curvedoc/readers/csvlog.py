@@ -35,6 +35,7 @@ from curvedoc.features import listed
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import (
     SPLIT_COLUMNS,
+    SPLIT_FILE_WORDS,
     WANDB_EXPORT_COLUMN,
     WHITESPACE,
     Source,
@@ -214,12 +215,31 @@ def read_split_files(source: Source) -> list[Run]:
 def formatted(table: Table) -> str:
     """The table's format (:func:`table_format`), its columns renamed where the format names them by a letter."""
     fmt = table_format(table)
+    if fmt == "csv":
+        _name_split_columns_by_file(table)
     if fmt == "sb3-monitor":
         table.frame.columns = [SB3_MONITOR_COLUMNS.get(column, column) for column in table.frame.columns]
         # a row is an episode, in order: its count is the step, which the file need not write
         if "episode" not in table.frame.columns:
             table.frame.insert(0, "episode", np.arange(len(table.frame)))
     return fmt
+
+
+def _name_split_columns_by_file(table: Table) -> None:
+    """Columns named by their split alone (``pd.DataFrame({"train": train_losses, "valid": val_losses})
+    .to_csv("losses.csv")``) hold the metric the file is named after: each is renamed ``<split>_<file name>``
+    (``train_losses``, ``valid_losses``) and read as that split's curve of it. A file whose name says nothing of
+    what it measures leaves them as they are."""
+    # imported here, as _names_of_headerless does: the text reader imports this module's neighbours
+    from curvedoc.readers.textlog import names_a_metric
+
+    metric = "_".join(word for word in tokens(table.path.stem) if word not in SPLIT_FILE_WORDS)
+    if not metric or not names_a_metric(metric):
+        return
+    renamed = {column: f"{column}_{metric}" for column in table.columns
+               if len(words := tokens(column)) == 1 and words[0] in SPLIT_FILE_WORDS}
+    if renamed and not set(renamed.values()) & set(table.columns):
+        table.frame.columns = [renamed.get(column, column) for column in table.frame.columns]
 
 
 def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> None:
