@@ -2564,3 +2564,15 @@ def test_trainer_dicts_of_two_trainings_each_keep_every_point_on_a_rounded_epoch
     runs = textlog.read(Source("text", write(tmp_path / "out.txt", header + training(1.0) + header + training(2.0)),
                                ((None, tmp_path / "out.txt"),), True))
     assert [len(values(run, "loss")) for run in runs] == [12, 12]
+
+
+def test_a_bare_average_on_an_episodes_line_is_the_agents_score(tmp_path):
+    """A public DQN's printout (angela's results/*.md): "Episode 300  Avg: -997.00  BestAvg: -997.00 …": the
+    average return of the episodes so far, the agent's score. The same average on an epoch's line says nothing of
+    what it averages."""
+    lines = "".join(f"Episode {100 * n:5d}   Avg: {-1000 + 3 * n:.2f}   BestAvg: {-1000 + 3 * n:.2f}   |   "
+                    f"Steps: {99814 * n:8d}  Secs: {160 * n}\n" for n in range(1, 21))
+    run = load_one(write(tmp_path / "mountaincar.log", lines))
+    assert run.roles["Avg"] is Role.SCORE
+    run = load_one(write(tmp_path / "epochs.log", lines.replace("Episode", "Epoch")))
+    assert run.roles["Avg"] is Role.OTHER

@@ -166,6 +166,8 @@ EPOCH_KEYS = {"epoch", "ep"}
 STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch", "episode",
              "count")
 BATCH_RANK = STEP_KEYS.index("batch")
+EPISODE_RANK = STEP_KEYS.index("episode")
+AVERAGE_WORDS = {"avg", "average", "mean"}
 SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
     "evaluating", "test", "testing", "dev",
@@ -621,6 +623,7 @@ class Parsed:
     superseded: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)  # records after which a run said it ended (a closing summary)
     untaken_names: int = 0  # values under new names once MAX_TAGS names were taken
+    episode_tags: set[str] = field(default_factory=set)  # names printed on lines an episode's count places
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
     bar_postfixes: int = 0  # finished tqdm bars with values after their rate (set_postfix), not read
     read_bar_postfixes: bool = False  # read them: the log holds no other values (see _read_log)
@@ -645,6 +648,8 @@ class Parsed:
         if placed == OWN:
             self.kind.append(-1)  # a line with a step of its own is no line printed before one
             self.own_lines += 1
+            if line.step_rank == EPISODE_RANK:
+                self.episode_tags.update(line.values)
         else:
             self.kind.append(self.kind_index(line) if kind is None else kind)
         for tag, value in line.values.items():
@@ -718,7 +723,19 @@ def read(source: Source) -> list[Run]:
     for builder, curves, superseded, settings in zip(builders, runs, parsed.superseded, parsed.run_settings,
                                                      strict=True):
         _add_curves(builder, path, parsed, curves, superseded, settings)
-    return [builder.build() for builder in builders]
+    runs = [builder.build() for builder in builders]
+    for run in runs:
+        _averages_of_episodes_are_rewards(run, parsed.episode_tags)
+    return runs
+
+
+def _averages_of_episodes_are_rewards(run: Run, episode_tags: set[str]) -> None:
+    """A bare average on the lines an episode's count places ("Episode 300  Avg: -997.00  BestAvg: -997.00  σ: 29.85
+    | ε: 0.4060") is the average return of the episodes so far, the agent's score, whatever else it leaves unsaid."""
+    for tag in episode_tags:
+        words = [word for word in tokens(tag) if not word.isdigit()]
+        if words and set(words) <= AVERAGE_WORDS and run.roles.get(tag) is Role.OTHER:
+            run.roles[tag] = Role.SCORE
 
 
 def add_text_log(builder: RunBuilder, path: Path) -> None:
