@@ -102,6 +102,19 @@ def test_near_ln_vocabulary_only_counts_for_a_named_pretrained_base(first, base,
     assert ("CD901" in codes(run)) == fires
 
 
+def test_one_term_at_zero_beside_terms_that_are_not_is_switched_off_and_all_at_zero_are_masked_out():
+    """A public YOLO segmentation run logs train/sem_loss, unused, as exactly 0 at every epoch beside box, seg, cls
+    and dfl losses that fall: a term switched off. A detector whose every term is exactly 0 from its first epoch
+    supervises nothing."""
+    falling = np.linspace(1.7, 0.6, len(STEPS))
+    terms = {f"train/{name}_loss": (STEPS, falling) for name in ("box", "seg", "cls", "dfl")}
+    run = build({"train/sem_loss": (STEPS, np.zeros(len(STEPS))), **terms})
+    assert "CD902" not in codes(run)
+    zeros = {tag: (STEPS, np.zeros(len(STEPS))) for tag in terms}
+    run = build({"train/sem_loss": (STEPS, np.zeros(len(STEPS))), **zeros})
+    assert "CD902" in codes(run)
+
+
 def test_a_loss_of_exactly_zero_with_gradients_flowing_is_not_masked_out():
     run = build({"loss": (STEPS, np.zeros(len(STEPS))), "grad_norm": (STEPS, np.full(len(STEPS), 0.7))})
     assert "CD902" not in codes(run)

@@ -13,7 +13,14 @@ import math
 
 import numpy as np
 
-from curvedoc.features import Curve, RunCurves, chance_loss_of, first_logged, fmt
+from curvedoc.features import (
+    Curve,
+    RunCurves,
+    chance_loss_of,
+    first_logged,
+    fmt,
+    terms_beside,
+)
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role, split_of, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -111,8 +118,9 @@ def _base_losses(run: RunCurves, train: Curve) -> list[tuple[float, list[str], s
 def loss_masked_out(run: RunCurves, limits: Limits):
     """The train loss is exactly 0 from its first logged value on, and the gradient norm, where logged, is 0 (or
     NaN) too: no token contributes to the loss. A real cross-entropy is never exactly 0 on a batch, least of all
-    before the first update. (A loss that is NaN from its first value is CD101's: 0/0 over no supervised token
-    looks the same as an overflow there, and its finding names both.) Not in an agent's run: a DQN logs its loss
+    before the first update. One term of a multi-term loss at 0 beside terms that are not is a term switched off
+    (YOLO's unused sem_loss), and says nothing. (A loss that is NaN from its first value is CD101's: 0/0 over no
+    supervised token looks the same as an overflow there, and its finding names both.) Not in an agent's run: a DQN logs its loss
     as 0 until learning starts (``learning_starts``: no update yet, no supervision to miss)."""
     train = run.curve(Role.TRAIN_LOSS)
     points = int(limits["min_points"])
@@ -121,6 +129,8 @@ def loss_masked_out(run: RunCurves, limits: Limits):
     unsupervised = train.values == 0
     if not unsupervised[:points].all():
         return None
+    if any(term is not train and (term.finite_values != 0).any() for term in terms_beside(run, train)):
+        return None  # one term at 0 beside others that are not is switched off (YOLO's unused sem_loss)
     lasted = int(np.argmin(unsupervised)) if not unsupervised.all() else len(train)
     evidence = [f"{train.tag}: the first {lasted} of {len(train)} logged values are exactly 0, from step "
                 f"{int(train.steps[0])}"]
