@@ -404,8 +404,9 @@ class Run:
         return [tag for tag, tag_role in self.roles.items() if tag_role == role]
 
     def primary(self, role: Role | str) -> str | None:
-        """The tag a person would plot for ``role`` (the total loss, not one of its components). For gradient norms
-        only a total norm qualifies: None when the run logs per-layer norms alone (see ``roles.is_total_norm``)."""
+        """The tag a person would plot for ``role`` (the total loss, not one of its components; never a loss term that
+        is exactly 0 throughout beside one that is not). For gradient norms only a total norm qualifies: None when the
+        run logs per-layer norms alone (see ``roles.is_total_norm``)."""
         tags = self.tags_with(role)
         if Role(role) is Role.GRAD_NORM:
             tags = [tag for tag in tags if is_total_norm(tag)]
@@ -413,7 +414,13 @@ class Run:
             # Ultralytics' bias group warms down from warmup_bias_lr (0.1) to lr0 (0.01) while its other groups warm
             # up: a group that starts far above where it later peaks is not the schedule the run follows
             tags = [tag for tag in tags if not self._warms_down(tag)] or tags
+        if Role(role) in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) and len(tags) > 1:
+            # a term logged as exactly 0 at every point (YOLO's unused sem_loss) is no curve a person plots
+            tags = [tag for tag in tags if self._ever_nonzero(tag)] or tags
         return primary_tag(tags, self.point_counts())
+
+    def _ever_nonzero(self, tag: str) -> bool:
+        return bool(np.any(self.series(tag)["value"].to_numpy(dtype=float) != 0))
 
     def _warms_down(self, tag: str) -> bool:
         values = self.series(tag)["value"].to_numpy(dtype=float)

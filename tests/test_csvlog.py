@@ -132,6 +132,24 @@ def test_a_lightning_metrics_csv_naming_its_losses_by_split_folders_is_lightning
     assert run.format == "lightning-csv" and run.roles["val/loss"] == Role.VAL_LOSS
 
 
+def test_a_loss_term_exactly_zero_throughout_is_never_the_loss_a_run_is_judged_by(tmp_path):
+    """Ultralytics' segmentation results.csv logs train/sem_loss and val/sem_loss, unused, as 0 at every epoch beside
+    the box, seg, cls and dfl losses: the loss a person plots is one that moves. A run whose terms are all 0 keeps
+    one of them, as before."""
+    epochs = np.arange(1, 21)
+    columns = {"epoch": epochs}
+    for split in ("train", "val"):
+        columns[f"{split}/sem_loss"] = np.zeros(20)
+        for offset, name in enumerate(("box", "seg", "cls", "dfl")):
+            columns[f"{split}/{name}_loss"] = np.linspace(1.8, 0.6, 20) + offset / 10
+    pd.DataFrame(columns).to_csv(tmp_path / "results.csv", index=False)
+    run = load_one(tmp_path / "results.csv")
+    assert run.primary(Role.TRAIN_LOSS) != "train/sem_loss" and run.primary(Role.VAL_LOSS) != "val/sem_loss"
+    pd.DataFrame({name: (np.zeros(20) if "loss" in name else values) for name, values in columns.items()}).to_csv(
+        tmp_path / "results.csv", index=False)
+    assert load_one(tmp_path / "results.csv").primary(Role.TRAIN_LOSS) is not None
+
+
 def test_ultralytics_padded_results():
     path = FIXTURES / "ultralytics" / "results.csv"
     assert path.read_text().startswith("     ")
