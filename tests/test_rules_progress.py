@@ -357,6 +357,19 @@ def test_a_run_stopped_early_when_validation_turned_up_is_overfitting_not_underf
     assert "CD304" in found
 
 
+def test_a_high_loss_beside_an_accuracy_near_perfect_is_no_underfitting():
+    """A public binary malware detector (MalConv): train and validation cross-entropy level off at 0.36, half of
+    ln 2, while validation accuracy sits at 0.975: hard or mislabelled examples keep the loss up, not a model that
+    kept half of a uniform guess. The same losses beside an accuracy of 0.62 are a model that learned little."""
+    epochs = np.arange(12)
+    train = np.r_[0.52, 0.45, 0.40, np.full(9, 0.36)] + 0.002 * (-1) ** epochs
+    val = np.r_[0.48, 0.42, 0.38, np.full(9, 0.362)] + 0.002 * (-1) ** (epochs + 1)
+    for accuracy, underfits in ((0.975, False), (0.62, True)):
+        val_acc = np.r_[np.linspace(accuracy - 0.1, accuracy, 3), np.full(9, accuracy)]
+        found = codes(synthetic({"train_loss": train, "val_loss": val, "val_acc": val_acc}, n_classes=2))
+        assert bool(found & {"CD303", "CD304"}) is underfits, (accuracy, found)
+
+
 def test_a_short_train_log_still_coming_down_has_not_shown_where_it_stays():
     """A BERT fine-tune for a binary task logged every 500 steps, one evaluation (a real public run's shape): its
     train loss 0.452 → 0.299 falls at every log, so 0.43× ln 2 at the last one is where it was, not where it stays.

@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 
-from curvedoc.features import (ACCURACY_ROLES, MEDIAN_SE, Curve, RunCurves, as_fraction, chance_as_yardstick_of_height,
-                               chance_loss_of, first_logged, first_point_share, fmt, robust_sigma, trend_z)
+from curvedoc.features import (ACCURACY_ROLES, MEDIAN_SE, START_POINTS, Curve, RunCurves, as_fraction,
+                               chance_as_yardstick_of_height, chance_loss_of, first_logged, first_point_share, fmt,
+                               robust_sigma, trend_z)
 from curvedoc.roles import Role, epoch_average_of
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
 from curvedoc.rules.generalization import overfitting
@@ -410,6 +411,32 @@ def plateau_start(curve: Curve, band: float) -> int:
     return int(np.argmax(curve.smooth <= curve.end + band * (begin - curve.end)))
 
 
+# An accuracy that left less than this share of a uniform guess's error (1 − 1/n) shows a model that learned its
+# task: 97.5% on two classes leaves 5%, 90% on ten 11%
+LEARNED_ERROR_SHARE = 0.1
+
+
+def accuracy_shows_learning(run: RunCurves) -> str | None:
+    """A sentence saying the run's accuracy (held-out when logged, else train) ends with an error below
+    LEARNED_ERROR_SHARE of a uniform guess's error 1 − 1/n, or None. Such a model learned its task, however high its
+    loss ends: a cross-entropy kept up by hard or mislabelled examples, label smoothing, a class weighting or a
+    regulariser added to the loss (a binary malware detector at 97.5% accuracy whose loss stays at 0.36, half of
+    ln 2). A loss is high only as a stand-in for how much of a uniform guess the model kept, which its accuracy
+    measures directly."""
+    n = run.n_classes
+    if n is None or n < 2:
+        return None
+    for role in (Role.VAL_ACC, Role.TEST_ACC, Role.TRAIN_ACC):
+        curve = run.curve(role)
+        if curve is None or len(curve.finite_values) < START_POINTS or (fractions := as_fraction(curve)) is None:
+            continue
+        end = float(np.median(fractions[-max(START_POINTS, len(fractions) // 10):]))
+        kept = (1 - end) / (1 - 1 / n)
+        return (f"{curve.tag} ends at {fmt(end)}: {kept:.0%} of a uniform guess's error over {n} classes is left"
+                if kept < LEARNED_ERROR_SHARE else None)
+    return None
+
+
 def high_level(run: RunCurves, curve: Curve, reference_curve: Curve, share: float) -> tuple[float, str] | None:
     """The reference ``curve``'s end level is judged high against (−log(1/n), else the start of
     ``reference_curve``) and a sentence saying so, when it ends at or above ``share`` of it; None otherwise."""
@@ -547,6 +574,8 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
         return None
     if chance_as_yardstick_of_height(run, train) is None and not stopped:
         return None  # without a chance level, a high end is only suspicious when the run shows training stopped
+    if not stopped and accuracy_shows_learning(run):
+        return None  # a schedule that stopped training is a finding whatever was learned before it
     step = train.step_at(index)
     evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
                 f"({index / max(1, len(train.finite_values) - 1):.0%} of the run), then stays: end level "
@@ -605,7 +634,8 @@ def plateau_high(run: RunCurves, limits: Limits):
     """The train loss drops fast, then stays flat for the rest of the run (train and validation gain almost
     nothing over the last third) at a level well above what the task allows (a large share of
     −log(1/n_classes)), and not at chance itself. Says so when the learning rate had decayed to about 0 by the
-    middle of the run (then a lower level counts as high); with n unknown, fires only on that LR evidence. Or the
+    middle of the run (then a lower level counts as high); with n unknown, fires only on that LR evidence. Unless
+    training stopped so, an accuracy that left less than a tenth of a uniform guess's error rules it out. Or the
     train loss settles on the floor of a cross-entropy taken over outputs already squashed into [0, 1], ln(1 +
     (k − 1)/e) for k outputs (0.3133 for two), and never goes below it: softmax applied twice."""
     capped = squashed_floor(run, limits)
@@ -669,8 +699,9 @@ def squashed_floor(run: RunCurves, limits: Limits) -> Found | None:
 def underfitting(run: RunCurves, limits: Limits):
     """Train and validation loss both end high (a large share of −log(1/n_classes)) although the loss did move:
     not flat from the start, not at chance, not a train loss rising again (diverging), not a model whose
-    held-out accuracy never changes (the class prior: accuracy-majority), and not the fast drop onto a plateau
-    that plateau-high reports. A validation loss that rises again while both stay high is overfitting and
+    held-out accuracy never changes (the class prior: accuracy-majority), not the fast drop onto a plateau
+    that plateau-high reports, and not a run whose accuracy left less than a tenth of a uniform guess's error (the
+    model learned its task; hard or noisy examples, label smoothing or a regulariser keep its loss up). A validation loss that rises again while both stay high is overfitting and
     underfitting at once, and both are reported, unless the train loss still falls over the last third of the run:
     then the run stopped (early stopping, most often) because validation turned up, before the train loss showed
     the level it stays at, and a bigger model is the wrong advice. Without validation, the train loss alone
@@ -691,7 +722,7 @@ def underfitting(run: RunCurves, limits: Limits):
     if still_falling(train, limits, train.start_level) and overfitting(run, shipped_limits("CD501")) is not None:
         return None  # stopped (early stopping, mostly) once validation turned up: high because it stopped, not stuck
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
-    if None in highs:
+    if None in highs or accuracy_shows_learning(run):
         return None
     evidence = [text for _, text in highs]
     if len(curves) == 1:
