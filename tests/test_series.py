@@ -117,6 +117,15 @@ def test_cut_or_corrupted_metric_files_only_give_curvedoc_errors(tmp_path, data)
     path = tmp_path / "train_loss.txt"
     path.write_bytes(damaged(data, str(TRAIN).encode()))
     assert_reads_or_refuses_in_one_line(series, path)
+    # np.savetxt into a .csv: a metric file, or the table reader's when the damage leaves it none
+    path = tmp_path / "losses_train.csv"
+    path.write_bytes(damaged(data, "".join(f"{value:.18e}\n" for value in TRAIN).encode()))
+    try:
+        runs = curvedoc.load(path)
+    except CurvedocError as error:
+        assert "\n" not in str(error)
+    else:
+        assert all(len(run.scalars) for run in runs)
 
 
 def save(path: Path, array) -> Path:
