@@ -370,6 +370,20 @@ def test_a_high_loss_beside_an_accuracy_near_perfect_is_no_underfitting():
         assert bool(found & {"CD303", "CD304"}) is underfits, (accuracy, found)
 
 
+@pytest.mark.parametrize("values,n_classes,flat", [
+    ([3.596, 3.577, 3.571], None, False),  # a public flan-t5 smoke test: 3 evaluations, 0.7% down
+    ([0.0415, 0.0413, 0.0412], None, False),  # a 3-epoch YOLOv5 fine-tune from pretrained weights
+    ([0.171511, 0.171499, 0.171490, 0.171479], None, True),  # lr 1e-5: 0.02% in 4 epochs, a thousandth of nothing
+    ([10.10, 10.4851, 10.4851, 10.4851], None, True),  # the same value to the digit after the first
+    ([2.302, 2.3015, 2.301], 10, True),  # at ln 10, where no learning leaves a loss
+])
+def test_three_or_four_points_that_barely_move_are_flat_only_when_they_keep_their_value_or_sit_at_chance(
+        values, n_classes, flat):
+    steps = {"eval_loss": np.arange(1, len(values) + 1)}
+    found = codes(synthetic({"eval_loss": values}, n_classes=n_classes, steps=steps))
+    assert bool(found & {"CD301", "CD302"}) is flat, found
+
+
 def test_a_short_train_log_still_coming_down_has_not_shown_where_it_stays():
     """A BERT fine-tune for a binary task logged every 500 steps, one evaluation (a real public run's shape): its
     train loss 0.452 → 0.299 falls at every log, so 0.43× ln 2 at the last one is where it was, not where it stays.

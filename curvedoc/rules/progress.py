@@ -123,6 +123,11 @@ def judged_progress(run: RunCurves, min_points: float) -> list[Curve]:
     return judged_losses(run, min_points)
 
 
+# Fewer points than this on every curve of a run (three or four evaluations) are too short a log to show by their
+# moves alone that nothing was learned
+FEW_POINTS = 5
+
+
 def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     """The curves that show the run never moving (train and validation loss both flat; the main score of a run
     without a loss), or [] when it moved."""
@@ -150,6 +155,14 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     flat = [_flat_version(run, curve, limits) for curve in curves]
     if all(curve is not None for curve in flat):
         learns = _accuracy_climbs(run, limits) and not any(_pinned(curve) for curve in flat)
+        if max(len(curve.finite_values) for curve in flat) < FEW_POINTS and not any(
+                not _changes(curve) or _unchanged_after_first(curve) or at_chance(run, curve, shipped_limits("CD302"))
+                for curve in flat):
+            # Three or four evaluations that move by a percent or two say little more than that the run was short:
+            # a fine-tune's loss moves slowly at first. They show a run that never moved when a curve keeps its
+            # value (to a thousandth of it, or exactly after its first point) or sits at chance, where no learning
+            # would leave it
+            return []
         return [] if learns else flat
     # A validation loss identical to the last digit at every evaluation is the same weights scoring the same set:
     # nothing was learned, whatever minibatch noise makes the train loss wander (unless it clearly falls, which
@@ -159,6 +172,12 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     if frozen and (train is None or train not in curves or trend_z(train) > -limits["noise_z"]):
         return frozen
     return []
+
+
+def _unchanged_after_first(curve: Curve) -> bool:
+    """Every value after the first is the same: weights that stopped changing after the first log."""
+    later = curve.finite_values[1:]
+    return len(later) >= 2 and float(np.ptp(later)) == 0
 
 
 def _accuracy_climbs(run: RunCurves, limits: Limits) -> bool:
@@ -258,8 +277,10 @@ def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
     that never moves, or an evaluation score the same at every evaluation; not one perfect from its start, a success
-    rate of 1 having nowhere to go). A model trained before — a resumed session, a loss that starts far below
-    chance — that gains nothing is a warning."""
+    rate of 1 having nowhere to go). A log of three or four points is flat only when a curve keeps its value (to a
+    thousandth of it, or exactly after its first point) or sits at chance: a short fine-tune's loss that moves a
+    percent or two has not shown that nothing was learned. A model trained before — a resumed session, a loss that
+    starts far below chance — that gains nothing is a warning."""
     curves = is_flat_from_start(run, limits)
     if not curves:
         return None
