@@ -218,6 +218,17 @@ def test_an_agent_whose_running_mean_reward_sinks_below_its_start_collapsed():
     assert "CD402" not in {f.code for f in diagnose_run(climbing)}
 
 
+def test_a_reward_paid_now_and_then_that_happened_to_be_paid_first_is_no_collapse():
+    """A public TRL GRPO run: its mean reward is 0 at most of 100 steps and 0.125 at 16 of them, the first among
+    them. Most changes are then 0, so their median spread is none, and a start of 0.0625 "falling" to 0 looked far
+    beyond the noise. The noise of such a reward is the spread of its changes."""
+    rng = np.random.default_rng(3)
+    reward = np.where(rng.random(100) < 0.16, 0.125, 0.0)
+    reward[:3] = [0.125, 0.0, 0.125]
+    run = synthetic({"loss": 0.01 + 0.001 * rng.random(100), "reward": reward})
+    assert "CD402" not in {f.code for f in diagnose_run(run)}
+
+
 def test_an_agent_that_loses_most_of_its_reward_for_a_stretch_of_noisy_episodes_collapsed():
     """A public CarRacing agent (one reward per episode, 354 episodes): ~1,700 for 150 episodes, then ~450 for some
     25 episodes, then back. Single episodes swing by ±400, so no one point stands out; the running median over the

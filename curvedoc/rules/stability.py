@@ -543,7 +543,10 @@ def _ends_below_its_start(score: Curve, limits: Limits) -> Found | None:
         return None
     head, tail = values[:MIN_BASELINE], values[-max(MIN_BASELINE, len(values) // 10):]
     start, end = float(np.median(head)), float(np.median(tail))
-    sigma = robust_sigma(np.diff(values)) / math.sqrt(2)
+    changes = np.diff(values)
+    # a reward paid now and then (0 at most steps, a GRPO attacker's 0.125 at 16 of 100) leaves most changes at 0,
+    # whose median spread is none: its noise is then the spread of its changes
+    sigma = (robust_sigma(changes) or float(np.std(changes))) / math.sqrt(2)
     noise = limits["min_sigmas"] * MEDIAN_SE * sigma * math.sqrt(1 / len(head) + 1 / len(tail))
     if start - end <= max(limits["below_start"] * abs(start), noise):
         return None  # (a reward at 0 throughout, never earned, has no fall: both sides are 0)
