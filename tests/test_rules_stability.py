@@ -218,6 +218,17 @@ def test_an_agent_whose_running_mean_reward_sinks_below_its_start_collapsed():
     assert "CD402" not in {f.code for f in diagnose_run(climbing)}
 
 
+def test_a_loss_at_exactly_zero_has_no_level_to_jump_from():
+    """A public toy run (StatQuest's: one trainable bias, batch 1, each logged loss one sample's squared error):
+    two of its three samples are fitted exactly, so two logged losses in three are 0, and the third sample's error
+    (223, 146, 95 …) was "infinitely" many times their level. A ratio to a level of 0 says nothing; a loss that fits its examples outright jumps off it
+    whenever one is missed."""
+    loss = np.zeros(204)
+    loss[::3] = np.geomspace(223.5, 1e-6, 68)  # the one sample not fitted, every third log; the other two are
+    run = synthetic({"train_loss": loss})
+    assert "CD402" not in {f.code for f in diagnose_run(run)}
+
+
 def test_a_reward_paid_now_and_then_that_happened_to_be_paid_first_is_no_collapse():
     """A public TRL GRPO run: its mean reward is 0 at most of 100 steps and 0.125 at 16 of them, the first among
     them. Most changes are then 0, so their median spread is none, and a start of 0.0625 "falling" to 0 looked far

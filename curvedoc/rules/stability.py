@@ -427,7 +427,8 @@ def spike(run: RunCurves, limits: Limits):
     (2× on a short epoch-level curve, whose points are averages; not on a few single-batch losses, such as
     Lightning's ``*_step`` metrics; not at all on a GAN's per-step generator terms, snapshots of one image at
     CycleGAN's default), a jump lasting two or more points 1.5×, and
-    either must stand out from the noise just before it. A loss that fell, then climbed to end several times
+    either must stand out from the noise just before it; a loss whose level before the jump is exactly 0 (a sample
+    fitted outright) has no level to jump from. A loss that fell, then climbed to end several times
     above its first value without turning NaN is a spike that never recovered, from the step it last stood at its
     start — on a train loss however it climbs, on a validation or test loss only when it broke away in a few
     evaluations (a steady climb there is overfitting's shape); so is the run's train loss that settled, then
@@ -648,7 +649,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     jump = ((None if gan_snapshots(run, curve) else _highest_jump(values, window, noise, limits, single,
                                                                   from_the_start))
             or _highest_jump(lasting, window, noise, limits, limits["lasting_size"], from_the_start))
-    if jump is None or jump.rise < least_move:
+    if jump is None or jump.rise < least_move or jump.baseline <= 0:
         return None
     if jump.recovered is None and curve.first_nonfinite is not None:
         return None  # the run is climbing into NaN: CD101 reports it
