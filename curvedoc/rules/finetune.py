@@ -120,8 +120,8 @@ def loss_masked_out(run: RunCurves, limits: Limits):
     NaN) too: no token contributes to the loss. A real cross-entropy is never exactly 0 on a batch, least of all
     before the first update. One term of a multi-term loss at 0 beside terms that are not is a term switched off
     (YOLO's unused sem_loss), and says nothing. (A loss that is NaN from its first value is CD101's: 0/0 over no
-    supervised token looks the same as an overflow there, and its finding names both.) Not in an agent's run: a DQN logs its loss
-    as 0 until learning starts (``learning_starts``: no update yet, no supervision to miss)."""
+    supervised token looks the same as an overflow there, and its finding names both.) Not in an agent's run: a
+    DQN logs its loss as 0 until learning starts (``learning_starts``: no update yet, no supervision to miss)."""
     train = run.curve(Role.TRAIN_LOSS)
     points = int(limits["min_points"])
     if train is None or len(train) < points or run.reinforcement_learning:

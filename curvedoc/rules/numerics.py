@@ -39,8 +39,9 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     value, on any curve of those roles (train, validation, test, each term, a GAN's adversarial terms); names the
     first curve to do so and the step, the last finite value before it, and for every such curve whether it ever
     came back. A metric that never had a
-    value at all is undefined (no example of its kind), not broken, and so is one NaN until its first value (a mean
-    episode reward before the first episode ended). A gradient norm that turns NaN/Inf for good
+    value at all is undefined (no example of its kind), not broken, unless the same metric of another split has
+    values (a training Dice NaN throughout beside a finite validation Dice: its computation fails on that split);
+    and so is one NaN until its first value (a mean episode reward before the first episode ended). A gradient norm that turns NaN/Inf for good
     while the loss stays finite is the same failure with the loss filtered by the logger (the Hugging Face
     Trainer's ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back
     is a mixed-precision step the loss scaler skipped."""
@@ -54,9 +55,16 @@ def nonfinite_values(run: RunCurves, limits: Limits):
         judged = [curve for role in roles for curve in run.curves(role) if not _exp_of_a_finite_loss(run, curve)]
         if severity == WARNING:
             judged += [curve for curve in run.curves(Role.OTHER) if is_error_metric(curve.tag)]
-        broken = {curve.tag: (curve, index) for curve in judged
-                  if (index := _first_broken(curve, severity == ERROR,
-                                             _defined_elsewhere(curve, judged) is not None)) is not None}
+        broken = {}
+        for curve in judged:
+            index = _first_broken(curve, severity == ERROR)
+            if (index is None and severity == WARNING and not len(curve.finite_values)
+                    and _defined_elsewhere(curve, judged) is not None):
+                # NaN at every point while the same metric of another split has values: the examples are there,
+                # its computation fails on them (a Dice that divides by the mask area of empty training masks)
+                index = 0
+            if index is not None:
+                broken[curve.tag] = (curve, index)
         if not broken:
             continue
         first, index = min(broken.values(), key=lambda item: item[0].steps[item[1]])
@@ -96,18 +104,15 @@ def _exp_of_a_finite_loss(run: RunCurves, curve: Curve) -> bool:
                for loss in run.curves(curve.role) if loss is not curve and not is_perplexity(loss.tag))
 
 
-def _first_broken(curve: Curve, loss: bool, defined_elsewhere: bool = False) -> int | None:
+def _first_broken(curve: Curve, loss: bool) -> int | None:
     """Where ``curve`` first takes a NaN/±Inf that counts: a loss's first, from its very first value; a metric's
     first after its leading NaNs, for a metric is undefined (NaN, never Inf: an Inf is an overflow) until its first
     example: a mean episode reward before any episode ended, which Stable-Baselines3 and most DQN scripts log as
-    NaN; an AP on a set with no small objects, NaN at every evaluation. A metric NaN at every point while the same
-    metric of another split has values (``defined_elsewhere``) is broken from its first: the examples are there, its
-    computation fails on them (a Dice that divides by the mask area of a training batch's empty masks)."""
+    NaN; an AP on a set with no small objects, NaN at every evaluation."""
     if curve.first_nonfinite is None or loss:
         return curve.first_nonfinite
     if not len(curve.finite_values):
-        # never a value at all: never computed (no example of its kind), not broken, unless another split's is
-        return 0 if defined_elsewhere else None
+        return None  # never a value at all: never computed (no example of its kind), not broken
     defined = int(np.flatnonzero(~np.isnan(curve.values))[0])
     after = np.flatnonzero(~curve.finite_mask[defined:])
     return defined + int(after[0]) if len(after) else None
