@@ -463,7 +463,9 @@ class RunBuilder:
 
     Readers hand over whole arrays per tag, never rows, so building stays linear in the number of points.
     ``split_hint`` records that a tag came from a folder naming its split (Keras's ``validation/``).
-    ``loss_hint`` records that the log's format prints the tag as a loss whatever its name (see ``infer_role``).
+    ``loss_hint`` records that the log's format prints the tag as a loss whatever its name (see ``infer_role``);
+    ``score_hint`` that it prints the tag as the run's score when its name says nothing else (a bare average on an
+    agent's episode lines).
     ``hparams_source`` names the run's hyperparameters in ``n_classes_source`` ("config", "MLflow param").
     """
 
@@ -477,12 +479,13 @@ class RunBuilder:
         self._chunks: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._split_hint: dict[str, str] = {}
         self._loss_hint: set[str] = set()
+        self._score_hint: set[str] = set()
         # configurations the run logged (searched at build), or the facts already read from one
         self._configs: list[tuple[str, Mapping[str, Any] | ConfigFacts]] = []
         self.generations: list[Generation] = []  # outputs the log itself holds (TensorBoard text)
 
     def add(self, tag: str, steps, values, wall_times=None, split_hint: str | None = None,
-            loss_hint: bool = False) -> None:
+            loss_hint: bool = False, score_hint: bool = False) -> None:
         steps = np.asarray(steps, dtype=np.int64).reshape(-1)
         values = np.asarray(values, dtype=np.float64).reshape(-1)
         if wall_times is None:
@@ -495,6 +498,8 @@ class RunBuilder:
             self._split_hint[tag] = split_hint
         if loss_hint:
             self._loss_hint.add(tag)
+        if score_hint:
+            self._score_hint.add(tag)
 
     def warn(self, message: str) -> None:
         """Notes a problem once: the rows of each split of one table meet the same one."""
@@ -554,6 +559,8 @@ class RunBuilder:
             # and with it whatever array its columns are slices of (a reader's every curve), alive beside the table
             del steps, values, walls
             roles[tag] = infer_role(tag, self._split_hint.get(tag), loss=tag in self._loss_hint)
+            if roles[tag] is Role.OTHER and tag in self._score_hint:
+                roles[tag] = Role.SCORE
         mark_gan_terms(roles)
         mark_training_metrics(roles)
         mark_errors_as_losses(roles)

@@ -297,7 +297,9 @@ _ERROR_KIND_WORDS = {"squared", "absolute"}  # "Mean Squared Error", "mean absol
 # "Cost after iteration 100: 0.69", "AvgCost=11.56"), named alone or with how it was averaged; a cost of something
 # else (an agent's transaction_cost, a time cost) names that something
 _COST = "cost"
-_COST_QUALIFIERS = {"avg", "average", "mean", "current", "total", "epoch", "batch", "running"}
+# The words that say a value is an average (of a metric's batches, an agent's episodes)
+AVERAGE_WORDS = frozenset({"avg", "average", "mean"})
+_COST_QUALIFIERS = AVERAGE_WORDS | {"current", "total", "epoch", "batch", "running"}
 
 
 _TRAINING_TWIN = {Role.VAL_LOSS: Role.TRAIN_LOSS, Role.VAL_ACC: Role.TRAIN_ACC}

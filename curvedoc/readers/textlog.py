@@ -148,7 +148,7 @@ from curvedoc.readers.records import (
 )
 from curvedoc.readers.text import wide_encoding
 from curvedoc.roles import (
-    OVERLAP_WORDS, RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens,
+    AVERAGE_WORDS, OVERLAP_WORDS, RUNNING_BEST, Role, in_english, infer_role, is_evaluation_score, split_of, tokens,
 )
 
 FORMAT = "text-log"
@@ -167,7 +167,6 @@ STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters",
              "count")
 BATCH_RANK = STEP_KEYS.index("batch")
 EPISODE_RANK = STEP_KEYS.index("episode")
-AVERAGE_WORDS = {"avg", "average", "mean"}
 SPLIT_WORDS = {
     "train", "training", "val", "valid", "validation", "validate", "validating", "eval", "evaluation", "evaluate",
     "evaluating", "test", "testing", "dev",
@@ -723,19 +722,15 @@ def read(source: Source) -> list[Run]:
     for builder, curves, superseded, settings in zip(builders, runs, parsed.superseded, parsed.run_settings,
                                                      strict=True):
         _add_curves(builder, path, parsed, curves, superseded, settings)
-    runs = [builder.build() for builder in builders]
-    for run in runs:
-        _averages_of_episodes_are_rewards(run, parsed.episode_tags)
-    return runs
+    return [builder.build() for builder in builders]
 
 
-def _averages_of_episodes_are_rewards(run: Run, episode_tags: set[str]) -> None:
-    """A bare average on the lines an episode's count places ("Episode 300  Avg: -997.00  BestAvg: -997.00  σ: 29.85
-    | ε: 0.4060") is the average return of the episodes so far, the agent's score, whatever else it leaves unsaid."""
-    for tag in episode_tags:
-        words = [word for word in tokens(tag) if not word.isdigit()]
-        if words and set(words) <= AVERAGE_WORDS and run.roles.get(tag) is Role.OTHER:
-            run.roles[tag] = Role.SCORE
+def _episode_averages(parsed: Parsed) -> set[str]:
+    """The bare averages on the lines an episode's count places ("Episode 300  Avg: -997.00  BestAvg: -997.00
+    σ: 29.85 | ε: 0.4060"): the average return of the episodes so far, the agent's score, whatever else it leaves
+    unsaid."""
+    return {tag for tag in parsed.episode_tags
+            if (words := [word for word in tokens(tag) if not word.isdigit()]) and set(words) <= AVERAGE_WORDS}
 
 
 def add_text_log(builder: RunBuilder, path: Path) -> None:
@@ -779,8 +774,9 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
     warn_restarts(builder, path, superseded, "value(s)")
     if not builder.meta.hparams:
         builder.meta.hparams = settings
+    scores = _episode_averages(parsed)
     for tag, (steps, values) in curves.items():
-        builder.add(tag, steps, values, loss_hint=tag in parsed.loss_tags)
+        builder.add(tag, steps, values, loss_hint=tag in parsed.loss_tags, score_hint=tag in scores)
 
 
 # ----------------------------------------------------------------------------------------------- reading lines

@@ -437,25 +437,22 @@ def plateau_start(curve: Curve, band: float) -> int:
 LEARNED_ERROR_SHARE = 0.1
 
 
-def accuracy_shows_learning(run: RunCurves) -> str | None:
-    """A sentence saying the run's accuracy (held-out when logged, else train) ends with an error below
-    LEARNED_ERROR_SHARE of a uniform guess's error 1 − 1/n, or None. Such a model learned its task, however high its
-    loss ends: a cross-entropy kept up by hard or mislabelled examples, label smoothing, a class weighting or a
-    regulariser added to the loss (a binary malware detector at 97.5% accuracy whose loss stays at 0.36, half of
-    ln 2). A loss is high only as a stand-in for how much of a uniform guess the model kept, which its accuracy
-    measures directly."""
+def learned_its_task(run: RunCurves) -> bool:
+    """Whether the run's accuracy (held-out when logged, else train) ends with an error below LEARNED_ERROR_SHARE of
+    a uniform guess's error 1 − 1/n. Such a model learned its task, however high its loss ends: a cross-entropy kept
+    up by hard or mislabelled examples, label smoothing, a class weighting or a regulariser added to the loss (a
+    binary malware detector at 97.5% accuracy whose loss stays at 0.36, half of ln 2). A loss is high only as a
+    stand-in for how much of a uniform guess the model kept, which its accuracy measures directly."""
     n = run.n_classes
     if n is None or n < 2:
-        return None
+        return False
     for role in (Role.VAL_ACC, Role.TEST_ACC, Role.TRAIN_ACC):
         curve = run.curve(role)
         if curve is None or len(curve.finite_values) < START_POINTS or (fractions := as_fraction(curve)) is None:
             continue
         end = float(np.median(fractions[-max(START_POINTS, len(fractions) // 10):]))
-        kept = (1 - end) / (1 - 1 / n)
-        return (f"{curve.tag} ends at {fmt(end)}: {kept:.0%} of a uniform guess's error over {n} classes is left"
-                if kept < LEARNED_ERROR_SHARE else None)
-    return None
+        return (1 - end) / (1 - 1 / n) < LEARNED_ERROR_SHARE
+    return False
 
 
 def high_level(run: RunCurves, curve: Curve, reference_curve: Curve, share: float) -> tuple[float, str] | None:
@@ -595,7 +592,7 @@ def plateau(run: RunCurves, limits: Limits) -> tuple[Curve, int, list[str]] | No
         return None
     if chance_as_yardstick_of_height(run, train) is None and not stopped:
         return None  # without a chance level, a high end is only suspicious when the run shows training stopped
-    if not stopped and accuracy_shows_learning(run):
+    if not stopped and learned_its_task(run):
         return None  # a schedule that stopped training is a finding whatever was learned before it
     step = train.step_at(index)
     evidence = [f"{train.tag} falls from {fmt(begin)} to {fmt(float(train.smooth[index]))} by step {step} "
@@ -722,10 +719,11 @@ def underfitting(run: RunCurves, limits: Limits):
     not flat from the start, not at chance, not a train loss rising again (diverging), not a model whose
     held-out accuracy never changes (the class prior: accuracy-majority), not the fast drop onto a plateau
     that plateau-high reports, and not a run whose accuracy left less than a tenth of a uniform guess's error (the
-    model learned its task; hard or noisy examples, label smoothing or a regulariser keep its loss up). A validation loss that rises again while both stay high is overfitting and
-    underfitting at once, and both are reported, unless the train loss still falls over the last third of the run:
-    then the run stopped (early stopping, most often) because validation turned up, before the train loss showed
-    the level it stays at, and a bigger model is the wrong advice. Without validation, the train loss alone
+    model learned its task; hard or noisy examples, label smoothing or a regulariser keep its loss up). A
+    validation loss that rises again while both stay high is overfitting and underfitting at once, and both are
+    reported, unless the train loss still falls over the last third of the run: then the run stopped (early
+    stopping, most often) because validation turned up, before the train loss showed the level it stays at, and a
+    bigger model is the wrong advice. Without validation, the train loss alone
     decides, once it has stopped falling: a short log still coming down at its last three points has not shown the
     level it stays at."""
     curves = judged_losses(run, limits["min_points"])
@@ -743,7 +741,7 @@ def underfitting(run: RunCurves, limits: Limits):
     if still_falling(train, limits, train.start_level) and overfitting(run, shipped_limits("CD501")) is not None:
         return None  # stopped (early stopping, mostly) once validation turned up: high because it stopped, not stuck
     highs = [high_level(run, curve, train, limits["high_share"]) for curve in curves]
-    if None in highs or accuracy_shows_learning(run):
+    if None in highs or learned_its_task(run):
         return None
     evidence = [text for _, text in highs]
     if len(curves) == 1:

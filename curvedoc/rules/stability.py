@@ -20,7 +20,7 @@ import numpy as np
 
 from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter,
                                noise_reach, rank_trend_z, robust_sigma, terms_beside, trailing_median)
-from curvedoc.roles import Role, names_a_term, split_of, tokens
+from curvedoc.roles import AVERAGE_WORDS, Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
@@ -36,7 +36,7 @@ MIN_BASELINE = 3
 # median a drop is found on) dipped for a few episodes; see _collapse_of. A reward averaged over episodes (SB3's
 # ep_rew_mean, a mean over the last 100) cannot, so its dip is judged as any score's.
 BRIEF_DIP = 3
-AVERAGED_WORDS = frozenset({"mean", "avg", "average", "smoothed", "running", "moving"})
+AVERAGED_WORDS = AVERAGE_WORDS | {"smoothed", "running", "moving"}
 # Scores whose perfect value is 1 however far below 0 they go: R², a correlation, Cohen's kappa, Matthews' MCC
 COEFFICIENT_WORDS = frozenset({"r2", "rsquared", "pearson", "spearman", "correlation", "corr", "pcc", "srcc", "plcc",
                                "kappa", "mcc"})
