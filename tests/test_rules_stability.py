@@ -1,6 +1,8 @@
 """CD401 oscillation and CD402 spike: real runs that must fire, healthy (also noisy tiny-batch) runs that must not."""
 
 
+import re
+
 import numpy as np
 import pytest
 
@@ -527,6 +529,20 @@ def test_a_few_leaps_far_beyond_a_clean_loss_are_spikes_however_many():
     loss[leaps] = [8.6, 7.8, 4.6, 5.9, 5.7, 5.0, 3.7, 3.6]
     (finding,) = [f for f in diagnose_run(synthetic({"train_loss_step": loss})) if f.code == "CD402"]
     assert "its other spikes set aside" in " ".join(finding.evidence) and "more spikes" in " ".join(finding.evidence)
+
+
+def test_a_listed_spike_is_back_at_its_level_after_its_highest_point():
+    """A long curve reads its level over hundreds of points, and leaps closer than that are one event: listed at
+    its highest point, with its size, and back at the level after that point (a public DQN's 10,000 losses
+    listed "step 819: 19.79×, back by step 603")."""
+    rng = np.random.default_rng(4)
+    loss = 0.5 + 2 * np.exp(-np.arange(10_000) / 200) + 0.05 * np.abs(rng.standard_normal(10_000))
+    leaps = {3000: 6.0, 3200: 12.0, 7000: 30.0}
+    loss[list(leaps)] = list(leaps.values())
+    (finding,) = [f for f in diagnose_run(synthetic({"train_loss_step": loss})) if f.code == "CD402"]
+    assert finding.step == 7000
+    (listed,) = re.findall(r"step (\d+): ([\d.]+)×, back by step (\d+)", " ".join(finding.evidence))
+    assert int(listed[0]) == 3200 and 20 < float(listed[1]) < 26 and int(listed[2]) > 3200
 
 
 def test_an_agent_whose_episode_reward_dips_for_two_episodes_did_not_collapse():

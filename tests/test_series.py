@@ -93,6 +93,15 @@ def test_numbers_whose_file_names_no_metric_or_that_stand_in_columns_are_no_metr
     assert all(source.family != "metric-files" for source in discover(tmp_path).sources)
 
 
+def test_one_line_of_numbers_is_the_list_written_out_bare(tmp_path):
+    # a public DQN's losses.txt: f.write(" ".join(str(loss) for loss in losses)), 10,000 values on one line and no
+    # newline; one row has no columns to be a table of
+    path = write(tmp_path / "losses.txt", " ".join(f"{value:.6f}" for value in TRAIN))
+    (run,) = curvedoc.load(path)
+    assert run.format == "metric-files" and run.roles == {"losses": Role.TRAIN_LOSS}
+    assert np.allclose(run.series("losses")["value"], TRAIN, atol=1e-6)
+
+
 def test_lists_printed_one_after_another_on_a_line_are_refused_and_a_list_a_line_is_one_curve(tmp_path):
     # f.write(str(val_losses)); f.write(str(val_accs)) at each session's end: which list is which metric, the
     # file's one name cannot say; f.write(str(epoch_losses) + "\n") each epoch is one curve written in parts

@@ -200,7 +200,8 @@ def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
         return len(counted) >= MIN_VALUES and all(as_value(item) is not None for _, item in counted)
     if not whole_file:
         text = re.split(r"[,\s]+(?=[^,\s]*$)", text)[0]  # the peek may end inside a number
-    if not text.startswith(("[", "(")) and any(len(line.split()) > 1 for line in text.splitlines()):
-        return False  # columns: a table, not one metric
+    lines = text.splitlines()
+    if not text.startswith(("[", "(")) and len(lines) > 1 and any(len(line.split()) > 1 for line in lines):
+        return False  # columns: a table, not one metric; one line of numbers is the list written out bare
     items = _items(text)
     return len(items) >= MIN_VALUES and all(as_value(item) is not None for item in items)

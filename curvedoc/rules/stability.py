@@ -353,12 +353,16 @@ def _highest_jump(values: np.ndarray, window: int, sigma: np.ndarray, limits: Li
     if not is_jump[peak]:
         return None
     indices = np.flatnonzero(is_jump)
-    starts = indices[np.r_[True, np.diff(indices) > window]]
+    # jumps less than a window apart are one event: its highest point, and the level after that point
+    apart = np.diff(indices) > window
+    starts, ends = indices[np.r_[True, apart]], indices[np.r_[apart, True]]
     others = []
-    for start in starts[(starts < event.start) | (starts >= event.stop)]:
-        highest = int(start) + int(np.argmax(values[start:start + window + 1]))
+    for start, end in zip(starts, ends, strict=True):
+        if start < event.stop and end >= event.start:
+            continue  # the highest jump's own event
+        highest = int(start) + int(np.argmax(values[start:end + 1]))
         size = float(values[highest] / baseline[start]) if baseline[start] > 0 else math.inf
-        others.append(OtherJump(int(start), highest, size, back_at_level(int(start))))
+        others.append(OtherJump(int(start), highest, size, back_at_level(highest)))
     return Jump(peak, float(rise[peak]), float(baseline[peak]), float(sigma[peak]), reach, reach_apart is not None,
                 recovered, others)
 
