@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from curvedoc.datasets import named_benchmark
-from curvedoc.roles import (Role, infer_role, is_total_norm, mark_errors_as_losses, mark_gan_terms,
-                            mark_training_metrics, primary_tag)
+from curvedoc.roles import (Role, infer_role, is_total_norm, mark_abbreviated_splits, mark_errors_as_losses,
+                            mark_gan_terms, mark_training_metrics, primary_tag)
 
 
 CLASSES, VOCABULARY = "classes", "vocabulary"  # RunMeta.n_classes_kind
@@ -563,6 +563,7 @@ class RunBuilder:
                 roles[tag] = Role.SCORE
         mark_gan_terms(roles)
         mark_training_metrics(roles)
+        mark_abbreviated_splits(roles)
         mark_errors_as_losses(roles)
         if repeated_by_tag:
             named = ", ".join(list(repeated_by_tag)[:3]) + (" and more" if len(repeated_by_tag) > 3 else "")

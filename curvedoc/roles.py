@@ -317,6 +317,29 @@ def mark_training_metrics(roles: dict[str, Role]) -> None:
             roles[tag] = _TRAINING_TWIN[role]
 
 
+# A split abbreviated to a letter or two (t_loss and v_loss, T_acc and V_acc, tr_loss and vl_loss): a lone "v" is
+# as often a value function's (an agent's Loss/v beside Loss/pi), so it names validation only beside the same name
+# with a training abbreviation
+_TRAIN_ABBREVIATIONS = frozenset({"t", "tr", "trn"})
+_VAL_ABBREVIATIONS = frozenset({"v", "vl"})
+_HELD_OUT_TWIN = {train: val for val, train in _TRAINING_TWIN.items()}
+
+
+def mark_abbreviated_splits(roles: dict[str, Role]) -> None:
+    """A tag that names its split with a letter or two of validation's (v, vl) beside the same name with a letter
+    or two of training's (t, tr, trn) is validation's: the pair says what the letters stand for."""
+    named = {tuple(tokens(tag)) for tag in roles}
+    for tag, role in roles.items():
+        if role not in _HELD_OUT_TWIN:
+            continue
+        words = tokens(tag)
+        for index, word in enumerate(words):
+            if word in _VAL_ABBREVIATIONS and any((*words[:index], short, *words[index + 1:]) in named
+                                                  for short in _TRAIN_ABBREVIATIONS):
+                roles[tag] = _HELD_OUT_TWIN[role]
+                break
+
+
 def mark_errors_as_losses(roles: dict[str, Role]) -> None:
     """In a run that logs no loss under that name, gives each regression error it logs (MSE, RMSE, MAE: a
     hand-written loop's "Mean Squared Error", a Keras regression metric) the loss role of its split: it is the

@@ -2,9 +2,10 @@ import pytest
 
 import numpy as np
 
+import curvedoc
 from curvedoc.model import RunBuilder
 from curvedoc.roles import (Role, infer_role, is_grad_norm, is_perplexity, is_total_norm, is_truncation_share,
-                             mark_training_metrics, names_a_term, primary_tag)
+                             mark_abbreviated_splits, mark_training_metrics, names_a_term, primary_tag)
 
 CONVENTIONS = {
     # PyTorch / generic
@@ -111,6 +112,26 @@ def test_metrics_beside_the_same_names_under_a_validation_split_are_training_s()
     alone = {"metrics/loss": infer_role("metrics/loss")}
     mark_training_metrics(alone)
     assert alone == {"metrics/loss": Role.VAL_LOSS}
+
+
+def test_a_letter_for_validation_beside_the_same_name_with_a_letter_for_training_is_validation_s():
+    """A public GNN's losses.csv logs t_loss and v_loss, a Korean classifier's log T_Loss, T_acc, V_Loss, V_acc: the
+    pair says what the letters stand for. An agent's Loss/v beside Loss/pi is its value function's loss."""
+    roles = {tag: infer_role(tag) for tag in ("t_loss", "v_loss", "T_acc", "V_acc", "tr_loss", "vl_loss")}
+    mark_abbreviated_splits(roles)
+    assert roles == {"t_loss": Role.TRAIN_LOSS, "v_loss": Role.VAL_LOSS, "T_acc": Role.TRAIN_ACC,
+                     "V_acc": Role.VAL_ACC, "tr_loss": Role.TRAIN_LOSS, "vl_loss": Role.VAL_LOSS}
+    agent = {tag: infer_role(tag) for tag in ("Loss/pi", "Loss/v", "Loss/entropy")}
+    mark_abbreviated_splits(agent)
+    assert agent["Loss/v"] == Role.TRAIN_LOSS
+
+
+def test_a_loaded_log_reads_its_abbreviated_splits(tmp_path):
+    path = tmp_path / "losses.csv"
+    path.write_text("epoch,t_loss,v_loss\n" + "".join(f"{epoch},{1 / (epoch + 1)},{0.5 / (epoch + 1)}\n"
+                                                      for epoch in range(10)))
+    (run,) = curvedoc.load(path)
+    assert run.roles == {"t_loss": Role.TRAIN_LOSS, "v_loss": Role.VAL_LOSS}
 
 
 @pytest.mark.parametrize("tag", SCORES)
