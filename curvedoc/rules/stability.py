@@ -288,7 +288,7 @@ def _jumped_for_good(curve: Curve) -> bool:
 @dataclass
 class OtherJump:
     """A further jump event of the same curve: where it starts, its highest point and how far above the level
-    before it, and the first index back at that level (None: not by the end)."""
+    before it, and the first index after that point back at that level (None: not by the end)."""
 
     index: int
     peak: int
