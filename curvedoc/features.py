@@ -24,7 +24,7 @@ LOSS_ROLES = (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS)
 ACCURACY_ROLES = (Role.TRAIN_ACC, Role.VAL_ACC, Role.TEST_ACC)
 START_POINTS = 3  # a curve's start level is the median of at most this many first points
 MEDIAN_SE = 1.25  # standard error of a median of k Gaussian draws, in units of σ/√k
-
+GROUPED_FROM, GROUPED_BELOW = 1e4, 1e9  # fmt groups the digits of numbers in this range instead of an exponent
 
 
 def median_filter(values: np.ndarray, **options) -> np.ndarray:
@@ -36,8 +36,20 @@ def median_filter(values: np.ndarray, **options) -> np.ndarray:
 
 
 def fmt(value: float) -> str:
-    """A number as evidence shows it: four significant digits, whatever its scale."""
+    """A number as evidence shows it: four significant digits, whatever its scale; from 10,000 to a billion with
+    its digits grouped (a reward of 27,540, not 2.754e+04), as a reader of a log sees them there."""
+    rounded = float(f"{value:.4g}")
+    if GROUPED_FROM <= abs(rounded) < GROUPED_BELOW:
+        return f"{rounded:,.0f}"
     return f"{value:.4g}"
+
+
+def fmt_change(share: float) -> str:
+    """A relative change as a signed percentage: one decimal, or two significant digits below a tenth of a
+    percent, where one decimal would show a curve that moved 0.005% as "-0.0%"."""
+    if share == 0 or abs(share) >= 0.001:
+        return f"{share:+.1%}"
+    return f"{share * 100:+.2g}%"
 
 
 def first_points(values: np.ndarray) -> np.ndarray:
@@ -58,6 +70,12 @@ def second_difference_sigma(second: np.ndarray) -> float:
 def listed(names: list[str], shown: int = 5) -> str:
     """The first ``shown`` names, and how many more there are: tags as a finding or a verdict quotes them."""
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` and ``noun``, in the plural unless one: "1 point", "3 points"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
 
 class Curve:
     """One tag's values in step order; NaN/±Inf stay in ``values``, ``finite_*`` drop them."""

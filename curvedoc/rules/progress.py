@@ -13,7 +13,7 @@ import numpy as np
 
 from curvedoc.features import (ACCURACY_ROLES, MEDIAN_SE, START_POINTS, Curve, RunCurves, as_fraction,
                                chance_as_yardstick_of_height, chance_loss_of, first_logged, first_point_share, fmt,
-                               robust_sigma, trend_z)
+                               fmt_change, robust_sigma, trend_z)
 from curvedoc.roles import Role, epoch_average_of
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
 from curvedoc.rules.generalization import overfitting
@@ -297,7 +297,7 @@ def flat_from_start(run: RunCurves, limits: Limits):
     for curve in curves:
         change, noise = curve.level_change()
         # a reward that is 0 from the first episode to the last (one never earned) has no share to change by
-        moved = f"{change / abs(curve.start_level):+.1%}" if curve.start_level else f"{fmt(change)} from 0"
+        moved = fmt_change(change / abs(curve.start_level)) if curve.start_level else f"{fmt(change)} from 0"
         evidence.append(f"{curve.tag}: {fmt(curve.start_level)} at the start, {fmt(curve.end)} at the end "
                         f"({moved}; noise allows ±{fmt(limits['noise_z'] * noise)}) over {len(curve.finite_values)} "
                         "points")

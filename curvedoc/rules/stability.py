@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, fmt, median_filter,
+from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCurves, counted, fmt, median_filter,
                                noise_reach, rank_trend_z, robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import AVERAGE_WORDS, Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
@@ -665,8 +665,8 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     noise_text = (f"rise = {jump.rise / sigma:.3g} noise σ (σ = {fmt(sigma)}, the noise just before it)" if sigma
                   else "the curve was smooth before it (no measurable noise)")
     evidence = [
-        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the {min(window, jump.index)} points "
-        f"before the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
+        f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the "
+        f"{counted(min(window, jump.index), 'point')} before the jump = {fmt(jump.baseline)} ({fmt(size)}×)",
         f"{noise_text}; the curve's rare excursions elsewhere (99.5th percentile"
         f"{', its other spikes set aside' if jump.reach_apart else ''}) reach {fmt(jump.reach)} above its running "
         f"median",
@@ -678,7 +678,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
         back_step = int(curve.steps[jump.recovered])
         evidence.append(f"recovered: running median back to ≤ "
                         f"{fmt(jump.baseline + limits['recovered_sigmas'] * sigma)} by step "
-                        f"{back_step} ({back_step - step} steps after the peak)")
+                        f"{back_step} ({counted(back_step - step, 'step')} after the peak)")
     elif ends_at_it:
         evidence.append("the log ends at the spike: whether it recovered is unknown")
     else:
