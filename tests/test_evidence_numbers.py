@@ -17,6 +17,8 @@ def test_numbers_keep_four_significant_digits_and_group_those_a_log_prints_whole
     assert fmt(27540) == "27,540" and fmt(-45678) == "-45,680" and fmt(9999.5) == "10,000"
     assert fmt(197_900.3) == "197,900" and fmt(123_456_789) == "123,500,000"
     assert fmt(2e9) == "2e+09" and fmt(math.nan) == "nan" and fmt(-math.inf) == "-inf" and fmt(0.0) == "0"
+    # ratios are written to three digits, grouped the same way: a rise of 31,300 noise σ, not 3.13e+04
+    assert fmt(31_300.4, 3) == "31,300" and fmt(3.14159, 3) == "3.14" and fmt(0.000123, 3) == "0.000123"
 
 
 def test_a_small_change_keeps_its_digits():

@@ -183,14 +183,14 @@ def _better_when_reevaluated(run: RunCurves, limits: Limits):
                 continue
             evidence = [
                 f"{curve.tag} = {fmt(before)} at step {steps[index]}, then {fmt(after)} at step {steps[index + 1]}: "
-                f"{before / after:.3g}× lower only {int(gaps[index])} step{'' if gaps[index] == 1 else 's'} later "
+                f"{fmt(before / after, 3)}× lower only {int(gaps[index])} step{'' if gaps[index] == 1 else 's'} later "
                 f"(evaluations are usually {usual_gap:.4g} steps apart)",
                 "the same model on the same examples scores the same: the held-out set changed between the two "
                 "evaluations (a split drawn again, unseeded), and a loss that much lower says the new one holds "
                 "examples the model trained on",
             ]
             evidence.extend(_accuracy_between(run, int(steps[index]), int(steps[index + 1])))
-            return Found(f"{curve.tag} drops {before / after:.3g}× when evaluated again without training",
+            return Found(f"{curve.tag} drops {fmt(before / after, 3)}× when evaluated again without training",
                          [curve.tag], evidence, step=int(steps[index + 1]))
     return None
 

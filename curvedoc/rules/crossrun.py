@@ -300,7 +300,7 @@ def too_good_to_be_true(family: Family, limits: Limits):
         [best_run.path, *(run.path for run, _ in sorted(others, key=lambda item: item[1].final))], differs,
         [f"{best.tag}: {fmt(best.final)} here; the others end at {fmt(runner_up)} (best) to {fmt(max(finals))}, "
          f"median {fmt(level)}",
-         f"{z:.1f} spreads below the others' median on a log scale (spread: a factor of {math.exp(spread):.3g})",
+         f"{z:.1f} spreads below the others' median on a log scale (spread: a factor of {fmt(math.exp(spread), 3)})",
          f"closest config {closest.path} differs in "
          + ", ".join(f"{name} {family.value(closest, name)} → {family.value(best_run, name)}" for name in differs)],
     )

@@ -135,11 +135,11 @@ def _explosion(grad: Curve, loss: Curve | None, drift_from: int | None, limits: 
         step = int(steps[peak])
         factor = 10 ** above[peak]
         return Found(
-            f"{grad.tag} spikes {factor:.3g}× at step {step}",
+            f"{grad.tag} spikes {fmt(factor, 3)}× at step {step}",
             [grad.tag] + ([loss.tag] if loss else []),
             [f"{grad.tag} = {fmt(norms[peak])} at step {step}; running median of the {window} norms before = "
-             f"{fmt(before)} ({factor:.3g}×)",
-             f"elsewhere the norm's rare excursions (99.5th percentile) reach {10 ** reach:.3g}× its running median; "
+             f"{fmt(before)} ({fmt(factor, 3)}×)",
+             f"elsewhere the norm's rare excursions (99.5th percentile) reach {fmt(10 ** reach, 3)}× its running median; "
              f"median norm of the run: {fmt(typical)}",
              *_loss_at(loss, step), *_nonfinite_norms(grad)],
             step=step,
@@ -164,10 +164,10 @@ def _exploded_at_start(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: 
     if loss_then < NO_PROGRESS * loss.start:
         return None
     return Found(
-        f"{grad.tag} starts {start / settled:.3g}× above the level it settles at",
+        f"{grad.tag} starts {fmt(start / settled, 3)}× above the level it settles at",
         [grad.tag, loss.tag],
         [f"{grad.tag}: median {fmt(start)} over the first points, {fmt(settled)} over the second half of the run",
-         f"it came within {math.sqrt(limits['spike_factor']):.3g}× of that level only at step {calm_step}",
+         f"it came within {fmt(math.sqrt(limits['spike_factor']), 3)}× of that level only at step {calm_step}",
          (f"{loss.tag}: {fmt(loss.start)} at the start, {fmt(loss_then)} at step {calm_step}: no progress while the "
           "norm was that high"), *_nonfinite_norms(grad)],
         step=int(steps[0]), step_range=(int(steps[0]), calm_step),
@@ -224,11 +224,11 @@ def _growth(grad: Curve, norms: np.ndarray, steps: np.ndarray, loss: Curve | Non
     nan_note = (f"; non-finite from step {int(loss.steps[loss.first_nonfinite])}"
                 if loss.first_nonfinite is not None else "")
     return Found(
-        f"{grad.tag} grows {growth:.3g}× while the loss diverges",
+        f"{grad.tag} grows {fmt(growth, 3)}× while the loss diverges",
         [grad.tag, loss.tag],
         [f"{grad.tag}: median {fmt(start)} {where} → running median {fmt(float(level[highest]))} "
-         f"at step {peak_step} ({growth:.3g}×)",
-         f"it passed {halfway:.3g}× that level at step {step}",
+         f"at step {peak_step} ({fmt(growth, 3)}×)",
+         f"it passed {fmt(halfway, 3)}× that level at step {step}",
          f"{loss.tag}: {fmt(loss.start)} at the start → {fmt(loss.end)} at the end{nan_note}",
          *_nonfinite_norms(grad)],
         step=step, step_range=(step, peak_step),

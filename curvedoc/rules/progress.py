@@ -610,7 +610,7 @@ def training_stopped(run: RunCurves, curve: Curve, plateau_index: int, limits: L
     decayed = lr_decayed_early(run, curve, plateau_index, limits)
     if decayed:
         value, peak, tag, when = decayed
-        return (f"{tag} = {value:.3g} {when}, {value / peak:.2g}× its peak {peak:.3g}: the schedule had cut the LR "
+        return (f"{tag} = {fmt(value, 3)} {when}, {value / peak:.2g}× its peak {fmt(peak, 3)}: the schedule had cut the LR "
                 "while the loss was still high")
     for role in (Role.VAL_LOSS, Role.TEST_LOSS):
         held_out = run.curve(role)

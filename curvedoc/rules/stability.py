@@ -621,7 +621,7 @@ def _collapse_of(score: Curve, limits: Limits, episodic: bool = False) -> Found 
         [score.tag],
         [f"{score.tag} = {fmt(dropped_to)} at step {step} (median of 3 points); median of the "
          f"{min(window, jump.index)} points before = {fmt(before)}",
-         f"the drop stands {jump.rise / jump.sigma if jump.sigma else math.inf:.3g} noise σ out from the points "
+         f"the drop stands {fmt(jump.rise / jump.sigma if jump.sigma else math.inf, 3)} noise σ out from the points "
          f"before it, beyond the score's rare dips elsewhere", recovered],
         step=step, severity=WARNING if jump.recovered is not None else ERROR,
     )
@@ -662,7 +662,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     step = int(curve.steps[peak])
     size = values[peak] / jump.baseline if jump.baseline > 0 else math.inf
     sigma = jump.sigma
-    noise_text = (f"rise = {jump.rise / sigma:.3g} noise σ (σ = {fmt(sigma)}, the noise just before it)" if sigma
+    noise_text = (f"rise = {fmt(jump.rise / sigma, 3)} noise σ (σ = {fmt(sigma)}, the noise just before it)" if sigma
                   else "the curve was smooth before it (no measurable noise)")
     evidence = [
         f"{curve.tag} = {fmt(values[peak])} at step {step}; running median of the "
@@ -713,7 +713,7 @@ def _spike_rate(curve: Curve, values: np.ndarray, jump: Jump) -> str:
     count = 1 + len(jump.others)
     span = max(1, int(curve.steps[len(values) - 1]) - int(curve.steps[0]))
     recovered = (jump.recovered is not None) + sum(other.recovered is not None for other in jump.others)
-    return (f"{count} spike{'s' if count > 1 else ''} over {span:,} steps: {10_000 * count / span:.3g} per 10,000 "
+    return (f"{count} spike{'s' if count > 1 else ''} over {span:,} steps: {fmt(10_000 * count / span, 3)} per 10,000 "
             f"steps; {recovered} back at the level before {'them' if count > 1 else 'it'}, {count - recovered} not")
 
 
@@ -769,7 +769,7 @@ def _drifted_away(curve: Curve, values: np.ndarray, start: float, end: float, ta
         f"{curve.tag} climbs steadily from step {step} and never recovers", [curve.tag],
         [f"{curve.tag} fell from {fmt(start)} to {fmt(low)} (running median, step {step}), then climbed to "
          f"{fmt(end)} (median of the last tenth) = {fmt(end / low)}× its lowest, by step {end_step}",
-         f"the climb from the lowest point is a rank trend of {rank_trend_z(values[lowest:]):.3g} standard "
+         f"the climb from the lowest point is a rank trend of {fmt(rank_trend_z(values[lowest:]), 3)} standard "
          f"deviations, and undoes {(end - low) / (start - low):.0%} of the progress made"],
         step=step, step_range=(step, end_step), severity=ERROR,
     )
