@@ -12,7 +12,7 @@ from typing import Any
 
 from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.errors import CurvedocError
-from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, listed
+from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, listed, trains_an_agent
 from curvedoc.model import Run
 from curvedoc.roles import Role, is_perplexity, measures_generations
 from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
@@ -262,9 +262,22 @@ def _needs_n_classes(rules: list[Rule], language_model: bool = False) -> Finding
     )
 
 
+# An agent's run learns from the episodes it collects, not from a fixed set of examples: its first moves ask
+# whether it learned anything, whether its reward says what was meant, and what the policy did
+AGENT_FIRST_MOVES = [
+    "Evaluate the policy against a random one on the same seeds: if they score alike, the agent learned nothing.",
+    ("Print a few steps' observations, actions, rewards and done flags: a reward that never changes, or an episode "
+     "that never ends, trains nothing."),
+    ("Plot the policy's entropy and approx_kl beside the reward: an entropy that collapses early, or updates far "
+     "beyond a KL of ~0.02, explain most agents that stop improving."),
+]
+
+
 def first_response(run: Run) -> list[str]:
     """The playbook's first moves for any run with findings, with −log(1/n) computed when n is known, or assumed
-    from the curves as the findings say."""
+    from the curves as the findings say; an agent's own first moves for an agent's run."""
+    if trains_an_agent(run.tags):
+        return list(AGENT_FIRST_MOVES)
     if run.meta.n_classes:
         return first_moves(run.meta.n_classes)
     return first_moves(run.meta.assumed_n_classes, assumed=True)

@@ -313,7 +313,7 @@ class RunCurves:
         fitness. Its losses are then objectives of a policy and a value function, signed by design and growing with
         the returns, so they say nothing of progress; its reward does. Ray Tune's bookkeeping of every trial
         (timesteps_since_restore, episodes_total: counters it fills in whatever the trainable) says nothing."""
-        return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in self.run.tags if tag not in RAY_TUNE_COUNTERS)
+        return trains_an_agent(self.run.tags)
 
     @cached_property
     def detection(self) -> bool:
@@ -380,6 +380,12 @@ REINFORCEMENT_WORDS = frozenset({
     # an evolved agent's reward, its population's fitness (neuroevolution: NEAT, a genetic algorithm's generations)
     "fitness",
 })
+
+
+def trains_an_agent(tags) -> bool:
+    """Whether tags of these names belong to an agent's run: they name rewards, returns, episodes, a policy, a critic
+    or a fitness (see :attr:`RunCurves.reinforcement_learning`)."""
+    return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in tags if tag not in RAY_TUNE_COUNTERS)
 
 
 def chance_loss_of(run: RunCurves, curve: Curve) -> float | None:

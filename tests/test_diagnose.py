@@ -88,6 +88,18 @@ def test_a_failing_rule_becomes_a_warning_not_a_crash(monkeypatch):
     assert any("CD102" in warning and "boom" in warning for warning in run.warnings)
 
 
+def test_an_agents_run_gets_an_agents_first_response():
+    """Overfitting one batch and comparing the step-0 loss with −log(1/n) say nothing of an agent: it is asked
+    whether it beats a random policy, what rewards it sees, and what its policy's entropy and KL did."""
+    from curvedoc.diagnose import first_response
+
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("rollout/ep_rew_mean", np.arange(50), np.r_[np.linspace(0, 100, 30), np.full(20, 5.0)])
+    run = builder.build()
+    moves = first_response(run)
+    assert any("random one" in move for move in moves) and not any("log(1/" in move for move in moves)
+
+
 def test_a_class_count_read_off_the_curves_is_named_as_such_in_the_first_response():
     """A run that records no class count but starts at ln 10 and never moves: the chance level the findings and the
     first response compute says it rests on a count read off the curves."""

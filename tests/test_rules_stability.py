@@ -202,6 +202,9 @@ def test_a_reward_that_collapses_after_improving_is_a_spike_of_its_shortfall():
     (finding,) = [f for f in diagnose_run(run) if f.code == "CD402"]
     assert finding.tags == ["rollout/ep_rew_mean"] and 495 <= finding.step <= 505 and "collapses" in finding.title
     assert finding.severity == "error"  # it never came back
+    # the policy collapsed, not a batch: its causes and check are an agent's, not a loss spike's
+    assert "approx_kl" in finding.cheapest_check and "recompute its loss" not in finding.cheapest_check
+    assert any("clip range" in cause for cause in finding.causes)
 
 
 def test_an_agent_whose_running_mean_reward_sinks_below_its_start_collapsed():

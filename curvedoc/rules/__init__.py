@@ -134,6 +134,10 @@ class Found:
     step_range: tuple[int, int] | None = None
     severity: str | None = None
     assumes_class_count: bool = False  # judged against chance −log(1/n) (always so for rules that need n)
+    # the likely causes and the cheapest check of this occurrence, where they differ from the rule's (an agent's
+    # reward collapsing has other causes than a loss jumping on one batch)
+    causes: tuple[str, ...] = ()
+    check: str = ""
 
 
 @dataclass
@@ -226,7 +230,8 @@ class Rule:
             code=self.code, symptom=self.symptom, severity=found.severity or self.severity, title=found.title,
             tags=list(found.tags), step=None if found.step is None else int(found.step),
             step_range=None if found.step_range is None else (int(found.step_range[0]), int(found.step_range[1])),
-            evidence=list(found.evidence), causes=list(self.causes), cheapest_check=self.check,
+            evidence=list(found.evidence), causes=list(found.causes or self.causes),
+            cheapest_check=found.check or self.check,
         )
 
 

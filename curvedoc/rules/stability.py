@@ -14,7 +14,7 @@ quiet, so a jump or a zig-zag on it stands out from its own bends.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -381,6 +381,20 @@ def _reach_below_jumps(rise: np.ndarray, sized: np.ndarray, event: slice, factor
     return bulk_reach if rise[others].min() >= factor * bulk_reach else None
 
 
+# An agent's reward that collapses: the policy, not one batch of data, went wrong
+POLICY_COLLAPSE_CAUSES = (
+    ("a policy update too large for the data it was computed from (learning rate or PPO clip range too high): the "
+     "policy jumps to a worse one, and the episodes it then collects keep it there"),
+    "the policy's entropy collapsed (too little exploration) onto an action that stopped paying",
+    "the environment or the reward changed under the agent (a curriculum stage, a new level, a rescaled reward)",
+    ("an off-policy agent's replay buffer filled with its own recent bad episodes, or a target network updated too "
+     "often"),
+)
+POLICY_COLLAPSE_CHECK = ("plot approx_kl, the clip fraction and the entropy around that step; evaluate the checkpoints "
+                         "before and after it on the same seeds, and rerun from the earlier one with half the learning "
+                         "rate (or clip range)")
+
+
 @rule(
     "CD402", "loss-spike", symptom="spike", severity=WARNING, live=JUMP,
     causes=(
@@ -444,7 +458,7 @@ def spike(run: RunCurves, limits: Limits):
     collapse after it had improved, measured on its shortfall (1 − score for a score out of 1 or 100, the reward
     itself negated otherwise); an agent's reward also when it ends far below where the untrained policy began, or
     when its running median gives back most of the level it had reached (episodes too noisy for one to stand
-    out)."""
+    out); an agent's collapse comes with the causes and the check of a policy that collapsed, not of a batch."""
     # a GAN's adversarial terms hover by design, which is what makes a sudden lasting jump of one stand out: one
     # player started winning outright (the discriminator rejecting everything, a generator collapsing)
     found = [(curve, item) for curve in judged_curves(run, limits["min_points"], (*LOSS_ROLES, Role.ADVERSARIAL))
@@ -458,14 +472,16 @@ def spike(run: RunCurves, limits: Limits):
 
 
 def _score_collapse(run: RunCurves, score: Curve, limits: Limits) -> Found | None:
-    """A sudden collapse of the run's main score, or an agent's reward ending far below where it began."""
+    """A sudden collapse of the run's main score, or an agent's reward ending far below where it began; an agent's
+    with the causes and the check of a policy that collapsed, not of a batch that spiked a loss."""
     if len(score.finite_values) < limits["min_points"] or _minibatch_score(run, score):
         return None
-    episodic = run.reinforcement_learning and AVERAGED_WORDS.isdisjoint(tokens(score.tag))
-    sudden = _collapse_of(score, limits, episodic=episodic)
-    if sudden is None and run.reinforcement_learning:
-        return _ends_below_its_start(score, limits) or _gain_given_back(score, limits)
-    return sudden
+    if not run.reinforcement_learning:
+        return _collapse_of(score, limits)
+    episodic = AVERAGED_WORDS.isdisjoint(tokens(score.tag))
+    found = (_collapse_of(score, limits, episodic=episodic) or _ends_below_its_start(score, limits)
+             or _gain_given_back(score, limits))
+    return None if found is None else replace(found, causes=POLICY_COLLAPSE_CAUSES, check=POLICY_COLLAPSE_CHECK)
 
 
 def _gain_given_back(score: Curve, limits: Limits) -> Found | None:
