@@ -49,6 +49,21 @@ def test_a_failing_run_shows_its_curve_with_the_step_of_the_nan_marked(runs):
     assert spark[:first_nan].rstrip().endswith(tuple("▁▂▃▄▅▆▇█"))
 
 
+def test_the_curves_drawn_fill_the_axis_they_span_whatever_the_run_logs_beside_them():
+    """Keras's TensorBoard callback logs epoch curves at steps 0..19 and evaluations counted in iterations up to
+    3,040: drawn on the run's whole axis, the epoch curves filled its first cell and nothing else."""
+    builder = RunBuilder("/synthetic/keras", "tensorboard")
+    epochs = np.arange(20)
+    builder.add("train/epoch_loss", epochs, 0.3 * np.exp(-epochs / 3) + 0.001)
+    builder.add("validation/epoch_loss", epochs, np.r_[0.74, 0.2, 0.08, 0.078, np.linspace(0.08, 0.115, 16)])
+    builder.add("validation/evaluation_loss_vs_iterations", epochs * 160, np.linspace(0.7, 0.1, 20))
+    run = builder.build()
+    diagnose_run(run)
+    lines = text([run], width=100).splitlines()
+    train = next(line for line in lines if line.lstrip().startswith("train/epoch_loss "))
+    assert len(re.findall("[▁▂▃▄▅▆▇█]", train)) >= 15
+
+
 def test_a_finding_over_a_step_range_is_underlined_from_its_step_on(runs):
     (run,) = [run for run in runs["overfitting"] if run.path.endswith("digits_long_3k")]
     lines = text([run], width=100).splitlines()

@@ -214,11 +214,13 @@ def _tags_line(run) -> str:
 
 
 def _curves(out: Output, run) -> None:
-    """The key curves as sparklines on one shared step axis, so the markers under them line up across curves."""
-    curves = _key_curves(run)
-    span = _step_span(run)
-    if not curves or span is None:
+    """The key curves as sparklines on one shared step axis, so the markers under them line up across curves: the
+    axis they span, not the run's, which a curve not drawn may stretch far beyond them (Keras logs its epoch curves
+    at steps 0..19 beside evaluations counted in iterations to 3,040)."""
+    curves = [curve for curve in _key_curves(run) if len(curve.steps)]
+    if not curves:
         return
+    span = (min(int(curve.steps[0]) for curve in curves), max(int(curve.steps[-1]) for curve in curves))
     markers = {curve.tag: [] for curve in curves}
     for finding in run.findings:
         if finding.step is None and finding.step_range is None:
