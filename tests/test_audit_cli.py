@@ -119,3 +119,16 @@ def test_the_progress_bar_shows_on_a_terminal_only(archive, tmp_path):
     os.close(leader)
     assert process.returncode == 0
     assert b"auditing" in shown and b"log" in shown
+
+
+def test_an_agents_run_is_listed_by_its_reward(tmp_path, capsys):
+    """An agent's losses are a policy's and a value function's objectives: the index shows where its reward ended,
+    and the CSV gives the main score a column of its own."""
+    run = tmp_path / "agents" / "ppo"
+    run.mkdir(parents=True)
+    rows = [f"{step * 2048},{step * 3.0 - 50},{5000 - step * 30}" for step in range(1, 40)]
+    (run / "progress.csv").write_text("time/total_timesteps,rollout/ep_rew_mean,train/loss\n" + "\n".join(rows) + "\n")
+    out = run_cli(capsys, tmp_path / "agents", "-j", "1", "--no-cache")[1]
+    assert "score 64" in out and "train_loss" not in out
+    table = list(csv.DictReader(io.StringIO(run_cli(capsys, tmp_path / "agents", "-j", "1", "--format", "csv")[1])))
+    assert float(table[0]["final_score"]) > 60 and table[0]["final_train_loss"] != ""

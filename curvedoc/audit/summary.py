@@ -18,8 +18,11 @@ from curvedoc.model import Run
 from curvedoc.roles import Role
 from curvedoc.rules import Finding
 
-# Roles whose end is compared across runs; lower is better for losses, higher for accuracies.
-COMPARED_ROLES = (Role.VAL_LOSS, Role.VAL_ACC, Role.TEST_LOSS, Role.TEST_ACC, Role.TRAIN_LOSS, Role.TRAIN_ACC)
+# The roles whose ends a run's summary records, in the order the one a person compares runs by is picked: a held-out
+# curve, else the main score (an agent's reward: its losses are a policy's and a value function's objectives, which
+# say nothing of how well it does), else the train curves. Lower is better for losses, higher for the rest.
+COMPARED_ROLES = (Role.VAL_LOSS, Role.VAL_ACC, Role.TEST_LOSS, Role.TEST_ACC, Role.SCORE, Role.TRAIN_LOSS,
+                  Role.TRAIN_ACC)
 LOWER_IS_BETTER = {Role.VAL_LOSS.value, Role.TEST_LOSS.value, Role.TRAIN_LOSS.value}
 
 

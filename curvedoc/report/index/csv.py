@@ -18,9 +18,11 @@ from curvedoc.report.index import Index, Row, plain
 # run: the path under the audited root, as every other index format names the run; path: as the user would type it.
 COLUMNS = [
     "run", "path", "name", "format", "verdict", "n_errors", "n_warnings", "symptoms", "first_finding",
-    "first_finding_step", "final_val_loss", "final_val_acc", "final_train_loss", "start_time_utc", "n_points", "report",
+    "first_finding_step", "final_val_loss", "final_val_acc", "final_train_loss", "final_score", "start_time_utc",
+    "n_points", "report",
 ]
-FINAL_ROLES = ("val_loss", "val_acc", "train_loss")
+# the main score (an agent's reward, mAP) after the losses, so that columns a sheet already reads keep their places
+FINAL_ROLES = ("val_loss", "val_acc", "train_loss", "score")
 FORMULA_STARTS = ("=", "+", "-", "@")
 # The report a spreadsheet row links: the page for people first.
 LINKED_FORMATS = ("html", "markdown")
