@@ -12,7 +12,7 @@ from typing import Any
 
 from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.errors import CurvedocError
-from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, listed, trains_an_agent
+from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, listed, trains_a_detector, trains_an_agent
 from curvedoc.model import Run
 from curvedoc.roles import Role, is_perplexity, measures_generations
 from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
@@ -273,11 +273,24 @@ AGENT_FIRST_MOVES = [
 ]
 
 
+# A detector's loss sums box, objectness and class terms, none of them at −log(1/n) at the start: its first moves
+# check the boxes and the class list the labels are read with, and that it can fit a handful of images
+DETECTOR_FIRST_MOVES = [
+    ("Draw the ground-truth boxes of one batch on its images, after augmentation: boxes off their objects mean a "
+     "label format the loader misreads (xywh against xyxy, pixels against normalised, a wrong image size)."),
+    ("Check the class count and names the model is built with against the label files' class ids (data.yaml nc "
+     "and names): an id the model has no class for trains nothing, or is dropped."),
+    "Train on 10 images for 100 epochs with augmentation off: their mAP must approach 1; if it cannot, it is a bug.",
+]
+
+
 def first_response(run: Run) -> list[str]:
     """The playbook's first moves for any run with findings, with −log(1/n) computed when n is known, or assumed
-    from the curves as the findings say; an agent's own first moves for an agent's run."""
+    from the curves as the findings say; an agent's and a detector's own first moves for their runs."""
     if trains_an_agent(run.tags):
         return list(AGENT_FIRST_MOVES)
+    if trains_a_detector(run.tags):
+        return list(DETECTOR_FIRST_MOVES)
     if run.meta.n_classes:
         return first_moves(run.meta.n_classes)
     return first_moves(run.meta.assumed_n_classes, assumed=True)

@@ -320,7 +320,7 @@ class RunCurves:
         """Whether the run trains an object detector: its tags name objectness (YOLO's obj and no-obj accuracies
         and losses) or boxes. A detector's loss sums box, objectness and class terms, so it has no cross-entropy
         level over its classes unless it names the class term itself."""
-        return any(DETECTION_WORDS & set(tokens(tag)) for tag in self.run.tags)
+        return trains_a_detector(self.run.tags)
 
     @cached_property
     def configured_loss_words(self) -> frozenset[str]:
@@ -380,6 +380,12 @@ REINFORCEMENT_WORDS = frozenset({
     # an evolved agent's reward, its population's fitness (neuroevolution: NEAT, a genetic algorithm's generations)
     "fitness",
 })
+
+
+def trains_a_detector(tags) -> bool:
+    """Whether tags of these names belong to an object detector's run: they name objectness or boxes (see
+    :attr:`RunCurves.detection`)."""
+    return any(DETECTION_WORDS & set(tokens(tag)) for tag in tags)
 
 
 def trains_an_agent(tags) -> bool:

@@ -100,6 +100,18 @@ def test_an_agents_run_gets_an_agents_first_response():
     assert any("random one" in move for move in moves) and not any("log(1/" in move for move in moves)
 
 
+def test_a_detectors_run_gets_a_detectors_first_response():
+    """A detector's box, objectness and class terms start nowhere near −log(1/n): it is asked to show its boxes on
+    its images, its class list against its labels, and that it can fit ten images."""
+    from curvedoc.diagnose import first_response
+
+    builder = RunBuilder("/synthetic", "test")
+    for tag in ("train/box_loss", "train/cls_loss", "val/box_loss"):
+        builder.add(tag, np.arange(30), np.linspace(1.5, 0.8, 30))
+    moves = first_response(builder.build())
+    assert any("ground-truth boxes" in move for move in moves) and not any("log(1/" in move for move in moves)
+
+
 def test_a_class_count_read_off_the_curves_is_named_as_such_in_the_first_response():
     """A run that records no class count but starts at ln 10 and never moves: the chance level the findings and the
     first response compute says it rests on a count read off the curves."""
