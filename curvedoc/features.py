@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import math
 import re
+from collections.abc import Iterable
 from functools import cache, cached_property
 from statistics import NormalDist
 
@@ -382,13 +383,13 @@ REINFORCEMENT_WORDS = frozenset({
 })
 
 
-def trains_a_detector(tags) -> bool:
+def trains_a_detector(tags: Iterable[str]) -> bool:
     """Whether tags of these names belong to an object detector's run: they name objectness or boxes (see
     :attr:`RunCurves.detection`)."""
     return any(DETECTION_WORDS & set(tokens(tag)) for tag in tags)
 
 
-def trains_an_agent(tags) -> bool:
+def trains_an_agent(tags: Iterable[str]) -> bool:
     """Whether tags of these names belong to an agent's run: they name rewards, returns, episodes, a policy, a critic
     or a fitness (see :attr:`RunCurves.reinforcement_learning`)."""
     return any(REINFORCEMENT_WORDS & set(tokens(tag)) for tag in tags if tag not in RAY_TUNE_COUNTERS)

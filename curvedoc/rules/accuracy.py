@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from curvedoc.features import (ACCURACY_ROLES, Curve, RunCurves, as_fraction, chance_loss_of, first_points, fmt,
-                               rank_trend_z, robust_sigma)
+from curvedoc.features import (ACCURACY_ROLES, Curve, RunCurves, as_fraction, chance_loss_of, counted, first_points,
+                               fmt, rank_trend_z, robust_sigma)
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import HELD_OUT_ACC, LOSS_OF_ACCURACY, OVERLAP_WORDS, Role, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
@@ -183,7 +183,7 @@ def _better_when_reevaluated(run: RunCurves, limits: Limits):
                 continue
             evidence = [
                 f"{curve.tag} = {fmt(before)} at step {steps[index]}, then {fmt(after)} at step {steps[index + 1]}: "
-                f"{fmt(before / after, 3)}× lower only {int(gaps[index])} step{'' if gaps[index] == 1 else 's'} later "
+                f"{fmt(before / after, 3)}× lower only {counted(int(gaps[index]), 'step')} later "
                 f"(evaluations are usually {usual_gap:.4g} steps apart)",
                 "the same model on the same examples scores the same: the held-out set changed between the two "
                 "evaluations (a split drawn again, unseeded), and a loss that much lower says the new one holds "

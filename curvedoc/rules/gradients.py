@@ -139,8 +139,8 @@ def _explosion(grad: Curve, loss: Curve | None, drift_from: int | None, limits: 
             [grad.tag] + ([loss.tag] if loss else []),
             [f"{grad.tag} = {fmt(norms[peak])} at step {step}; running median of the {window} norms before = "
              f"{fmt(before)} ({fmt(factor, 3)}×)",
-             f"elsewhere the norm's rare excursions (99.5th percentile) reach {fmt(10 ** reach, 3)}× its running median; "
-             f"median norm of the run: {fmt(typical)}",
+             f"elsewhere the norm's rare excursions (99.5th percentile) reach {fmt(10 ** reach, 3)}× its running "
+             f"median; median norm of the run: {fmt(typical)}",
              *_loss_at(loss, step), *_nonfinite_norms(grad)],
             step=step,
         )

@@ -41,10 +41,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     came back. A metric that never had a
     value at all is undefined (no example of its kind), not broken, unless the same metric of another split has
     values (a training Dice NaN throughout beside a finite validation Dice: its computation fails on that split);
-    and so is one NaN until its first value (a mean episode reward before the first episode ended). A gradient norm that turns NaN/Inf for good
-    while the loss stays finite is the same failure with the loss filtered by the logger (the Hugging Face
-    Trainer's ``logging_nan_inf_filter``, on by default, logs the running average instead); one that comes back
-    is a mixed-precision step the loss scaler skipped."""
+    and so is one NaN until its first value (a mean episode reward before the first episode ended). A gradient
+    norm that turns NaN/Inf for good while the loss stays finite is the same failure with the loss filtered by the
+    logger (the Hugging Face Trainer's ``logging_nan_inf_filter``, on by default, logs the running average
+    instead); one that comes back is a mixed-precision step the loss scaler skipped."""
     hidden = _hidden_by_the_logger(run)
     if hidden is not None:
         yield hidden
@@ -56,12 +56,14 @@ def nonfinite_values(run: RunCurves, limits: Limits):
         if severity == WARNING:
             judged += [curve for curve in run.curves(Role.OTHER) if is_error_metric(curve.tag)]
         broken = {}
+        defined_elsewhere = {}  # a metric NaN at every point: the same metric of another split that has values
         for curve in judged:
             index = _first_broken(curve, severity == ERROR)
             if (index is None and severity == WARNING and not len(curve.finite_values)
-                    and _defined_elsewhere(curve, judged) is not None):
+                    and (other := _defined_elsewhere(curve, judged)) is not None):
                 # NaN at every point while the same metric of another split has values: the examples are there,
                 # its computation fails on them (a Dice that divides by the mask area of empty training masks)
+                defined_elsewhere[curve.tag] = other
                 index = 0
             if index is not None:
                 broken[curve.tag] = (curve, index)
@@ -83,8 +85,7 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             share = int((~curve.finite_mask[broken_at:]).sum())
             came_back = "finite again later" if curve.finite_mask[broken_at:].any() else "never finite again"
             evidence.append(f"{curve.tag}: {share} of {len(curve)} points non-finite; {came_back}")
-            other = _defined_elsewhere(curve, judged) if severity == WARNING and not len(curve.finite_values) else None
-            if other is not None:
+            if (other := defined_elsewhere.get(curve.tag)) is not None:
                 evidence.append(f"{curve.tag} never has a value while {other.tag} does: the metric is computed on "
                                 "this split's examples and fails on them (a division by zero, a log of 0)")
         yield Found(

@@ -610,8 +610,8 @@ def training_stopped(run: RunCurves, curve: Curve, plateau_index: int, limits: L
     decayed = lr_decayed_early(run, curve, plateau_index, limits)
     if decayed:
         value, peak, tag, when = decayed
-        return (f"{tag} = {fmt(value, 3)} {when}, {value / peak:.2g}× its peak {fmt(peak, 3)}: the schedule had cut the LR "
-                "while the loss was still high")
+        return (f"{tag} = {fmt(value, 3)} {when}, {value / peak:.2g}× its peak {fmt(peak, 3)}: the schedule had cut "
+                "the LR while the loss was still high")
     for role in (Role.VAL_LOSS, Role.TEST_LOSS):
         held_out = run.curve(role)
         if held_out is None:

@@ -676,7 +676,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     event_end = jump.recovered if jump.recovered is not None else len(values)
     peak = jump.index + int(np.argmax(values[jump.index:max(event_end, jump.index + 1)]))
     step = int(curve.steps[peak])
-    size = values[peak] / jump.baseline if jump.baseline > 0 else math.inf
+    size = values[peak] / jump.baseline  # a jump from a level of 0 or below was passed over above
     sigma = jump.sigma
     noise_text = (f"rise = {fmt(jump.rise / sigma, 3)} noise σ (σ = {fmt(sigma)}, the noise just before it)" if sigma
                   else "the curve was smooth before it (no measurable noise)")
@@ -705,7 +705,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
                            + (f"back by step {int(curve.steps[other.recovered])}" if other.recovered is not None
                               else "not back by the end")
                            for other in jump.others[:5])
-        evidence.append(f"{len(jump.others)} more spike{'s' if len(jump.others) > 1 else ''}: {listed}"
+        evidence.append(f"{counted(len(jump.others), 'more spike')}: {listed}"
                         f"{' …' if len(jump.others) > 5 else ''}")
     evidence.append(_spike_rate(curve, values, jump))
     never = jump.recovered is None and not ends_at_it
@@ -729,7 +729,7 @@ def _spike_rate(curve: Curve, values: np.ndarray, jump: Jump) -> str:
     count = 1 + len(jump.others)
     span = max(1, int(curve.steps[len(values) - 1]) - int(curve.steps[0]))
     recovered = (jump.recovered is not None) + sum(other.recovered is not None for other in jump.others)
-    return (f"{count} spike{'s' if count > 1 else ''} over {span:,} steps: {fmt(10_000 * count / span, 3)} per 10,000 "
+    return (f"{counted(count, 'spike')} over {span:,} steps: {fmt(10_000 * count / span, 3)} per 10,000 "
             f"steps; {recovered} back at the level before {'them' if count > 1 else 'it'}, {count - recovered} not")
 
 
