@@ -484,6 +484,23 @@ def test_a_held_out_loss_zigzagging_by_a_fifth_of_its_level_swings_and_a_train_c
     assert "CD401" not in alarms(synthetic({"train_loss": train, "val_loss": settling}))
 
 
+def test_a_held_out_loss_that_swings_on_a_lasting_rise_is_overfitting_not_oscillation():
+    """A public fastai fine-tune (sports balls, 19 epochs): valid_loss falls to 0.231 at epoch 6, then climbs with
+    growing swings to 0.691 while the train loss keeps falling. The rise after the best is what to act on (stop at
+    epoch 6); its swings are a small validation set's scatter on a climbing loss, not a learning rate that overshoots.
+    The same swings around a level that does not climb still oscillate."""
+    train = [0.810, 0.620, 0.507, 0.384, 0.290, 0.211, 0.187, 0.175, 0.165, 0.152, 0.140, 0.130, 0.114, 0.112,
+             0.110, 0.109, 0.108, 0.108, 0.107]
+    val = [0.462, 0.418, 0.340, 0.316, 0.287, 0.317, 0.231, 0.304, 0.364, 0.392, 0.392, 0.388, 0.388, 0.529, 0.327,
+           0.439, 0.614, 0.403, 0.691]
+    codes_found = {f.code for f in diagnose_run(synthetic({"train_loss": train, "val_loss": val}))}
+    assert "CD501" in codes_found and "CD401" not in codes_found
+    level = [0.462, 0.418, 0.340, 0.316, 0.287, 0.317, 0.231, 0.304, 0.246, 0.392, 0.221, 0.388, 0.231, 0.429, 0.227,
+             0.399, 0.244, 0.403, 0.236]
+    codes_found = {f.code for f in diagnose_run(synthetic({"train_loss": train, "val_loss": level}))}
+    assert "CD401" in codes_found and "CD501" not in codes_found
+
+
 def test_a_held_out_loss_swinging_through_120_evaluations_swings_as_a_short_one_would():
     """A public cats-vs-dogs Lightning run: train_loss falls to ~0.5 while val_loss, evaluated after each of 120
     epochs, keeps swinging between 0.55 and 3.9 around a median of ~0.8 to the end. Each evaluation averages the

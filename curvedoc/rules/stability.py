@@ -22,6 +22,7 @@ from curvedoc.features import (LOSS_ROLES, MAD_TO_SIGMA, MEDIAN_SE, Curve, RunCu
                                noise_reach, rank_trend_z, robust_sigma, terms_beside, trailing_median)
 from curvedoc.roles import AVERAGE_WORDS, Role, names_a_term, split_of, tokens
 from curvedoc.rules import ERROR, JUMP, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
+from curvedoc.rules.generalization import overfitting
 
 INTERDECILE_TO_SIGMA = 2.563  # the 10th–90th percentile range of a Gaussian, in σ
 # A loss whose swings (σ) reach this share of its level swings wildly: it oscillates, and no other notion of its
@@ -207,9 +208,13 @@ def oscillation(run: RunCurves, limits: Limits):
     noisy tiny-batch run that converges swings a lot relative to its low final level, but little relative to its
     progress, and does not fire. A GAN's per-step train terms (its generator's reconstruction losses) are not judged:
     the adversarial game pulls every generator step as well, and those points are snapshots of a batch (one image, at
-    CycleGAN's and pix2pix's default) whose spread is the data's; averaged over epochs they are."""
+    CycleGAN's and pix2pix's default) whose spread is the data's; averaged over epochs they are. A held-out curve
+    that CD501 finds rising for good after its best is overfitting: its swings ride on that rise (a small validation
+    set's scatter grows with its loss), and the rise, not the scatter, is what to act on."""
+    overfit = overfitting(run, shipped_limits("CD501"))
+    rising = set(overfit.tags) if overfit is not None else set()
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
-             if not gan_snapshots(run, curve)
+             if not gan_snapshots(run, curve) and not (curve.role != Role.TRAIN_LOSS and curve.tag in rising)
              and (item := _swinging(run, curve, limits)) is not None]
     # a run swings as a whole: its train and held-out curves swinging are one finding
     return once_per_event(found, math.inf, any_role=True)
