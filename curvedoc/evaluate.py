@@ -20,7 +20,9 @@ that only fits its own fixtures shows as a drop between the columns:
 A labels file maps a run (its path relative to the data folder) to ``{"symptoms": [...], "healthy": bool,
 "insufficient": bool, "n_classes": int | null, "part": ..., ...}``; a file with a ``runs`` key holds that map
 there. A run's ``part`` (else its file's ``_parts`` entry for the run's first folder, else the set's part) names
-the column it is reported in: the held-out corpus keeps a part that was only ever read as numbers. A symptom
+the column it is reported in: the held-out corpus keeps a part that was only ever read as numbers. The public parts
+are also pooled, development apart from FINAL, and pooled again over the runs whose label's ``confidence`` is
+``high`` (the curves left the labeller no doubt). A symptom
 counts as detected when a finding with that symptom has severity error or warning (info findings are notes,
 not alarms).
 
@@ -49,6 +51,7 @@ from curvedoc.report import INSUFFICIENT, verdict
 from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
+HIGH_CONFIDENCE = "high"
 TUNING, HELD_OUT, PUBLIC, FINETUNE = "tuning", "held-out", "public", "finetune"
 FINETUNE_HELD_OUT = "finetune-held-out"
 PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, PUBLIC, "public-new", "public-dev2",
@@ -170,6 +173,7 @@ class Outcome:
     n_how: str = "none"  # "recorded", "inferred (certain)", "inferred (uncertain)" or "none"
     n_inferred_alone: tuple[int, bool] | None = None  # (count, certain) read off the curves with the record hidden
     n_evidence: list[tuple[str, int]] = field(default_factory=list)  # (kind, count) of each piece of that evidence
+    confidence: str | None = None  # the labeller's: "high" where the curves left no doubt, "medium" where they did
 
 
 @dataclass
@@ -219,12 +223,18 @@ class Scores:
 
     def pooled(self) -> dict[str, Scores]:
         """The public parts taken together, development apart from FINAL: the figures a change is judged by, where
-        each part alone holds a few runs of each symptom."""
-        def of(outcomes: list[Outcome], final: bool) -> list[Outcome]:
-            return [o for o in outcomes if o.part.startswith(PUBLIC) and (o.part in FINAL_PARTS) == final]
+        each part alone holds a few runs of each symptom. Each again over the runs labelled with high confidence
+        alone: two careful labellers disagree on many a run (a swinging validation loss called oscillation by one,
+        noise by the other), and the labeller marks such a run "medium"; the runs it marks "high" show how the rules
+        do where the curves leave no doubt."""
+        def of(outcomes: list[Outcome], final: bool, high: bool) -> list[Outcome]:
+            return [o for o in outcomes if o.part.startswith(PUBLIC) and (o.part in FINAL_PARTS) == final
+                    and (not high or o.confidence == HIGH_CONFIDENCE)]
 
-        groups = {"public development (pooled)": False, "public FINAL (pooled)": True}
-        pooled = {name: Scores(of(self.outcomes, final), of(self.absent, final)) for name, final in groups.items()}
+        groups = {"public development (pooled)": (False, False), "public FINAL (pooled)": (True, False),
+                  "public development, high-confidence labels": (False, True),
+                  "public FINAL, high-confidence labels": (True, True)}
+        pooled = {name: Scores(of(self.outcomes, *group), of(self.absent, *group)) for name, group in groups.items()}
         return {name: group for name, group in pooled.items() if group.outcomes}
 
     def totals(self, symptoms=SYMPTOMS) -> tuple[int, int, int]:
@@ -275,7 +285,7 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
         outcome = Outcome(relative, expected, set(), bool(label.get("healthy", not expected)) and not insufficient,
                           part=label.get("part") or parts.get(relative.split("/")[0], labelled.part),
                           insufficient_expected=insufficient,
-                          n_true=label.get("n_classes"))
+                          n_true=label.get("n_classes"), confidence=label.get("confidence"))
         if labelled.part == PUBLIC and not _file_of(labelled.data / relative).exists():
             scores.absent.append(outcome)
             continue

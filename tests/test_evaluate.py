@@ -73,6 +73,21 @@ def test_the_public_parts_are_pooled_development_apart_from_final():
     assert "public FINAL (pooled): 1 runs; 0 found, 0 false, 1 missed" in listed
 
 
+def test_the_runs_labelled_with_high_confidence_are_pooled_again_on_their_own():
+    """Two careful labellers disagree on many runs; the labeller marks those "medium". The runs it marks "high"
+    are scored apart as well, FINAL apart from development, so a reader sees how the rules do where the curves
+    leave no doubt."""
+    scores = Scores([Outcome("a", {"spike"}, {"spike"}, False, part="public-dev2", confidence="high"),
+                     Outcome("b", set(), {"oscillation"}, True, part="public-dev3", confidence="medium"),
+                     Outcome("c", {"overfitting"}, set(), False, part="public-s21", confidence="medium")])
+    pooled = scores.pooled()
+    assert list(pooled) == ["public development (pooled)", "public FINAL (pooled)",
+                            "public development, high-confidence labels"]
+    assert pooled["public development, high-confidence labels"].totals() == (1, 0, 0)
+    assert ("public development, high-confidence labels: 1 runs; 1 found, 0 false, 0 missed"
+            in render(scores, verbose=False))
+
+
 def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps({"runs": {}}))
