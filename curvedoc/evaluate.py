@@ -22,7 +22,8 @@ A labels file maps a run (its path relative to the data folder) to ``{"symptoms"
 there. A run's ``part`` (else its file's ``_parts`` entry for the run's first folder, else the set's part) names
 the column it is reported in: the held-out corpus keeps a part that was only ever read as numbers. The public parts
 are also pooled, development apart from FINAL, and pooled again over the runs whose label's ``confidence`` is
-``high`` (the curves left the labeller no doubt). A symptom
+``high`` (the curves left the labeller no doubt), and over the runs a second labeller labelled blind
+(``second_labels`` beside the labels folder), judged on what the two agree on. A symptom
 counts as detected when a finding with that symptom has severity error or warning (info findings are notes,
 not alarms).
 
@@ -40,7 +41,7 @@ import json
 import math
 import sys
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import curvedoc
@@ -52,6 +53,7 @@ from curvedoc.rules import ARCHIVE_SYMPTOMS, SYMPTOMS
 
 ALARMS = {"error", "warning"}
 HIGH_CONFIDENCE = "high"
+SECOND_LABELS = "second_labels"  # beside a public labels folder: a second labeller's blind labels of some runs
 TUNING, HELD_OUT, PUBLIC, FINETUNE = "tuning", "held-out", "public", "finetune"
 FINETUNE_HELD_OUT = "finetune-held-out"
 PART_ORDER = (TUNING, HELD_OUT, "held-out-final", FINETUNE, FINETUNE_HELD_OUT, PUBLIC, "public-new", "public-dev2",
@@ -174,6 +176,7 @@ class Outcome:
     n_inferred_alone: tuple[int, bool] | None = None  # (count, certain) read off the curves with the record hidden
     n_evidence: list[tuple[str, int]] = field(default_factory=list)  # (kind, count) of each piece of that evidence
     confidence: str | None = None  # the labeller's: "high" where the curves left no doubt, "medium" where they did
+    second: tuple[set[str], bool] | None = None  # a second labeller's symptoms and healthy verdict, where there is one
 
 
 @dataclass
@@ -235,6 +238,9 @@ class Scores:
                   "public development, high-confidence labels": (False, True),
                   "public FINAL, high-confidence labels": (True, True)}
         pooled = {name: Scores(of(self.outcomes, *group), of(self.absent, *group)) for name, group in groups.items()}
+        for name, final in (("public development, where two labellers agree", False),
+                            ("public FINAL, where two labellers agree", True)):
+            pooled[name] = Scores([_agreed(o) for o in of(self.outcomes, final, False) if o.second is not None])
         return {name: group for name, group in pooled.items() if group.outcomes}
 
     def totals(self, symptoms=SYMPTOMS) -> tuple[int, int, int]:
@@ -272,20 +278,39 @@ class Scores:
         return dict(sorted(counts.items()))
 
 
+def _agreed(outcome: Outcome) -> Outcome:
+    """The outcome judged on what both labellers say: a symptom both list is expected, one neither lists and the
+    diagnosis reports is false, and one only one of them lists counts neither way (reported or not, a careful
+    engineer would back the diagnosis); the run is healthy when both call it so."""
+    second, second_healthy = outcome.second
+    disputed = outcome.expected ^ second
+    return replace(outcome, expected=outcome.expected & second, detected=outcome.detected - disputed,
+                   healthy=outcome.healthy and second_healthy)
+
+
+def _second_labels(labelled: LabelledSet) -> dict[str, dict]:
+    """The second labeller's labels of a public set, kept in ``second_labels`` beside its labels folder (a
+    blind relabelling of some of its runs), else none."""
+    folder = labelled.labels.parent / SECOND_LABELS
+    return read_labels(folder)[0] if labelled.part == PUBLIC and labelled.labels.is_dir() and folder.is_dir() else {}
+
+
 def evaluate(labelled: LabelledSet | Path) -> Scores:
     """Every labelled run of the set read, diagnosed and compared with its label (a public run whose logs are not on
     this machine set aside as absent)."""
     if isinstance(labelled, Path):
         labelled = LabelledSet(labelled.name, TUNING, labelled / "labels.json", labelled)
     labels, parts = read_labels(labelled.labels)
+    second_labels = _second_labels(labelled)
     scores = Scores()
     for relative, label in sorted(labels.items()):
         expected = set(label.get("symptoms", []))
-        insufficient = bool(label.get("insufficient"))
-        outcome = Outcome(relative, expected, set(), bool(label.get("healthy", not expected)) and not insufficient,
-                          part=label.get("part") or parts.get(relative.split("/")[0], labelled.part),
-                          insufficient_expected=insufficient,
+        outcome = Outcome(relative, expected, set(), _healthy(label), part=label.get("part")
+                          or parts.get(relative.split("/")[0], labelled.part),
+                          insufficient_expected=bool(label.get("insufficient")),
                           n_true=label.get("n_classes"), confidence=label.get("confidence"))
+        if (second := second_labels.get(relative)) is not None:
+            outcome.second = set(second.get("symptoms", [])), _healthy(second)
         if labelled.part == PUBLIC and not _file_of(labelled.data / relative).exists():
             scores.absent.append(outcome)
             continue
@@ -307,6 +332,11 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
                                  else f"inferred ({'certain' if count.certain else 'uncertain'})")
             outcome.n_inferred_alone, outcome.n_evidence = _inferred_alone(curves)
     return scores
+
+
+def _healthy(label: dict) -> bool:
+    """Healthy as a label says (else when it lists no symptom), and never a run too thin to judge."""
+    return bool(label.get("healthy", not label.get("symptoms"))) and not label.get("insufficient")
 
 
 def _file_of(path: Path) -> Path:

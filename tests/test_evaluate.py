@@ -88,6 +88,30 @@ def test_the_runs_labelled_with_high_confidence_are_pooled_again_on_their_own():
             in render(scores, verbose=False))
 
 
+def test_where_a_second_labeller_labelled_a_run_it_is_judged_on_what_both_agree_on(tmp_path):
+    """A symptom both labellers list is expected; one only one of them lists is neither expected nor false,
+    reported or not; the run is healthy only when both say so."""
+    data = tmp_path / "shared"
+    for name in ("a", "b"):
+        (data / "wild-dev4" / name).mkdir(parents=True)
+        (data / "wild-dev4" / name / "metrics.csv").write_text(
+            "epoch,train_loss,val_loss\n" + "".join(f"{e},{1 / (e + 1):.4f},{1 / (e + 1) + 0.01 * e * e:.4f}\n"
+                                                    for e in range(12)))
+    labels, second = tmp_path / "public" / "labels", tmp_path / "public" / "second_labels"
+    for folder, runs in ((labels, {"a": ["overfitting", "oscillation"], "b": []}),
+                         (second, {"a": ["overfitting"], "b": ["spike"]})):
+        folder.mkdir(parents=True)
+        (folder / "wild-dev4.json").write_text(json.dumps({"_parts": {"wild-dev4": "public-dev4"}, "runs": {
+            f"wild-dev4/{name}/metrics.csv": {"symptoms": symptoms, "healthy": not symptoms}
+            for name, symptoms in runs.items()}}))
+    scores = evaluate(LabelledSet("public", PUBLIC, labels, data))
+    agreed = scores.pooled()["public development, where two labellers agree"]
+    by_run = {o.path.split("/")[1]: o for o in agreed.outcomes}
+    assert by_run["a"].expected == {"overfitting"} and "overfitting" in by_run["a"].detected
+    assert by_run["b"].expected == set() and not by_run["b"].healthy
+    assert "oscillation" not in agreed.per_symptom()
+
+
 def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps({"runs": {}}))
