@@ -157,6 +157,25 @@ def test_an_accuracy_never_above_zero_while_the_loss_keeps_falling_is_frozen_and
         assert ("CD603" in {f.code for f in findings(run)}) is frozen, level
 
 
+def test_a_held_out_accuracy_of_zero_throughout_while_training_fits_is_frozen_whatever_its_own_loss_does():
+    """A public handwriting classifier: val_acc exactly 0.0 at all 30 epochs while the train loss falls 1.16 ->
+    0.05 and the train accuracy climbs, and val_loss climbs 1.39 -> 10 as the wrong answers grow surer. No model
+    that learned within its first epoch answers not one held-out example right, so the climbing train accuracy
+    does not excuse it, and the train loss shows the fit that never reaches the predictions. Settled, not still
+    falling, it is frozen all the same (an accuracy of 0 is not a prior a constant prediction sits at). A train
+    loss that never falls moves nothing, and says nothing of frozen predictions."""
+    epochs = np.arange(30)
+    train_loss = 1.16 * np.exp(-epochs / 6) + 0.04
+    train_acc = np.minimum(0.98, 0.3 + 0.05 * epochs)
+    val_loss = 1.386 + 0.3 * epochs
+    found = findings(build({"train_loss": (epochs, train_loss), "train_acc": (epochs, train_acc),
+                            "val_loss": (epochs, val_loss), "val_acc": (epochs, np.zeros(30))}))
+    assert [f.code for f in found] == ["CD603"] and found[0].tags == ["train_loss", "val_acc"]
+    flat_train = np.full(30, 1.16)
+    assert not findings(build({"train_loss": (epochs, flat_train), "train_acc": (epochs, np.full(30, 0.3)),
+                               "val_loss": (epochs, val_loss), "val_acc": (epochs, np.zeros(30))}), {"CD603"})
+
+
 @pytest.mark.parametrize("value,large", [(0.669774, True), (0.002908, True), (0.95, False), (0.9, False),
                                          (0.121951, False), (0.9737, False), (0.0, False)])
 def test_an_accuracy_tells_a_large_set_only_when_its_digits_rule_out_every_small_one(value, large):

@@ -331,7 +331,11 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     # one value to its last digit at every evaluation of a large set is predictions that never changed, whatever the
     # train accuracy did: a model that learned within its first epoch and kept training still answers some examples
     # differently each time
-    unchanged = held_out is not None and float(np.ptp(values)) == 0 and from_a_large_set(float(values[0]))
+    # so is a held-out accuracy of exactly 0 at every evaluation: not one example ever answered right, which no
+    # model that learned within its first epoch scores
+    never_right = held_out is not None and not values.any()
+    unchanged = held_out is not None and float(np.ptp(values)) == 0 and (
+        from_a_large_set(float(values[0])) or never_right)
     if train_values is not None:
         # over the held-out curve's span only: the first steps, where the prior itself is learned, come before it
         train_values = train_values[(train.finite_steps >= span[0]) & (train.finite_steps <= span[1])]
@@ -349,6 +353,11 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     flat.loss = _loss_for(run, curve)
     if flat.loss is not None:
         _judge_loss(flat, limits)
+        train_loss = run.curve(Role.TRAIN_LOSS)
+        if never_right and not flat.loss_falls and train_loss is not None and train_loss is not flat.loss:
+            # its own split's loss may climb as the wrong answers grow surer; the training loss shows the fit
+            flat.loss = train_loss
+            _judge_loss(flat, limits)
     return flat
 
 
@@ -528,14 +537,16 @@ def accuracy_majority(run: RunCurves, limits: Limits):
 def predictions_frozen(run: RunCurves, limits: Limits):
     """The loss falls over the span while the accuracy does not change at all, and either keeps falling to the
     end or sits lower than any constant prediction could (so the model does use its input): what is being
-    optimised does not move the predictions. An accuracy of 0 at every evaluation counts too (not one example is
-    ever answered right, however far the loss falls); one of 1 does not, having nowhere to go."""
+    optimised does not move the predictions. A held-out accuracy of 0 at every evaluation counts too, whatever the
+    train accuracy does and however the loss settled (not one example is ever answered right while the train loss
+    falls, its own split's loss often climbing as the wrong answers grow surer); one of 1 does not, having nowhere
+    to go."""
     flat = _flat_accuracy(run, limits)
     if flat is None or flat.loss is None or not flat.loss_falls:
         return None
     if flat.level >= 1 - limits["flat_tolerance"]:
         return None  # an accuracy at 1 has nowhere to go: the loss can only sharpen the same answers
-    if not (flat.still_falling or not flat.constant_prediction_possible):
+    if not (flat.still_falling or not flat.constant_prediction_possible or flat.level == 0):
         return None
     loss = flat.loss
     evidence = [flat.describe(), flat.loss_quarters() + (" (still falling)" if flat.still_falling else "")]
