@@ -229,7 +229,8 @@ class Scores:
         each part alone holds a few runs of each symptom. Each again over the runs labelled with high confidence
         alone: two careful labellers disagree on many a run (a swinging validation loss called oscillation by one,
         noise by the other), and the labeller marks such a run "medium"; the runs it marks "high" show how the rules
-        do where the curves leave no doubt."""
+        do where the curves leave no doubt. And again over the runs a second labeller labelled blind, judged on what
+        the two agree on (see :func:`_agreed`)."""
         def of(outcomes: list[Outcome], final: bool, high: bool) -> list[Outcome]:
             return [o for o in outcomes if o.part.startswith(PUBLIC) and (o.part in FINAL_PARTS) == final
                     and (not high or o.confidence == HIGH_CONFIDENCE)]
@@ -305,8 +306,8 @@ def evaluate(labelled: LabelledSet | Path) -> Scores:
     scores = Scores()
     for relative, label in sorted(labels.items()):
         expected = set(label.get("symptoms", []))
-        outcome = Outcome(relative, expected, set(), _healthy(label), part=label.get("part")
-                          or parts.get(relative.split("/")[0], labelled.part),
+        outcome = Outcome(relative, expected, set(), _healthy(label),
+                          part=label.get("part") or parts.get(relative.split("/")[0], labelled.part),
                           insufficient_expected=bool(label.get("insufficient")),
                           n_true=label.get("n_classes"), confidence=label.get("confidence"))
         if (second := second_labels.get(relative)) is not None:
