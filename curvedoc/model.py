@@ -416,11 +416,14 @@ class Run:
             tags = [tag for tag in tags if not self._warms_down(tag)] or tags
         if Role(role) in (Role.TRAIN_LOSS, Role.VAL_LOSS, Role.TEST_LOSS) and len(tags) > 1:
             # a term logged as exactly 0 at every point (YOLO's unused sem_loss) is no curve a person plots
-            tags = [tag for tag in tags if self._ever_nonzero(tag)] or tags
+            nonzero = self._ever_nonzero(tags)
+            tags = [tag for tag in tags if tag in nonzero] or tags
         return primary_tag(tags, self.point_counts())
 
-    def _ever_nonzero(self, tag: str) -> bool:
-        return bool(np.any(self.series(tag)["value"].to_numpy(dtype=float) != 0))
+    def _ever_nonzero(self, tags: list[str]) -> set[str]:
+        """Those of ``tags`` with a value other than 0 (NaN counts), in one pass over the table."""
+        rows = self.scalars
+        return set(rows.loc[rows["tag"].isin(tags) & (rows["value"] != 0), "tag"].unique())
 
     def _warms_down(self, tag: str) -> bool:
         values = self.series(tag)["value"].to_numpy(dtype=float)

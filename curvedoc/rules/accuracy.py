@@ -334,8 +334,8 @@ def _flat_accuracy(run: RunCurves, limits: Limits) -> FlatAccuracy | None:
     # so is a held-out accuracy of exactly 0 at every evaluation: not one example ever answered right, which no
     # model that learned within its first epoch scores
     never_right = held_out is not None and not values.any()
-    unchanged = held_out is not None and float(np.ptp(values)) == 0 and (
-        from_a_large_set(float(values[0])) or never_right)
+    unchanged = never_right or (held_out is not None and float(np.ptp(values)) == 0
+                                and from_a_large_set(float(values[0])))
     if train_values is not None:
         # over the held-out curve's span only: the first steps, where the prior itself is learned, come before it
         train_values = train_values[(train.finite_steps >= span[0]) & (train.finite_steps <= span[1])]
