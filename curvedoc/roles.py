@@ -60,6 +60,7 @@ _NOT_A_METRIC = {
     "throughput", "count", "scale", "scaler", "weight", "weights", "coef", "coefficient",
     "hparam", "hparams",  # add_hparams' metric_dict: one summary value per run, not a curve
     "delta",  # train_loss_delta_%: the change since the epoch before, a slope of the curve and not the quantity
+    "num",  # num_loss_tokens (tokens the loss was averaged over), GaitSet's full_loss_num (triplets with a loss > 0)
 }
 # "coef" names a loss weight (ent_coef, vf_coef) except in these overlap metrics (Keras's dice_coef)
 _OVERLAP_METRICS = {"dice", "jaccard"}

@@ -43,6 +43,9 @@ CONVENTIONS = {
     "prev_val_loss": Role.OTHER,
     # a change since the epoch before (a public speech model's CSV) is the curve's slope, not the quantity
     "train_loss_delta_%": Role.OTHER, "val_wer_delta_%": Role.OTHER,
+    # counts named after the loss they count for (an SFT log's tokens under the loss, GaitSet's triplets with a
+    # loss above 0) count something, the loss beside them measures the model
+    "num_loss_tokens": Role.OTHER, "full_loss_num": Role.OTHER, "train_mean_nll": Role.TRAIN_LOSS,
 }
 
 # Tag names copied from public logs (YOLOv8 results.csv, Detectron2 metrics.json, SB3 and custom RL logs, HF
