@@ -34,20 +34,22 @@ PINNED_SHARE = 1e-3
 NEVER_BACK_SHARE = 0.01
 
 
-def is_flat(curve: Curve, limits: Limits) -> bool:
+def is_flat(curve: Curve, limits: Limits, arbitrary_zero: bool = False) -> bool:
     """The curve makes no progress from its start: it ends within ``max_change`` of its start level (and its tenths
     do not trend away from it in between); or it never
     gets below that level (its running median stays within ``max_change`` under it) and, over 10 points or more,
     only wanders: it ends no higher than its noise explains and shows no trend; or, on a long curve whose swings
     are modest, it ends within its noise and the medians of its tenths never move further than their own noise
     carries them, with no trend or one too small to matter (a drift of 3% over 3,000 noisy episodes is
-    significant to a rank test, and still no progress)."""
+    significant to a rank test, and still no progress). A curve whose zero is ``arbitrary_zero`` (an agent's reward,
+    counted from where its game chose: a makespan penalty of -115 that becomes -110) ends near its start only within
+    its noise as well: a share of such a level means nothing."""
     change, noise = curve.level_change()
     start = abs(curve.start_level)
-    if abs(change) <= limits["max_change"] * start:
-        return not (_went_and_came_back(curve, limits) or _trends_away(curve, limits))
     # below 5 points there is no noise estimate: a difference is all the curve's shape
     allowance = limits["noise_z"] * noise if len(curve.finite_values) >= 5 else 0.0
+    if abs(change) <= limits["max_change"] * start and not (arbitrary_zero and abs(change) > allowance):
+        return not (_went_and_came_back(curve, limits) or _trends_away(curve, limits))
     never_below = float(curve.smooth[1:].min(initial=math.inf)) >= (1 - limits["max_change"]) * start
     if (curve.role != Role.SCORE and never_below and len(curve.finite_values) >= WANDER_POINTS
             and change <= allowance and abs(trend_z(curve)) <= limits["noise_z"]):
@@ -213,7 +215,10 @@ def _flat_version(run: RunCurves, curve: Curve, limits: Limits) -> Curve | None:
     (Lightning's ``train_loss_step`` beside ``train_loss_epoch``: with a few batches an epoch, the step values are a
     handful of per-batch losses over again, of which a first point and a last tenth say nothing of a level, while
     their averages say whether the model moved); None when neither is."""
-    if is_flat(_as_shortfall(run, curve), limits):
+    # An agent's reward counts from a zero its game chose (a penalty of -115 per episode that becomes -110): a share
+    # of its level says nothing of whether it moved, its noise does
+    reward = run.reinforcement_learning and curve.role == Role.SCORE
+    if is_flat(_as_shortfall(run, curve), limits, arbitrary_zero=reward):
         return curve
     averaged = epoch_average_of(curve.tag)
     if averaged is None or run.run.roles.get(averaged) != curve.role:
@@ -276,7 +281,7 @@ FLAT_THRESHOLDS = {
 def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
-    that never moves, or an evaluation score the same at every evaluation; not one perfect from its start, a success
+    that never moves beyond its noise, whatever share of its level a gain is, or an evaluation score the same at every evaluation; not one perfect from its start, a success
     rate of 1 having nowhere to go). A log of three or four points is flat only when a curve keeps its value (to a
     thousandth of it, or exactly after its first point) or sits at chance: a short fine-tune's loss that moves a
     percent or two has not shown that nothing was learned. A model trained before — a resumed session, a loss that
