@@ -150,6 +150,18 @@ def test_a_spike_in_an_mse_loss_with_a_floor_is_found_at_its_step():
     assert finding.step == 400 and "recovered" in finding.evidence[2]
 
 
+def test_a_jump_on_the_points_either_side_of_one_normal_point_is_sized_by_its_peak():
+    """Two high batches with a normal one between them (0.77, 0.077, 0.69 on a loss at 0.077) last as a jump in the
+    running median of three, which starts at the normal point: the peak and its size are those of the high
+    batches, never a 'jump' of 0.9x."""
+    rng = np.random.default_rng(5)
+    values = 2.0 * np.exp(-np.arange(300) / 30) + 0.05 + rng.normal(0, 0.003, 300)
+    values[128], values[130] = 10 * values[129], 9 * values[129]
+    (finding,) = [f for f in diagnose_run(loss_run(values)) if f.code == "CD402"]
+    size = float(re.search(r"jumps ([0-9.]+)×", finding.title).group(1))
+    assert size > 5 and finding.step == 128
+
+
 def test_every_spike_is_listed_with_its_size_its_outcome_and_the_rate():
     """Large-run practice compares runs by their spikes per 10,000 steps and asks of each whether it came back."""
     rng = np.random.default_rng(1)

@@ -696,7 +696,10 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     if jump.recovered is None and curve.first_nonfinite is not None:
         return None  # the run is climbing into NaN: CD101 reports it
     event_end = jump.recovered if jump.recovered is not None else len(values)
-    peak = jump.index + int(np.argmax(values[jump.index:max(event_end, jump.index + 1)]))
+    # A jump found on the running median of three starts where two of three neighbours stand high, which may be
+    # the points either side of it (high, normal, high): its peak is looked for from the point before
+    first = max(0, jump.index - 1)
+    peak = first + int(np.argmax(values[first:max(event_end, jump.index + 2)]))
     step = int(curve.steps[peak])
     size = values[peak] / jump.baseline  # a jump from a level of 0 or below was passed over above
     sigma = jump.sigma
