@@ -699,7 +699,7 @@ def _spike_of(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     # A jump found on the running median of three starts where two of three neighbours stand high, which may be
     # the points either side of it (high, normal, high): its peak is looked for from the point before
     first = max(0, jump.index - 1)
-    peak = first + int(np.argmax(values[first:max(event_end, jump.index + 2)]))
+    peak = first + int(np.argmax(values[first:max(event_end, jump.index + 1)]))
     step = int(curve.steps[peak])
     size = values[peak] / jump.baseline  # a jump from a level of 0 or below was passed over above
     sigma = jump.sigma
