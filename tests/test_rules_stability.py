@@ -497,6 +497,27 @@ def test_a_held_out_loss_zigzagging_by_a_third_of_its_level_swings_and_a_train_c
     assert "CD401" not in alarms(synthetic({"train_loss": train, "val_loss": settling}))
 
 
+def test_a_held_out_loss_swinging_in_runs_of_a_few_evaluations_swings_and_one_excursion_does_not():
+    """A public MAE fine-tune (DeepLense, 50 epochs): the train loss falls smoothly 0.98 -> 0.44 while the
+    validation loss jumps between 0.5 and 2.5 for the whole run, sometimes for two or three evaluations in a row
+    (it reverses direction at 61% of its changes, fewer than a strict zig-zag's 75%). An average over the same
+    examples moves only with the weights: swings like these are the run's. A validation loss that sits still but
+    for one evaluation 20 times higher reverses at few of its changes: a lone excursion, not a swing."""
+    train = [0.978, 0.8571, 0.8027, 0.7498, 0.7208, 0.6906, 0.6638, 0.6458, 0.6307, 0.6123, 0.6073, 0.5938, 0.5797,
+             0.5658, 0.5581, 0.553, 0.5481, 0.5467, 0.5343, 0.5298, 0.53, 0.5202, 0.5174, 0.5196, 0.5063, 0.5001,
+             0.5042, 0.4988, 0.4994, 0.4926, 0.4883, 0.4965, 0.4849, 0.4818, 0.4808, 0.4795, 0.4734, 0.4639, 0.4671,
+             0.4776, 0.4666, 0.4658, 0.4642, 0.4608, 0.4589, 0.4488, 0.4476, 0.4493, 0.4446, 0.441]
+    val = [1.376, 0.9801, 0.9628, 2.082, 0.9564, 1.018, 0.7685, 0.8962, 0.849, 1.599, 0.7248, 1.55, 0.6876, 0.7109,
+           1.289, 0.5406, 0.8302, 1.034, 0.5643, 0.7788, 1.703, 0.7868, 1.444, 0.5807, 0.6416, 0.6283, 0.5239, 0.5878,
+           0.5381, 1.974, 1.106, 0.532, 0.5784, 1.334, 1.416, 0.5121, 1.252, 2.477, 1.525, 1.545, 2.039, 0.5034,
+           0.5294, 0.5818, 1.756, 0.7697, 0.5015, 0.7979, 2.12, 1.569]
+    (finding,) = [f for f in diagnose_run(synthetic({"train_loss": train, "val_loss": val})) if f.code == "CD401"]
+    assert finding.tags == ["val_loss"]
+    lone = [0.0148, 0.0141, 0.2983, 0.0140, 0.0136, 0.0134, 0.0132, 0.0132, 0.0131, 0.0130]
+    assert "CD401" not in alarms(synthetic({"train_loss": [0.09, 0.05, 0.04, 0.035, 0.03, 0.028, 0.026, 0.025, 0.024,
+                                                           0.023], "val_loss": lone}))
+
+
 def test_a_few_evaluations_coming_down_in_a_bend_do_not_swing():
     """A public Keras CNN on Devanagari characters: val_loss 0.353, 0.195, 0.138, 0.148, 0.105, 0.109, 0.093, 0.089,
     0.100, 0.089 zig-zags by a hundredth on its way down. Around a straight line its bend looks like swings of 30% of

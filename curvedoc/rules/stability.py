@@ -198,6 +198,11 @@ def event_window(run: RunCurves) -> float:
                                          "are wild rather than small wobbles of a low loss"),
         "zigzag": Threshold(0.75, "a short curve swings when at least this share of its successive changes "
                                   "reverse the previous one (noise reverses about 2/3 of them, a trend few)"),
+        "held_out_zigzag": Threshold(0.5, "a short held-out curve swings when at least this share of its "
+                                          "successive changes reverse the previous one: it averages the same "
+                                          "examples at every evaluation, so reversals at the rate noise has "
+                                          "(about 2/3) are the weights swinging; fewer than half are a trend or "
+                                          "a lone excursion"),
         "held_out_swing_vs_level": Threshold(0.15, "for a held-out curve (one that zig-zags, when short): its swing "
                                                    "σ as a share of its median level, from which it swings. It "
                                                    "averages the same examples at every evaluation, so only the "
@@ -215,10 +220,11 @@ def oscillation(run: RunCurves, limits: Limits):
     first value or chance, whichever is larger), around a level above 0 (a loss at exactly 0 most of the time, a term
     switched off or a sample already fitted, jumps off it instead). A per-step curve is judged over its last third; a
     short epoch-level curve (an evaluation every epoch: averages, so its swings are real) over its last half, where it
-    must also zig-zag, and its swings are what its closest never-rising course leaves when that is less than a
-    straight trend does (ten evaluations coming down 0.35 -> 0.19 -> 0.14 -> 0.15 -> 0.10 bend, they do not swing); a
-    held-out curve, an average over the same examples at every evaluation that only the weights
-    move, swings from a smaller share of its level (15%), whatever the loss's scale and however many evaluations. A
+    must also zig-zag (a held-out one reverse its direction at least as often as it keeps it), and its swings are
+    what its closest never-rising course leaves when that is less than a straight trend does (ten evaluations coming
+    down 0.35 -> 0.19 -> 0.14 -> 0.15 -> 0.10 bend, they do not swing); a held-out curve, an average over the same
+    examples at every evaluation that only the weights move, swings from a smaller share of its level (15%), whatever
+    the loss's scale and however many evaluations. A
     noisy tiny-batch run that converges swings a lot relative to its low final level, but little relative to its
     progress, and does not fire. A GAN's per-step train terms (its generator's reconstruction losses) are not judged:
     the adversarial game pulls every generator step as well, and those points are snapshots of a batch (one image, at
@@ -245,7 +251,8 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
     late = values[late_from:]
     if len(late) < (limits["min_short_points"] if short else limits["min_late_points"]):
         return None
-    if short and alternation(late) < limits["zigzag"]:
+    held_out = curve.role in (Role.VAL_LOSS, Role.TEST_LOSS)
+    if short and alternation(late) < limits["held_out_zigzag" if held_out else "zigzag"]:
         return None
     start = float(np.median(values[:3]))
     # the typical level, as a curve's end is read everywhere: the swings themselves pull a mean up (minibatch
@@ -262,7 +269,6 @@ def _swinging(run: RunCurves, curve: Curve, limits: Limits) -> Found | None:
         return None  # a loss at exactly 0 most of the time (a term switched off, a sample it already fits) jumps off it
     scale = max(abs(start), run.chance_loss or 0.0)
     # an evaluation averages its whole split however many of them the run logs (120 epochs or 6)
-    held_out = curve.role in (Role.VAL_LOSS, Role.TEST_LOSS)
     if held_out:
         wild = swing >= limits["held_out_swing_vs_level"] * abs(level)
     else:
