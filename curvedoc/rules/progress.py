@@ -215,9 +215,7 @@ def _flat_version(run: RunCurves, curve: Curve, limits: Limits) -> Curve | None:
     (Lightning's ``train_loss_step`` beside ``train_loss_epoch``: with a few batches an epoch, the step values are a
     handful of per-batch losses over again, of which a first point and a last tenth say nothing of a level, while
     their averages say whether the model moved); None when neither is."""
-    # An agent's reward counts from a zero its game chose (a penalty of -115 per episode that becomes -110): a share
-    # of its level says nothing of whether it moved, its noise does
-    reward = run.reinforcement_learning and curve.role == Role.SCORE
+    reward = run.reinforcement_learning and curve.role == Role.SCORE  # its zero is the game's choice
     if is_flat(_as_shortfall(run, curve), limits, arbitrary_zero=reward):
         return curve
     averaged = epoch_average_of(curve.tag)
@@ -281,11 +279,12 @@ FLAT_THRESHOLDS = {
 def flat_from_start(run: RunCurves, limits: Limits):
     """The loss does not move from its first value: train and validation loss (each when logged) end within a
     small share of their start level, or within their own noise (with no loss logged, the main score: a reward
-    that never moves beyond its noise, whatever share of its level a gain is, or an evaluation score the same at every evaluation; not one perfect from its start, a success
-    rate of 1 having nowhere to go). A log of three or four points is flat only when a curve keeps its value (to a
-    thousandth of it, or exactly after its first point) or sits at chance: a short fine-tune's loss that moves a
-    percent or two has not shown that nothing was learned. A model trained before — a resumed session, a loss that
-    starts far below chance — that gains nothing is a warning."""
+    that never moves beyond its noise, whatever share of its level a gain is, or an evaluation score the same at
+    every evaluation; not one perfect from its start, a success rate of 1 having nowhere to go). A log of three or
+    four points is flat only when a curve keeps its value (to a thousandth of it, or exactly after its first point)
+    or sits at chance: a short fine-tune's loss that moves a percent or two has not shown that nothing was learned.
+    A model trained before — a resumed session, a loss that starts far below chance — that gains nothing is a
+    warning."""
     curves = is_flat_from_start(run, limits)
     if not curves:
         return None

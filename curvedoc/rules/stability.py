@@ -112,9 +112,7 @@ def spread(values: np.ndarray) -> float:
     if len(values) < 3:
         return 0.0
     positions = np.arange(len(values))
-    residual = values - np.polyval(np.polyfit(positions, values, 1), positions)
-    low, high = np.percentile(residual, [10, 90])
-    return float((high - low) / INTERDECILE_TO_SIGMA)
+    return _interdecile_sigma(values - np.polyval(np.polyfit(positions, values, 1), positions))
 
 
 def spread_around_descent(values: np.ndarray) -> float:
@@ -123,7 +121,10 @@ def spread_around_descent(values: np.ndarray) -> float:
     its swings."""
     # imported on first use, as features.median_filter does: an audit served from its cache never needs scipy
     from scipy.optimize import isotonic_regression
-    residual = values - isotonic_regression(values, increasing=False).x
+    return _interdecile_sigma(values - isotonic_regression(values, increasing=False).x)
+
+
+def _interdecile_sigma(residual: np.ndarray) -> float:
     low, high = np.percentile(residual, [10, 90])
     return float((high - low) / INTERDECILE_TO_SIGMA)
 
@@ -224,13 +225,13 @@ def oscillation(run: RunCurves, limits: Limits):
     what its closest never-rising course leaves when that is less than a straight trend does (ten evaluations coming
     down 0.35 -> 0.19 -> 0.14 -> 0.15 -> 0.10 bend, they do not swing); a held-out curve, an average over the same
     examples at every evaluation that only the weights move, swings from a smaller share of its level (15%), whatever
-    the loss's scale and however many evaluations. A
-    noisy tiny-batch run that converges swings a lot relative to its low final level, but little relative to its
-    progress, and does not fire. A GAN's per-step train terms (its generator's reconstruction losses) are not judged:
-    the adversarial game pulls every generator step as well, and those points are snapshots of a batch (one image, at
-    CycleGAN's and pix2pix's default) whose spread is the data's; averaged over epochs they are. A held-out curve
-    that CD501 finds rising for good after its best is overfitting: its swings ride on that rise (a small validation
-    set's scatter grows with its loss), and the rise, not the scatter, is what to act on."""
+    the loss's scale and however many evaluations. A noisy tiny-batch run that converges swings a lot relative to its
+    low final level, but little relative to its progress, and does not fire. A GAN's per-step train terms (its
+    generator's reconstruction losses) are not judged: the adversarial game pulls every generator step as well, and
+    those points are snapshots of a batch (one image, at CycleGAN's and pix2pix's default) whose spread is the
+    data's; averaged over epochs they are. A held-out curve that CD501 finds rising for good after its best is
+    overfitting: its swings ride on that rise (a small validation set's scatter grows with its loss), and the rise,
+    not the scatter, is what to act on."""
     overfit = overfitting(run, shipped_limits("CD501"))
     rising = set(overfit.tags) if overfit is not None else set()
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
