@@ -232,11 +232,13 @@ def oscillation(run: RunCurves, limits: Limits):
     data's; averaged over epochs they are. A held-out curve that CD501 finds rising for good after its best is
     overfitting: its swings ride on that rise (a small validation set's scatter grows with its loss), and the rise,
     not the scatter, is what to act on."""
-    overfit = overfitting(run, shipped_limits("CD501"))
-    rising = set(overfit.tags) if overfit is not None else set()
     found = [(curve, item) for curve in judged_curves(run, limits["min_short_points"])
-             if not gan_snapshots(run, curve) and not (curve.role != Role.TRAIN_LOSS and curve.tag in rising)
-             and (item := _swinging(run, curve, limits)) is not None]
+             if not gan_snapshots(run, curve) and (item := _swinging(run, curve, limits)) is not None]
+    if any(curve.role != Role.TRAIN_LOSS for curve, _ in found):
+        # CD501 is asked only about a held-out curve that swings: most runs have none, and need no second reading
+        overfit = overfitting(run, shipped_limits("CD501"))
+        rising = set(overfit.tags) if overfit is not None else set()
+        found = [(curve, item) for curve, item in found if curve.role == Role.TRAIN_LOSS or curve.tag not in rising]
     # a run swings as a whole: its train and held-out curves swinging are one finding
     return once_per_event(found, math.inf, any_role=True)
 
