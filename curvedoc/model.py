@@ -322,13 +322,18 @@ def _distinct_labels(value: Any) -> int | None:
 
 
 def _entries(params: Mapping[str, Any], prefix: tuple[str, ...] = (), name_prefix: str = ""):
-    """Every (key parts, dotted name, value, last parts of the keys beside it) of a nested config."""
+    """Every (key parts, dotted name, value, last parts of the keys beside it) of a nested config, the settings in a
+    list of blocks too (pytorch_tabular's ``metrics_params: [{num_classes: 7}]``, under the list's key)."""
     siblings = {re.split(r"[./]", str(key))[-1].lower() for key in params}
     for key, value in params.items():
         parts = (*prefix, *([part for part in re.split(r"[./]", str(key)) if part] or [str(key)]))
         name = f"{name_prefix}{key}"
         if isinstance(value, Mapping) and str(key).lower() not in LABEL_MAPS:
             yield from _entries(value, parts, name + ".")
+        elif isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, Mapping):
+                    yield from _entries(item, parts, f"{name}[{index}].")
         yield parts, name, value, siblings
 
 

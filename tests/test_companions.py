@@ -86,6 +86,10 @@ REPORTED = {"precision": 0.7, "recall": 0.8, "f1-score": 0.75, "support": 916.0}
     # the model block's count beats a dataset's
     ({"model": {"num_classes": 10}, "pretraining": {"num_classes": 1000}}, (10, "model.num_classes", CLASSES)),
     ({"num_classes": 10, "data": {"num_classes": 10}}, (10, "num_classes", CLASSES)),
+    # pytorch_tabular's hparams.yaml states it only in the torchmetrics settings, a list of blocks
+    ({"output_dim": 7, "metrics": ["accuracy"],
+      "metrics_params": [{"sub_params_list": [{"task": "multiclass", "num_classes": 7, "top_k": 1}]}]},
+     (7, "metrics_params[0].sub_params_list[0].num_classes", CLASSES)),
     # Detectron2's full config holds every head's block: its meta-architecture says which head the model has
     ({"MODEL": {"META_ARCHITECTURE": "GeneralizedRCNN", "ROI_HEADS": {"NUM_CLASSES": 4},
                 "RETINANET": {"NUM_CLASSES": 80}, "SEM_SEG_HEAD": {"NUM_CLASSES": 54}}},
@@ -101,6 +105,10 @@ REPORTED = {"precision": 0.7, "recall": 0.8, "f1-score": 0.75, "support": 916.0}
 ])
 def test_a_config_states_its_class_count(config, expected):
     assert tuple(n_classes_from(config)) == expected
+
+
+def test_blocks_of_a_list_that_disagree_count_nothing():
+    assert n_classes_from({"heads": [{"num_classes": 10}, {"num_classes": 3}]}) is None
 
 
 def test_hf_default_labels_beside_a_model_that_is_no_classifier_count_nothing():
