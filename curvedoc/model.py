@@ -51,7 +51,7 @@ CAP_WORDS = frozenset({"max", "min", "maximum", "minimum", "limit"})
 OUTPUT_SIDE = frozenset({"tgt", "trg", "target", "dec", "decoder", "output"})
 LABEL_MAPS = frozenset({"id2label", "label2id"})
 # Lists of the class names: their length is the count (YOLO's names, torchvision's classes)
-LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", "names"})
+LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", "names", "labels"})
 # nc and names are YOLO's only beside the rest of a YOLO data or model config (a DCGAN's nc is its channels)
 YOLO_KEYS = ("nc", "names")
 YOLO_CONTEXTS = ({"nc", "names"}, {"train", "val"}, {"backbone", "head"})
@@ -118,7 +118,8 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
         if unused_heads & {part.lower() for part in parts[:-1]}:
             continue
         last, suffixed = _count_key(parts[-1].lower())
-        tier = (SUFFIX_TIER if suffixed else 0 if MODEL_BLOCKS & {part.lower() for part in parts[:-1]}
+        # a count in a list of blocks (one per input, per metric) names the run's output only when nothing else does
+        tier = (SUFFIX_TIER if suffixed or "[" in name else 0 if MODEL_BLOCKS & {part.lower() for part in parts[:-1]}
                 else 1 if len(parts) == 1 else 2)
         if last == "architectures" and isinstance(value, list):
             architectures += [str(item) for item in value]
@@ -312,10 +313,12 @@ def _as_count(value: Any) -> int | None:
 
 
 def _distinct_labels(value: Any) -> int | None:
-    """The length of a list (or an index → name mapping) of class names. Numbers are class indices (a filter of some
-    classes), and a list with repeats is data: neither counts the classes."""
+    """The length of a list of class names, an index → name mapping, or a name → index mapping numbering them 0, 1,
+    … (a config's ``labels: {fresh: 0, rotten: 1}``, Keras' ``class_indices``). Numbers alone are class indices (a
+    filter of some classes), and a list with repeats is data: neither counts the classes."""
     if isinstance(value, Mapping):
-        value = list(value.values())
+        numbered = sorted(index for index in value.values() if isinstance(index, int) and not isinstance(index, bool))
+        value = list(map(str, value)) if numbered == list(range(len(value))) else list(value.values())
     if not isinstance(value, list) or len(value) < 2 or not all(isinstance(item, str) for item in value):
         return None
     return len(value) if len(set(value)) == len(value) else None

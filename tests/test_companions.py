@@ -51,6 +51,9 @@ REPORTED = {"precision": 0.7, "recall": 0.8, "f1-score": 0.75, "support": 916.0}
     ({"nb_classes": "7"}, (7, "nb_classes", CLASSES)),  # MLflow keeps params as text
     ({"model/num_classes": 5}, (5, "model/num_classes", CLASSES)),
     ({"classes": ["cat", "dog", "bird"]}, (3, "classes", CLASSES)),
+    ({"labels": ["open_cap", "unscrew_back"]}, (2, "labels", CLASSES)),
+    # a name -> index map numbering the classes 0, 1, ... (a project's config.yaml)
+    ({"data": {"image_size": 128, "labels": {"fresh": 0, "rotten": 1}}}, (2, "data.labels", CLASSES)),
     ({"label2id": {"neg": 0, "pos": 1}}, (2, "label2id", CLASSES)),
     ({"vocab_size": 50257}, (50257, "vocab_size", VOCABULARY)),
     ({"n_vocab": 65}, (65, "n_vocab", VOCABULARY)),
@@ -107,8 +110,22 @@ def test_a_config_states_its_class_count(config, expected):
     assert tuple(n_classes_from(config)) == expected
 
 
+def test_labels_that_are_no_numbering_of_classes_count_nothing():
+    # class ids picked out of a larger set, and one label column of a table
+    assert n_classes_from({"labels": {"cat": 3, "dog": 7}}) is None
+    assert n_classes_from({"labels": ["price"]}) is None
+
+
 def test_blocks_of_a_list_that_disagree_count_nothing():
     assert n_classes_from({"heads": [{"num_classes": 10}, {"num_classes": 3}]}) is None
+
+
+def test_a_list_of_input_blocks_gives_way_to_the_model_s_own_blocks():
+    """bayou's config.json: an encoder per kind of evidence, each with its own input vocabulary, in a list, beside
+    the decoder whose output vocabulary the loss is over."""
+    config = {"evidence": [{"name": "apicalls", "vocab_size": 19}, {"name": "types", "vocab_size": 21}],
+              "reverse_encoder": {"vocab_size": 30}, "decoder": {"vocab_size": 30}}
+    assert tuple(n_classes_from(config)) == (30, "reverse_encoder.vocab_size", VOCABULARY)
 
 
 def test_hf_default_labels_beside_a_model_that_is_no_classifier_count_nothing():
