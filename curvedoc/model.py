@@ -109,7 +109,7 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     classes: list[_Candidate] = []
     vocabulary: list[_Candidate] = []
     architectures: list[str] = []
-    entries = list(_entries(params))
+    entries = list(_entries(params, into_lists=True))
     if any(parts[-1].lower() == "problem_type" and value == "regression" for parts, _, value, _ in entries):
         return None  # an HF model with a regression head (num_labels 1): it predicts a number, no class
     label_maps = any(parts[-1].lower() in LABEL_MAPS for parts, _, _, _ in entries)
@@ -324,19 +324,22 @@ def _distinct_labels(value: Any) -> int | None:
     return len(value) if len(set(value)) == len(value) else None
 
 
-def _entries(params: Mapping[str, Any], prefix: tuple[str, ...] = (), name_prefix: str = ""):
-    """Every (key parts, dotted name, value, last parts of the keys beside it) of a nested config, the settings in a
-    list of blocks too (pytorch_tabular's ``metrics_params: [{num_classes: 7}]``, under the list's key)."""
+def _entries(params: Mapping[str, Any], prefix: tuple[str, ...] = (), name_prefix: str = "",
+             into_lists: bool = False):
+    """Every (key parts, dotted name, value, last parts of the keys beside it) of a nested config; ``into_lists``: the
+    settings in a list of blocks too, under the list's key and named with their index (pytorch_tabular's
+    ``metrics_params[0].num_classes``). Only a class count is looked for there: a long list of blocks is more often
+    data (per-example records in a report) than settings, and walked once, not by every fact read off a config."""
     siblings = {re.split(r"[./]", str(key))[-1].lower() for key in params}
     for key, value in params.items():
         parts = (*prefix, *([part for part in re.split(r"[./]", str(key)) if part] or [str(key)]))
         name = f"{name_prefix}{key}"
         if isinstance(value, Mapping) and str(key).lower() not in LABEL_MAPS:
-            yield from _entries(value, parts, name + ".")
-        elif isinstance(value, list):
+            yield from _entries(value, parts, name + ".", into_lists)
+        elif into_lists and isinstance(value, list):
             for index, item in enumerate(value):
                 if isinstance(item, Mapping):
-                    yield from _entries(item, parts, f"{name}[{index}].")
+                    yield from _entries(item, parts, f"{name}[{index}].", into_lists)
         yield parts, name, value, siblings
 
 
