@@ -43,7 +43,17 @@ SUFFIX_TIER = 3
 # Weakest of all, a classification report of the run's evaluation: the classes its held-out split had
 REPORT_TIER = 4
 REPORT_AVERAGES = frozenset({"macro avg", "weighted avg", "micro avg", "samples avg"})
-REPORT_SCORES = frozenset({"precision", "recall", "f1-score", "support"})
+REPORT_ORDER = ("precision", "recall", "f1-score", "support")  # its columns, as it prints and saves them
+REPORT_SCORES = frozenset(REPORT_ORDER)
+MULTI_LABEL_AVERAGE = "samples avg"
+REPORTED_KEY = "classification report"  # where a count came from, when a whole file or log section is the report
+# The report as classification_report prints it: its header, a class's (or an average's) row, the accuracy's row
+PRINTED_REPORT_HEADER = re.compile(r"\s*precision\s+recall\s+f1-score\s+support\s*")
+_REPORTED = r"(?:\d+(?:\.\d*)?|\.\d+|nan)"
+PRINTED_REPORT_ROW = re.compile(
+    rf"\s*(?P<name>\S.*?)\s+(?P<precision>{_REPORTED})\s+(?P<recall>{_REPORTED})\s+(?P<f1>{_REPORTED})"
+    rf"\s+(?P<support>\d+(?:\.\d*)?)\s*")
+PRINTED_ACCURACY_ROW = re.compile(rf"\s*accuracy\s+(?P<score>{_REPORTED})\s+\d+(?:\.\d*)?\s*")
 # ... unless its first word makes it a bound (max_vocab_size), not the count
 CAP_WORDS = frozenset({"max", "min", "maximum", "minimum", "limit"})
 # The first word of a count key that names the output side of an encoder-decoder (tgt_vocab_size beside
@@ -138,8 +148,10 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
             classes.append(_Candidate(count, name, tier, False))
         elif last in VOCABULARY_KEYS and (count := _as_count(value)) is not None:
             vocabulary.append(_Candidate(count, name, tier, False))
-        elif isinstance(value, Mapping) and (count := _classes_reported(value)) is not None:
+        elif isinstance(value, Mapping) and (count := classes_reported(value)) is not None:
             classes.append(_Candidate(count, name, REPORT_TIER, False))
+    if (count := classes_reported(params)) is not None:  # a file that is the report (classification_report.json)
+        classes.append(_Candidate(count, REPORTED_KEY, REPORT_TIER, False))
     named = [found for found in classes if not found.placeholder]
     placeholders = [found for found in classes if found.placeholder]
     generative = any(LM_ARCHITECTURE.search(name) for name in architectures)
@@ -189,14 +201,63 @@ def _count_key(key: str) -> tuple[str, bool]:
     return key, False
 
 
-def _classes_reported(report: Mapping[str, Any]) -> int | None:
+def classes_reported(report: Mapping[str, Any]) -> int | None:
     """The class count of scikit-learn's ``classification_report(..., output_dict=True)`` saved with a run's
-    results: one entry of scores per class beside the averages over them."""
-    if not REPORT_AVERAGES & set(report):
+    results: one entry of scores per class beside the averages over them. A multi-label report (its ``samples
+    avg``) counts labels, each a yes-or-no task of its own, whose chance is no uniform guess over them."""
+    if not REPORT_AVERAGES & set(report) or MULTI_LABEL_AVERAGE in report:
         return None
     per_class = [key for key, value in report.items()
                  if key not in REPORT_AVERAGES and isinstance(value, Mapping) and REPORT_SCORES <= set(value)]
     return len(per_class) if len(per_class) >= 2 else None
+
+
+class PrintedReports:
+    """scikit-learn's ``classification_report`` as it prints, fed a text's lines one at a time: a header of its
+    four scores, a row per class (its name, then precision, recall, f1-score and support), then the accuracy and
+    the averages over the classes. ``classes`` is the most classes one whole report lists: each lists only those
+    its split holds or its model predicts."""
+
+    def __init__(self) -> None:
+        self.report: dict[str, Any] | None = None  # the report being read
+        self.averaged = False  # its averages have begun: a class row now belongs to the text after it
+        self.classes: int | None = None
+
+    def take(self, text: str) -> bool:
+        """Whether ``text`` is a line of a report (and so no line of the text's own values)."""
+        if self.report is None:
+            if "f1-score" in text and PRINTED_REPORT_HEADER.fullmatch(text):
+                self.report, self.averaged = {}, False
+                return True
+            return False
+        if not text.strip():
+            return True  # the blank lines around its class rows
+        if (accuracy := PRINTED_ACCURACY_ROW.fullmatch(text)) is not None:
+            self.report["accuracy"], self.averaged = float(accuracy["score"]), True
+            return True
+        row = PRINTED_REPORT_ROW.fullmatch(text)
+        if row is None or (self.averaged and row["name"] not in REPORT_AVERAGES):
+            self.close()
+            return self.take(text)  # the next report's header, or a line of the text
+        scores = row.group("precision", "recall", "f1", "support")
+        self.report[row["name"]] = dict(zip(REPORT_ORDER, map(float, scores), strict=True))
+        self.averaged = self.averaged or row["name"] in REPORT_AVERAGES
+        return True
+
+    def close(self) -> None:
+        """Ends the report being read (the text went on to other lines, or ended)."""
+        if self.report is not None and (count := classes_reported(self.report)) is not None:
+            self.classes = max(self.classes or 0, count)
+        self.report = None
+
+
+def classes_in_printed_reports(text: str) -> int | None:
+    """The class count of the classification reports ``text`` prints (see PrintedReports), or None."""
+    reports = PrintedReports()
+    for line in text.splitlines():
+        reports.take(line)
+    reports.close()
+    return reports.classes
 
 
 def _agreed(candidates: list[_Candidate], kind: str) -> ClassCount | None:

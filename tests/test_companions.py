@@ -212,6 +212,19 @@ def test_detectron2s_per_class_ap_tags_count_the_classes():
     # the summary a script writes at its end, beside the scores
     ("summary_metrics.json", json.dumps({"num_classes": 9, "test_accuracy": 0.93}),
      (9, "summary_metrics.json: num_classes", CLASSES)),
+    # an evaluation's classification report, printed to a file or saved as a table (pd.DataFrame(report)
+    # .transpose().to_csv()) or as a whole JSON file (output_dict=True)
+    ("classification_report.txt", "              precision    recall  f1-score   support\n\n      Covid       0.97"
+     "      0.88      0.93        43\n     Normal       1.00      1.00      1.00         9\nViral Pneumonia       0.83"
+     "      0.96      0.89        25\n\n    accuracy                           0.93        77\n   macro avg       "
+     "0.93      0.95      0.94        77\nweighted avg       0.94      0.93      0.93        77\n",
+     (3, "classification_report.txt: classification report", CLASSES)),
+    ("per_class_metrics.csv", ",precision,recall,f1-score,support\nangry,0.56,0.64,0.60,958.0\nhappy,0.88,0.85,0.86,"
+     "1774.0\nsad,0.55,0.54,0.54,1247.0\naccuracy,0.66,0.66,0.66,0.66\nmacro avg,0.63,0.66,0.63,3979.0\n"
+     "weighted avg,0.66,0.66,0.65,3979.0\n", (3, "per_class_metrics.csv: classification report", CLASSES)),
+    ("classification_report.json", json.dumps({"0": REPORTED, "1": REPORTED, "accuracy": 0.98,
+                                               "macro avg": REPORTED, "weighted avg": REPORTED}),
+     (2, "classification_report.json: classification report", CLASSES)),
     # a W&B run's files/config.yaml beside its captured output.log: each key under {value: ..., desc: ...}
     ("config.yaml", "_wandb:\n  value: {cli_version: 0.22.2}\ndataset:\n  value: cifar10\nnum_classes:\n  value: 10\n",
      (10, "config.yaml: num_classes", CLASSES)),
@@ -243,6 +256,8 @@ def test_a_companion_the_log_reader_listed_by_a_relative_path_is_listed_once(tmp
     ("labels.json", json.dumps({"img_001.png": 0, "img_002.png": 1, "img_003.png": 1})),
     ("labels.json", json.dumps({"images": [{"id": 1}], "annotations": [{"id": 1, "category_id": 3}]})),  # COCO
     ("class_indices.json", json.dumps({"a": 0, "b": 2, "c": 5})),  # a filter of some classes, not all of them
+    ("test_results.txt", "accuracy 0.93\nprecision 0.91\nrecall 0.88\n"),  # scores, no report of classes
+    ("final_report.txt", "Best epoch 12 of 40; precision and recall improved on both classes.\n"),
 ])
 def test_companions_of_other_tools_say_nothing(tmp_path, name, text):
     csv_run(tmp_path / "run")

@@ -843,6 +843,44 @@ def test_a_printed_class_list_gives_the_class_count(tmp_path):
         assert run.meta.n_classes == count, head
 
 
+# scikit-learn's print(classification_report(y_true, y_pred)), as it lays it out
+PRINTED_REPORT = """              precision    recall  f1-score   support
+
+     Negative       0.33      1.00      0.50        20
+      Neutral       0.00      0.00      0.00        20
+Very Positive       0.00      0.00      0.00        20
+
+     accuracy                           0.33        60
+    macro avg       0.11      0.33      0.17        60
+ weighted avg       0.11      0.33      0.17        60
+"""
+
+
+def test_a_printed_classification_report_gives_the_class_count(tmp_path):
+    """An evaluation's classification report lists the classes it met, one row each (a name may have spaces): the
+    count, where nothing the log states says otherwise. Its rows are no values of the log, and the lines after it
+    are read as ever."""
+    epochs = [f"Epoch {e}/4, Loss: {1.1 - e / 10:.4f}\nValidation Loss: {1.0 - e / 10:.4f}\n" for e in range(1, 5)]
+    run = read(write(tmp_path / "train.log", "".join(epochs[:2]) + PRINTED_REPORT + "".join(epochs[2:])))
+    assert (run.meta.n_classes, run.meta.n_classes_source) == (3, "the log: classification report")
+    assert sorted(run.tags) == ["Loss", "Validation_Loss"] and len(values(run, "Loss")) == 4
+    # the classes the run names beat those its evaluation met
+    run = read(write(tmp_path / "train.log", "num_classes: 4\n" + "".join(epochs) + PRINTED_REPORT))
+    assert run.meta.n_classes == 4
+    # one report of a split that lacked a class, one of all of them: the run has as many as the larger lists
+    fewer = PRINTED_REPORT.replace("Very Positive       0.00      0.00      0.00        20\n", "")
+    run = read(write(tmp_path / "train.log", "".join(epochs) + fewer + PRINTED_REPORT))
+    assert run.meta.n_classes == 3
+
+
+def test_a_multi_label_report_counts_no_classes(tmp_path):
+    """A multi-label report (its samples avg) lists labels, each a yes-or-no task: no uniform guess over them."""
+    report = PRINTED_REPORT.replace("     accuracy                           0.33        60\n", "") + (
+        "  samples avg       0.11      0.33      0.17        60\n")
+    epochs = "".join(f"Epoch {e}/4, Loss: {1.1 - e / 10:.4f}\n" for e in range(1, 5))
+    assert read(write(tmp_path / "train.log", epochs + report)).meta.n_classes is None
+
+
 def test_an_infinite_value_printed_again_reads_without_a_numpy_warning(tmp_path):
     """A value a loop prints as inf before its first evaluation ("keeping last val_loss=inf"), twice in an epoch:
     comparing it with itself by subtraction made NaN, and numpy's RuntimeWarning reached the user's terminal."""

@@ -17,7 +17,9 @@ it (a project's ``configs/config.yaml`` beside the ``outputs/`` its log is writt
 within a folder the model config first, then data configs, run arguments, other YAML files, other JSON files
 named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
-``evaluation_report.json``) or for the model (``model.json``), label lists; last, a data config the run's arguments
+``evaluation_report.json``) or for the model (``model.json``), label lists, then a classification report an evaluation
+saved (scikit-learn's, printed to ``classification_report.txt``, ``eval_results.txt`` …, or saved as a table,
+``classification_report.csv``: the classes its split held, weakest of all); last, a data config the run's arguments
 name by path (Ultralytics' ``data: data.yaml``, relative to the directory training ran in), in the run folder's parents
 up to three levels: the whole relative path, or the end of one from another machine. Only a count stated under a key
 :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
@@ -31,6 +33,7 @@ created after an audit goes unnoticed until the run's own files change).
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import os
@@ -40,7 +43,8 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import CLASSES, ClassCount, ConfigFacts, Run, complete_meta, facts_from, n_classes_from
+from curvedoc.model import (CLASSES, REPORT_ORDER, REPORTED_KEY, ClassCount, ConfigFacts, Run,
+                            classes_in_printed_reports, classes_reported, complete_meta, facts_from, n_classes_from)
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -62,6 +66,11 @@ LABEL_MAP_JSON = re.compile(
     r"|(?:to|2)[_\-]?(?:idx|ids?|index)))?|(?:idx|ids?|index)[_\-]?(?:to|2)[_\-]?(?:class(?:es)?|labels?))\.json$",
     re.IGNORECASE)
 MODEL_CARD = "README.md"
+# A classification report the run's evaluation saved: printed (classification_report.txt, eval_results.txt,
+# test_metrics.txt) or as a table (pd.DataFrame(report).transpose().to_csv(): classification_report.csv,
+# per_class_metrics.csv)
+PRINTED_REPORT_FILE = re.compile(r"^.*(?:report|metrics|results).*\.txt$", re.IGNORECASE)
+REPORT_TABLE_FILE = re.compile(r"^.*(?:report|class).*\.csv$", re.IGNORECASE)
 CONFIG_FOLDERS = ("configs", "config")
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
@@ -216,9 +225,16 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
     one_hot = sorted(name for name in names if ONE_HOT_TABLE.match(name) and name not in LABEL_TABLE_FILES)
+    # last of all: the classes an evaluation happened to meet
+    reports = sorted(name for name in names if _is_report_file(name))
     return (*ordered, *other_yaml, *other_json,
             *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *one_hot, *label_maps,
-            *((MODEL_CARD,) if MODEL_CARD in names else ()))
+            *((MODEL_CARD,) if MODEL_CARD in names else ()), *reports)
+
+
+def _is_report_file(name: str) -> bool:
+    return (name not in COMPANION_NAMES and not ONE_HOT_TABLE.match(name)
+            and bool(PRINTED_REPORT_FILE.match(name) or REPORT_TABLE_FILE.match(name)))
 
 
 def _read(path: str) -> Companion | None:
@@ -254,6 +270,9 @@ def _parse(path: str, size: int) -> Companion | None:
         return Companion(path, ConfigFacts(base_model=_card_base_model(text)), None)
     if LABEL_MAP_JSON.match(name):
         return _label_count(path, _label_map(text))
+    if _is_report_file(name):
+        count = _report_table(text) if name.lower().endswith(".csv") else classes_in_printed_reports(text)
+        return Companion(path, ConfigFacts(count=count and ClassCount(count, REPORTED_KEY, CLASSES)), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
         kind = "JSON" if name.endswith(".json") else "YAML"
@@ -336,6 +355,18 @@ def _card_base_model(text: str) -> str | None:
 
 def _label_count(path: str, count: int | None) -> Companion:
     return Companion(path, ConfigFacts(count=count and ClassCount(count, "labels", CLASSES)), None)
+
+
+def _report_table(text: str) -> int | None:
+    """The class count of a classification report saved as a table: a row per class, then the accuracy and the
+    averages, under a header of the four scores (its first cell the index's, often empty)."""
+    rows = list(csv.reader(text.splitlines()))
+    if not rows or tuple(cell.strip().lower() for cell in rows[0][1:]) != REPORT_ORDER:
+        return None
+    # the accuracy's row repeats it under every column: one score, no class
+    report = {row[0].strip(): dict(zip(REPORT_ORDER, row[1:], strict=True)) for row in rows[1:]
+              if len(row) == len(rows[0]) and row[0].strip() != "accuracy"}
+    return classes_reported(report)
 
 
 def _label_list(text: str) -> int | None:

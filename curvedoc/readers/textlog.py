@@ -136,7 +136,7 @@ import numpy as np
 
 from curvedoc.datasets import benchmark_classes
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
-from curvedoc.model import Run, RunBuilder
+from curvedoc.model import CLASSES, REPORTED_KEY, ClassCount, ConfigFacts, PrintedReports, Run, RunBuilder
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.history import (
     find_history, history_curves, is_history, names_a_measurement, printed_literal,
@@ -630,6 +630,7 @@ class Parsed:
     unterminated: bool = False  # the line being read is the file's last and has no line end
     # metric lists printed whole (see PRINTED_LIST), by name: a history the lines with values may not hold
     printed_lists: dict[str, list] = field(default_factory=dict)
+    reported_classes: int | None = None  # the classes its classification reports list (see PrintedReports)
 
     def warn(self, message: str) -> None:
         self.warnings.append(f"{self.path}: {message}")
@@ -774,6 +775,9 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
     warn_restarts(builder, path, superseded, "value(s)")
     if not builder.meta.hparams:
         builder.meta.hparams = settings
+    if parsed.reported_classes:
+        # the classes an evaluation met: a count the log's settings state wins
+        builder.add_config("the log", ConfigFacts(count=ClassCount(parsed.reported_classes, REPORTED_KEY, CLASSES)))
     scores = _episode_averages(parsed)
     for tag, (steps, values) in curves.items():
         builder.add(tag, steps, values, loss_hint=tag in parsed.loss_tags, score_hint=tag in scores)
@@ -790,6 +794,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     grouped = _GroupedColumns()
     conflict = _Conflict()
     copypaste = _CopyPaste()
+    reports = PrintedReports()
     banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
     lines = _with_records_drawn_over(_lines(path, parsed))
     line_before = ""
@@ -805,6 +810,8 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             # it stopped (an early-stopped fit is no crash that the next session resumes)
             state.end_run()
         if (conflict.base or text[:1] in CONFLICT_STARTS) and conflict.skips(text):
+            continue
+        if (reports.report is not None or "f1-score" in text) and reports.take(text):
             continue
         # a header's or a row's start, one anchored match, settles nearly every line here, without a call
         drawn = _last_drawn(text) if "\r" in text else text
@@ -862,6 +869,8 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             state.announce(text)
     if table.rows:
         state.take(table.record())
+    reports.close()
+    parsed.reported_classes = reports.classes
     net.settle()
     if parsed.untaken_names:
         parsed.warn(f"more than {MAX_TAGS} names; {parsed.untaken_names} value(s) under further names not read")
