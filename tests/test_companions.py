@@ -44,6 +44,25 @@ def meta_of(path: Path) -> tuple:
 
 
 REPORTED = {"precision": 0.7, "recall": 0.8, "f1-score": 0.75, "support": 916.0}
+# scikit-learn's classification_report printed, and saved as pd.DataFrame(report).transpose().to_csv()
+PRINTED_REPORT = """                 precision    recall  f1-score   support
+
+          Covid       0.97      0.88      0.93        43
+         Normal       1.00      1.00      1.00         9
+Viral Pneumonia       0.83      0.96      0.89        25
+
+       accuracy                           0.93        77
+      macro avg       0.93      0.95      0.94        77
+   weighted avg       0.94      0.93      0.93        77
+"""
+REPORT_TABLE = """,precision,recall,f1-score,support
+angry,0.56,0.64,0.60,958.0
+happy,0.88,0.85,0.86,1774.0
+sad,0.55,0.54,0.54,1247.0
+accuracy,0.66,0.66,0.66,0.66
+macro avg,0.63,0.66,0.63,3979.0
+weighted avg,0.66,0.66,0.65,3979.0
+"""
 
 
 @pytest.mark.parametrize("config,expected", [
@@ -214,14 +233,8 @@ def test_detectron2s_per_class_ap_tags_count_the_classes():
      (9, "summary_metrics.json: num_classes", CLASSES)),
     # an evaluation's classification report, printed to a file or saved as a table (pd.DataFrame(report)
     # .transpose().to_csv()) or as a whole JSON file (output_dict=True)
-    ("classification_report.txt", "              precision    recall  f1-score   support\n\n      Covid       0.97"
-     "      0.88      0.93        43\n     Normal       1.00      1.00      1.00         9\nViral Pneumonia       0.83"
-     "      0.96      0.89        25\n\n    accuracy                           0.93        77\n   macro avg       "
-     "0.93      0.95      0.94        77\nweighted avg       0.94      0.93      0.93        77\n",
-     (3, "classification_report.txt: classification report", CLASSES)),
-    ("per_class_metrics.csv", ",precision,recall,f1-score,support\nangry,0.56,0.64,0.60,958.0\nhappy,0.88,0.85,0.86,"
-     "1774.0\nsad,0.55,0.54,0.54,1247.0\naccuracy,0.66,0.66,0.66,0.66\nmacro avg,0.63,0.66,0.63,3979.0\n"
-     "weighted avg,0.66,0.66,0.65,3979.0\n", (3, "per_class_metrics.csv: classification report", CLASSES)),
+    ("classification_report.txt", PRINTED_REPORT, (3, "classification_report.txt: classification report", CLASSES)),
+    ("per_class_metrics.csv", REPORT_TABLE, (3, "per_class_metrics.csv: classification report", CLASSES)),
     ("classification_report.json", json.dumps({"0": REPORTED, "1": REPORTED, "accuracy": 0.98,
                                                "macro avg": REPORTED, "weighted avg": REPORTED}),
      (2, "classification_report.json: classification report", CLASSES)),
