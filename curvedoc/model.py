@@ -251,6 +251,11 @@ class PrintedReports:
         self.report = None
 
 
+def report_facts(count: int | None) -> ConfigFacts:
+    """What a classification report (printed in a log or saved beside it) says of the run: its class count."""
+    return ConfigFacts(count=count and ClassCount(count, REPORTED_KEY, CLASSES))
+
+
 def classes_in_printed_reports(text: str) -> int | None:
     """The class count of the classification reports ``text`` prints (see PrintedReports), or None."""
     reports = PrintedReports()

@@ -43,8 +43,8 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import (CLASSES, REPORT_ORDER, REPORTED_KEY, ClassCount, ConfigFacts, Run,
-                            classes_in_printed_reports, classes_reported, complete_meta, facts_from, n_classes_from)
+from curvedoc.model import (CLASSES, REPORT_ORDER, ClassCount, ConfigFacts, Run, classes_in_printed_reports,
+                            classes_reported, complete_meta, facts_from, n_classes_from, report_facts)
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -272,7 +272,7 @@ def _parse(path: str, size: int) -> Companion | None:
         return _label_count(path, _label_map(text))
     if _is_report_file(name):
         count = _report_table(text) if name.lower().endswith(".csv") else classes_in_printed_reports(text)
-        return Companion(path, ConfigFacts(count=count and ClassCount(count, REPORTED_KEY, CLASSES)), None)
+        return Companion(path, report_facts(count), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
         kind = "JSON" if name.endswith(".json") else "YAML"

@@ -136,7 +136,7 @@ import numpy as np
 
 from curvedoc.datasets import benchmark_classes
 from curvedoc.errors import CurvedocError, NotALog, describe_os_error
-from curvedoc.model import CLASSES, REPORTED_KEY, ClassCount, ConfigFacts, PrintedReports, Run, RunBuilder
+from curvedoc.model import PrintedReports, Run, RunBuilder, report_facts
 from curvedoc.readers import LFS_POINTER, Source, file_run_name
 from curvedoc.readers.history import (
     find_history, history_curves, is_history, names_a_measurement, printed_literal,
@@ -777,7 +777,7 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
         builder.meta.hparams = settings
     if parsed.reported_classes:
         # the classes an evaluation met: a count the log's settings state wins
-        builder.add_config("the log", ConfigFacts(count=ClassCount(parsed.reported_classes, REPORTED_KEY, CLASSES)))
+        builder.add_config("the log", report_facts(parsed.reported_classes))
     scores = _episode_averages(parsed)
     for tag, (steps, values) in curves.items():
         builder.add(tag, steps, values, loss_hint=tag in parsed.loss_tags, score_hint=tag in scores)
