@@ -230,7 +230,9 @@ class Scores:
         alone: two careful labellers disagree on many a run (a swinging validation loss called oscillation by one,
         noise by the other), and the labeller marks such a run "medium"; the runs it marks "high" show how the rules
         do where the curves leave no doubt. And again over the runs a second labeller labelled blind, judged on what
-        the two agree on (see :func:`_agreed`)."""
+        the two agree on (see :func:`_agreed`); and on those same runs, the diagnosis and the second labeller each
+        judged by the first labeller: how far one careful engineer's reading of the curves matches another's is
+        the most any diagnosis can be shown to match either (see :func:`_as_read_by_the_second`)."""
         def of(outcomes: list[Outcome], final: bool, high: bool) -> list[Outcome]:
             return [o for o in outcomes if o.part.startswith(PUBLIC) and (o.part in FINAL_PARTS) == final
                     and (not high or o.confidence == HIGH_CONFIDENCE)]
@@ -239,9 +241,12 @@ class Scores:
                   "public development, high-confidence labels": (False, True),
                   "public FINAL, high-confidence labels": (True, True)}
         pooled = {name: Scores(of(self.outcomes, *group), of(self.absent, *group)) for name, group in groups.items()}
-        for name, final in (("public development, where two labellers agree", False),
-                            ("public FINAL, where two labellers agree", True)):
-            pooled[name] = Scores([_agreed(o) for o in of(self.outcomes, final, False) if o.second is not None])
+        for split, final in (("development", False), ("FINAL", True)):
+            doubly = [o for o in of(self.outcomes, final, False) if o.second is not None]
+            pooled[f"public {split}, where two labellers agree"] = Scores([_agreed(o) for o in doubly])
+            pooled[f"public {split}, labelled twice: the diagnosis judged by the first labeller"] = Scores(doubly)
+            pooled[f"public {split}, labelled twice: the second labeller judged by the first"] = Scores(
+                [_as_read_by_the_second(o) for o in doubly])
         return {name: group for name, group in pooled.items() if group.outcomes}
 
     def totals(self, symptoms=SYMPTOMS) -> tuple[int, int, int]:
@@ -287,6 +292,12 @@ def _agreed(outcome: Outcome) -> Outcome:
     disputed = outcome.expected ^ second
     return replace(outcome, expected=outcome.expected & second, detected=outcome.detected - disputed,
                    healthy=outcome.healthy and second_healthy)
+
+
+def _as_read_by_the_second(outcome: Outcome) -> Outcome:
+    """The outcome with the second labeller's symptoms in place of the diagnosis's findings, to score one labeller
+    by the other as the diagnosis is scored."""
+    return replace(outcome, detected=outcome.second[0])
 
 
 def _second_labels(labelled: LabelledSet) -> dict[str, dict]:

@@ -112,6 +112,23 @@ def test_where_a_second_labeller_labelled_a_run_it_is_judged_on_what_both_agree_
     assert "oscillation" not in agreed.per_symptom()
 
 
+def test_the_second_labeller_is_scored_by_the_first_beside_the_diagnosis_on_the_same_runs():
+    """How well one careful labeller's reading matches another's bounds how well any diagnosis can be shown to
+    match either: the second labeller is scored by the first as the diagnosis is, over the runs both labelled."""
+    twice = {"part": "public-dev4"}
+    scores = Scores([Outcome("a", {"overfitting", "oscillation"}, {"overfitting"}, False, **twice,
+                             second=({"overfitting"}, False)),
+                     Outcome("b", set(), set(), True, **twice, second=({"spike"}, False)),
+                     Outcome("c", {"spike"}, {"spike"}, False, part="public-dev5")])
+    pooled = scores.pooled()
+    second = pooled["public development, labelled twice: the second labeller judged by the first"]
+    diagnosis = pooled["public development, labelled twice: the diagnosis judged by the first labeller"]
+    assert (second.totals(), second.false_alarm_rate()) == ((1, 1, 1), (1, 1))
+    assert (diagnosis.totals(), diagnosis.false_alarm_rate()) == ((1, 0, 1), (0, 1))
+    assert ("public development, labelled twice: the second labeller judged by the first: 2 runs; 1 found, 1 false, "
+            "1 missed" in render(scores, verbose=False))
+
+
 def test_a_labels_file_needs_the_folder_its_keys_are_relative_to(tmp_path, capsys):
     labels = tmp_path / "labels.json"
     labels.write_text(json.dumps({"runs": {}}))
