@@ -122,6 +122,22 @@ def test_a_loss_of_exactly_zero_with_gradients_flowing_is_not_masked_out():
     assert "CD902" in codes(run)
 
 
+def test_a_loss_of_exactly_zero_beside_answers_right_or_improving_never_moved_rather_than_supervised_nothing():
+    """Public runs: a YOLO classifier whose train loss is exactly 0 beside a top-1 accuracy of 1.0 from its first
+    epoch (one class to learn: the 0 is right), and a detector whose loss columns are 0 at every epoch while its
+    mAP climbs (the logger never filled them): flat from the start, CD301, not CD902's nothing supervised. A zero
+    loss beside an accuracy at chance, as a captcha reader's with its loss detached, is CD902's still."""
+    zeros = np.zeros(len(STEPS))
+    perfect = build({"train/loss": (STEPS, zeros), "metrics/accuracy_top1": (STEPS, np.ones(len(STEPS)))})
+    climbing = build({"box_loss": (STEPS, zeros), "metrics/mAP50(B)": (STEPS, np.linspace(0.0, 0.45, len(STEPS)))})
+    for run in (perfect, climbing):
+        found = {f.code: f for f in diagnose_run(run) if f.severity in ALARMS}
+        assert "CD902" not in found and "CD301" in found
+        assert any("exactly 0 at every logged step" in line for line in found["CD301"].evidence)
+    at_chance = build({"loss": (STEPS, zeros), "accuracy": (STEPS, 0.02 + 0.01 * np.sin(STEPS))})
+    assert {"CD902"} <= codes(at_chance) and "CD301" not in codes(at_chance)
+
+
 def test_an_agents_loss_logged_as_zero_until_learning_starts_is_not_masked_out():
     """SB3's DQN logs its loss as 0 until learning_starts: no update yet, then a TD loss that settles."""
     steps = np.arange(1, 301)

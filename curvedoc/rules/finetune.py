@@ -14,17 +14,20 @@ import math
 import numpy as np
 
 from curvedoc.features import (
+    ACCURACY_ROLES,
     Curve,
     RunCurves,
     chance_loss_of,
     first_logged,
     fmt,
+    rank_trend_z,
     terms_beside,
 )
 from curvedoc.model import VOCABULARY
 from curvedoc.roles import Role, split_of, tokens
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule
 from curvedoc.rules.accuracy import held_out_accuracy
+from curvedoc.rules.stability import perfect_score
 
 # A lone value is no start: a log of one or two points is an evaluation, not a run seen from its beginning.
 MIN_POINTS = 3
@@ -113,7 +116,9 @@ def _base_losses(run: RunCurves, train: Curve) -> list[tuple[float, list[str], s
     ),
     check="count the supervised tokens (labels != −100) in one batch from the collator; decode the labels that "
           "are left",
-    thresholds={"min_points": Threshold(3, "the first logged train losses that must all be exactly 0")},
+    thresholds={"min_points": Threshold(3, "the first logged train losses that must all be exactly 0"),
+                "climb_z": Threshold(3.0, "an accuracy or score beside it that climbs by this rank-trend z or more "
+                                          "shows a model that learns: the zero is not the loss being trained")},
 )
 def loss_masked_out(run: RunCurves, limits: Limits):
     """The train loss is exactly 0 from its first logged value on, and the gradient norm, where logged, is 0 (or
@@ -121,7 +126,10 @@ def loss_masked_out(run: RunCurves, limits: Limits):
     before the first update. One term of a multi-term loss at 0 beside terms that are not is a term switched off
     (YOLO's unused sem_loss), and says nothing. (A loss that is NaN from its first value is CD101's: 0/0 over no
     supervised token looks the same as an overflow there, and its finding names both.) Not in an agent's run: a
-    DQN logs its loss as 0 until learning starts (``learning_starts``: no update yet, no supervision to miss)."""
+    DQN logs its loss as 0 until learning starts (``learning_starts``: no update yet, no supervision to miss). Not
+    beside an accuracy perfect from its first value (a task with one class: the 0 is right) or an accuracy or main
+    score that climbs beyond its noise (the model learns: the 0 is a column the logger never fills); CD301 reports
+    such a loss as one that never moved."""
     train = run.curve(Role.TRAIN_LOSS)
     points = int(limits["min_points"])
     if train is None or len(train) < points or run.reinforcement_learning:
@@ -135,6 +143,11 @@ def loss_masked_out(run: RunCurves, limits: Limits):
     evidence = [f"{train.tag}: the first {lasted} of {len(train)} logged values are exactly 0, from step "
                 f"{int(train.steps[0])}"]
     norm = run.curve(Role.GRAD_NORM)
+    if _answers_right_or_improving(run, limits):
+        # a loss of 0 beside answers that are right from the start is right (one class to learn), and beside
+        # answers that get better is not the loss being trained (a column the logger never fills): a logged
+        # loss that never moved from its start, CD301's
+        return None
     if norm is not None and len(norm):
         early = norm.values[norm.steps <= train.steps[lasted - 1]]
         if len(early) and not ((early == 0) | np.isnan(early)).all():
@@ -145,6 +158,20 @@ def loss_masked_out(run: RunCurves, limits: Limits):
     return Found(f"{train.tag} is exactly 0 from the first step: no token is supervised",
                  [train.tag] + ([norm.tag] if norm is not None else []), evidence,
                  step=int(train.steps[0]), step_range=(int(train.steps[0]), int(train.steps[lasted - 1])))
+
+
+def _answers_right_or_improving(run: RunCurves, limits: Limits) -> bool:
+    """An accuracy of the run is perfect from its first value, or an accuracy or the main score climbs beyond its
+    noise. (A score's scale is its own: a judge's 1 may be the worst mark, so only an accuracy is perfect at 1.)"""
+    for role in (*ACCURACY_ROLES, Role.SCORE):
+        curve = run.curve(role)
+        if curve is None or len(curve.finite_values) < MIN_POINTS:
+            continue
+        perfect = perfect_score(curve) if role in ACCURACY_ROLES else None
+        if ((perfect is not None and curve.finite_values[0] >= perfect)
+                or rank_trend_z(curve.finite_values) >= limits["climb_z"]):
+            return True
+    return False
 
 
 def _zero_or_nan(values: np.ndarray) -> str:

@@ -16,6 +16,7 @@ from curvedoc.features import (ACCURACY_ROLES, MEDIAN_SE, START_POINTS, Curve, R
                                fmt_change, robust_sigma, trend_z)
 from curvedoc.roles import Role, epoch_average_of
 from curvedoc.rules import ERROR, WARNING, WHOLE_RUN, Found, Limits, Threshold, rule, shipped_limits
+from curvedoc.rules.finetune import loss_masked_out
 from curvedoc.rules.generalization import overfitting
 from curvedoc.rules.stability import (SHORT_CURVE, SWING_VS_LEVEL, SWING_VS_PROGRESS, perfect_score, shortfall,
                                       spread)
@@ -139,7 +140,8 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
               if curve.role not in (Role.VAL_LOSS, Role.TEST_LOSS) or curve.finite_values.any()]
     if not curves:
         return []
-    if any(curve.role != Role.SCORE and curve.start_level <= 0 for curve in curves):
+    if any(curve.role != Role.SCORE and curve.start_level <= 0 and not _zero_throughout(run, curve)
+           for curve in curves):
         return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
     # nor has a score perfect from the start that still varies: a success rate of 1 that the agent misses now and
     # then is a task it already solves (one identical everywhere is a pay per step, CartPole's 1, which says nothing)
@@ -174,6 +176,13 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     if frozen and (train is None or train not in curves or trend_z(train) > -limits["noise_z"]):
         return frozen
     return []
+
+
+def _zero_throughout(run: RunCurves, curve: Curve) -> bool:
+    """The train loss is exactly 0 at every logged step and CD902 does not read it as a loss with nothing
+    supervised: it never moved from its start (one class to learn, a column the logger never fills)."""
+    return (curve.role == Role.TRAIN_LOSS and not curve.finite_values.any()
+            and loss_masked_out(run, shipped_limits("CD902")) is None)
 
 
 def _unchanged_after_first(curve: Curve) -> bool:
@@ -284,7 +293,8 @@ def flat_from_start(run: RunCurves, limits: Limits):
     four points is flat only when a curve keeps its value (to a thousandth of it, or exactly after its first point)
     or sits at chance: a short fine-tune's loss that moves a percent or two has not shown that nothing was learned.
     A model trained before — a resumed session, a loss that starts far below chance — that gains nothing is a
-    warning."""
+    warning. A train loss exactly 0 at every step is flat too, unless CD902 reads it as nothing supervised: beside
+    answers that are right from the start or get better it is a task with one class, or a column never filled."""
     curves = is_flat_from_start(run, limits)
     if not curves:
         return None
@@ -298,6 +308,10 @@ def flat_from_start(run: RunCurves, limits: Limits):
         evidence.append(f"it starts at {fmt(main.start_level)}, far below {chance_text(run, chance)}: a model "
                         "trained before (a fine-tune, a restart) that gained nothing here")
     already_trained = bool(evidence)
+    if _zero_throughout(run, main):
+        evidence.append(f"{main.tag} is exactly 0 at every logged step while the answers are right from the start "
+                        "or getting better: a task with one class to learn, or a loss column the logger never "
+                        "fills (what the model trains on is not what is logged)")
     for curve in curves:
         change, noise = curve.level_change()
         # a reward that is 0 from the first episode to the last (one never earned) has no share to change by
