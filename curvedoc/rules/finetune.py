@@ -139,15 +139,15 @@ def loss_masked_out(run: RunCurves, limits: Limits):
         return None
     if any(term is not train and (term.finite_values != 0).any() for term in terms_beside(run, train)):
         return None  # one term at 0 beside others that are not is switched off (YOLO's unused sem_loss)
-    lasted = int(np.argmin(unsupervised)) if not unsupervised.all() else len(train)
-    evidence = [f"{train.tag}: the first {lasted} of {len(train)} logged values are exactly 0, from step "
-                f"{int(train.steps[0])}"]
-    norm = run.curve(Role.GRAD_NORM)
     if _answers_right_or_improving(run, limits):
         # a loss of 0 beside answers that are right from the start is right (one class to learn), and beside
         # answers that get better is not the loss being trained (a column the logger never fills): a logged
         # loss that never moved from its start, CD301's
         return None
+    lasted = int(np.argmin(unsupervised)) if not unsupervised.all() else len(train)
+    evidence = [f"{train.tag}: the first {lasted} of {len(train)} logged values are exactly 0, from step "
+                f"{int(train.steps[0])}"]
+    norm = run.curve(Role.GRAD_NORM)
     if norm is not None and len(norm):
         early = norm.values[norm.steps <= train.steps[lasted - 1]]
         if len(early) and not ((early == 0) | np.isnan(early)).all():

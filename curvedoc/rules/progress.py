@@ -140,9 +140,12 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
               if curve.role not in (Role.VAL_LOSS, Role.TEST_LOSS) or curve.finite_values.any()]
     if not curves:
         return []
-    if any(curve.role != Role.SCORE and curve.start_level <= 0 and not _zero_throughout(run, curve)
+    if any(curve.role != Role.SCORE and curve.start_level <= 0
+           and not (_zero_throughout(curve) and loss_masked_out(run, shipped_limits("CD902")) is None)
            for curve in curves):
-        return []  # a loss at 0 has nowhere to go, and a signed one no level to stay at
+        # a loss at 0 has nowhere to go, and a signed one no level to stay at; one exactly 0 at every step that
+        # CD902 does not read as nothing supervised never moved (one class to learn, a column never filled)
+        return []
     # nor has a score perfect from the start that still varies: a success rate of 1 that the agent misses now and
     # then is a task it already solves (one identical everywhere is a pay per step, CartPole's 1, which says nothing)
     if any(curve.role == Role.SCORE and (perfect := perfect_score(curve)) is not None
@@ -178,11 +181,9 @@ def is_flat_from_start(run: RunCurves, limits: Limits) -> list[Curve]:
     return []
 
 
-def _zero_throughout(run: RunCurves, curve: Curve) -> bool:
-    """The train loss is exactly 0 at every logged step and CD902 does not read it as a loss with nothing
-    supervised: it never moved from its start (one class to learn, a column the logger never fills)."""
-    return (curve.role == Role.TRAIN_LOSS and not curve.finite_values.any()
-            and loss_masked_out(run, shipped_limits("CD902")) is None)
+def _zero_throughout(curve: Curve) -> bool:
+    """The curve is a train loss exactly 0 at every logged step."""
+    return curve.role == Role.TRAIN_LOSS and not curve.finite_values.any()
 
 
 def _unchanged_after_first(curve: Curve) -> bool:
@@ -308,7 +309,7 @@ def flat_from_start(run: RunCurves, limits: Limits):
         evidence.append(f"it starts at {fmt(main.start_level)}, far below {chance_text(run, chance)}: a model "
                         "trained before (a fine-tune, a restart) that gained nothing here")
     already_trained = bool(evidence)
-    if _zero_throughout(run, main):
+    if _zero_throughout(main):  # is_flat_from_start kept it only as CD902 did not read it as nothing supervised
         evidence.append(f"{main.tag} is exactly 0 at every logged step while the answers are right from the start "
                         "or getting better: a task with one class to learn, or a loss column the logger never "
                         "fills (what the model trains on is not what is logged)")
