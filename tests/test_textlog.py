@@ -1069,6 +1069,25 @@ def test_names_said_again_after_another_splits_loss_are_that_splits(tmp_path):
     assert values(run, "Token_Acc") == [0.05, 0.05, 0.05] and run.roles["Val_Loss"] is Role.VAL_LOSS
 
 
+@pytest.mark.parametrize("form", [
+    "{e} \tTrain(loss={t:.3f}  | acc=0.80) \tValid(loss={v:.3f}  | acc=0.70)",
+    "Epoch {e} train: loss={t:.3f} acc=0.80 val: loss={v:.3f} acc=0.70",
+    "epoch {e}, train: {{'loss': {t:.3f}, 'acc': 0.80}}, val: {{'loss': {v:.3f}, 'acc': 0.70}}",
+    "Epoch {e} - Training - loss: {t:.3f}, accuracy: 0.80 - Validation - loss: {v:.3f}, accuracy: 0.70",
+    "Epoch {e}: [train] loss {t:.3f} acc 0.80 [val] loss {v:.3f} acc 0.70",
+])
+def test_each_split_heading_a_group_of_the_same_names_gets_its_own_group(tmp_path, form):
+    """A split printed as a heading over the names after it, twice in one line with the same names under each:
+    every group is its heading's. Read with the line's one split word, the train group became the validation
+    loss and the validation values were lost."""
+    text = "".join(form.format(e=e, t=2 - e / 10, v=3 + e / 100) + "\n" for e in range(1, 5))
+    run = read(write(tmp_path / "train.log", text))
+    train_loss, val_loss = run.primary(Role.TRAIN_LOSS), run.primary(Role.VAL_LOSS)
+    assert values(run, train_loss) == [1.9, 1.8, 1.7, 1.6] and values(run, val_loss) == [3.01, 3.02, 3.03, 3.04]
+    assert {values(run, tag)[0] for tag, role in run.roles.items() if role in (Role.TRAIN_ACC, Role.VAL_ACC)} == {
+        0.8, 0.7}
+
+
 def test_scores_printed_after_the_validation_loss_are_the_validations(tmp_path):
     """Public ICU-mortality and ship-detection logs print "Train loss: … | Val loss: … | AUROC: … | F1: …": the
     line reports its splits in turn, so the scores after the validation loss are validation scores. A score

@@ -458,6 +458,9 @@ CAFFE_FIELD = re.compile(r'\s{1,12}(top|bottom|num_output|type):\s{0,3}"?([\w./\
 LOSSES_GROUP = re.compile(r"\bLosses\s{0,3}:\s{0,3}(?=[A-Za-z_])")
 # A split named as a key of a number no pair reads (``(train=2007.6s, val=0.6s)``: each split's time): a value of
 # that split, not the line's
+# A number right after a split's name, which is then no heading over other names but a value ("train 2.01",
+# "Train=3667")
+SPLIT_HEADING_VALUE = re.compile(r"\s{0,4}[=:]?\s{0,4}[-+]?\.?\d")
 SPLIT_KEYED_NUMBER = re.compile(r"\s{0,2}[=:]\s{0,2}[-+]?\d")
 # Keras' EarlyStopping ("Epoch 00008: early stopping", "Epoch 8: early stopping") and its weights restored after it:
 # the fit is over, whatever epoch the line names
@@ -1624,6 +1627,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
     previous_end = 0
     last_named = None
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
+    headings = None  # where splits head groups of names, looked for once a name comes again (see _split_headings)
+    named_at: list[int] = []  # where each of ``names`` starts in the line
     reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
     may_quote = "'" in text or '"' in text
     # substrings first: the regex runs only on the few lines that may announce a save, a best or an improvement,
@@ -1656,6 +1661,12 @@ def read_line(text: str, state: _Reading) -> Line | None:
                 line.epoch_as_setting = bool(match["separator"].strip()) and not match["total"]
             continue
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
+        if (headings is None and name.tag in line.values and not name.names_split and split is None
+                and reported is None and settings is None):
+            headings = _split_headings(text)
+            _name_under_headings(line, names, named_at, headings)
+        if headings and not name.names_split and (heading := _heading_before(headings, spans[-1][0])):
+            name = _name(f"{heading}_{name.tag}")
         if match["counted"]:
             if name.split_word and settings is None:
                 # "train (517 sec): … loss=1.609 | valid (3 sec): … loss=1.610": a split timed heads the names after
@@ -1684,6 +1695,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
             listed = text[match.end("separator")] == "[" and _per_class_mean(text, match, name)
             line.values[name.tag] = listed if listed is not False else _value(match, name)
             names.append(name)
+            named_at.append(spans[-1][0])
             if first_value is None:
                 first_value = spans[-1][0]
     if last_named is not None:
@@ -1725,6 +1737,35 @@ def read_line(text: str, state: _Reading) -> Line | None:
         state.parsed.loss_tags.update(tag for tag in line.values
                                       if infer_role(tag) == Role.OTHER and text.find(tag, group.end()) >= 0)
     return line
+
+
+def _split_headings(text: str) -> list[tuple[int, str]]:
+    """Where the line prints a split's name as a heading over the names after it, with no number of its own
+    (``Train(loss=0.61, acc=0.70) Valid(loss=0.66, acc=0.64)``, ``train: loss=… val: loss=…``, ``- Training -
+    loss: …``), each with its split in lower case; empty unless two splits head groups: only then does a name
+    printed again not say by itself which split it measures, and the line's one split word no longer says it for
+    all of them (the first group would be read as the second's)."""
+    headings = [(match.start(), match.group().lower()) for match in SPLIT_WORD.finditer(text)
+                if not SPLIT_HEADING_VALUE.match(text, match.end())]
+    return headings if len({heading for _, heading in headings}) >= 2 else []
+
+
+def _heading_before(headings: list[tuple[int, str]], position: int) -> str | None:
+    """The split of the last heading before ``position``, if any."""
+    before = [heading for start, heading in headings if start < position]
+    return before[-1] if before else None
+
+
+def _name_under_headings(line: Line, names: list[Name], named_at: list[int], headings: list[tuple[int, str]]) -> None:
+    """Renames the values read so far that say no split to the split heading them (see :func:`_split_headings`)."""
+    for index, (name, start) in enumerate(zip(names, named_at)):
+        heading = _heading_before(headings, start)
+        if name.names_split or heading is None:
+            continue
+        headed = _name(f"{heading}_{name.tag}")
+        if headed is not None and headed.tag not in line.values:
+            line.values[headed.tag] = line.values.pop(name.tag)
+            names[index] = headed
 
 
 def _coco_summary(line: re.Match) -> str | None:
