@@ -1066,7 +1066,7 @@ def test_names_said_again_after_another_splits_loss_are_that_splits(tmp_path):
                    f"Val Loss: {10.9 - e:.4f} | Token Acc: 0.0{6 + e} | Seq Acc: 0.0000\n" for e in range(3))
     run = read(write(tmp_path / "train.log", text))
     assert run.roles["val_Token_Acc"] is Role.VAL_ACC and values(run, "val_Token_Acc") == [0.06, 0.07, 0.08]
-    assert values(run, "Token_Acc") == [0.05, 0.05, 0.05] and run.roles["Val_Loss"] is Role.VAL_LOSS
+    assert values(run, "train_Token_Acc") == [0.05, 0.05, 0.05] and run.roles["Val_Loss"] is Role.VAL_LOSS
 
 
 @pytest.mark.parametrize("form", [
@@ -1075,6 +1075,8 @@ def test_names_said_again_after_another_splits_loss_are_that_splits(tmp_path):
     "epoch {e}, train: {{'loss': {t:.3f}, 'acc': 0.80}}, val: {{'loss': {v:.3f}, 'acc': 0.70}}",
     "Epoch {e} - Training - loss: {t:.3f}, accuracy: 0.80 - Validation - loss: {v:.3f}, accuracy: 0.70",
     "Epoch {e}: [train] loss {t:.3f} acc 0.80 [val] loss {v:.3f} acc 0.70",
+    # ESPnet's epoch summary, where a train name ("train_time") comes between the two groups
+    "{e}epoch results: [train] iter_time=0.1, loss={t:.3f}, acc=0.80, train_time=100, [valid] loss={v:.3f}, acc=0.70",
 ])
 def test_each_split_heading_a_group_of_the_same_names_gets_its_own_group(tmp_path, form):
     """A split printed as a heading over the names after it, twice in one line with the same names under each:
@@ -1086,6 +1088,21 @@ def test_each_split_heading_a_group_of_the_same_names_gets_its_own_group(tmp_pat
     assert values(run, train_loss) == [1.9, 1.8, 1.7, 1.6] and values(run, val_loss) == [3.01, 3.02, 3.03, 3.04]
     assert {values(run, tag)[0] for tag, role in run.roles.items() if role in (Role.TRAIN_ACC, Role.VAL_ACC)} == {
         0.8, 0.7}
+
+
+@pytest.mark.parametrize("form", [
+    "Epoch {e} Acc: train=0.8 val=0.7 Loss: train={t:.3f} val={v:.3f}",
+    "Epoch {e} | Loss: Train {t:.3f}, Val {v:.3f} | Accuracy: Train 0.8, Val 0.7",
+])
+def test_splits_bare_values_under_a_measures_heading_are_that_measures(tmp_path, form):
+    """"Acc: train=0.8 val=0.7 Loss: train=… val=…": the splits' bare values after each heading are what it
+    measures. Read as the loss a split's bare value otherwise is, the accuracies became the losses and the
+    losses, their names said again, were dropped."""
+    text = "".join(form.format(e=e, t=2 - e / 10, v=3 + e / 100) + "\n" for e in range(1, 5))
+    run = read(write(tmp_path / "train.log", text))
+    assert values(run, run.primary(Role.TRAIN_LOSS)) == [1.9, 1.8, 1.7, 1.6]
+    assert values(run, run.primary(Role.VAL_LOSS)) == [3.01, 3.02, 3.03, 3.04]
+    assert values(run, run.primary(Role.VAL_ACC)) == [0.7] * 4 and values(run, run.primary(Role.TRAIN_ACC)) == [0.8] * 4
 
 
 def test_scores_printed_after_the_validation_loss_are_the_validations(tmp_path):
@@ -2465,7 +2482,7 @@ def test_a_split_timed_in_brackets_heads_the_names_after_it(tmp_path):
                    f"acc={0.2 + e / 50:.3f} | valid (3.22 sec): n=5400, loss={1.62 - e / 60:.3f} (0.000), "
                    f"acc={0.19 + e / 60:.3f}\n" for e in range(1, 6))
     run = load_one(write(tmp_path / "train.log", text))
-    assert values(run, "loss")[0] == 1.59 and values(run, "valid_loss")[0] == 1.603
+    assert values(run, "train_loss")[0] == 1.59 and values(run, "valid_loss")[0] == 1.603
     assert run.roles["valid_loss"] == Role.VAL_LOSS and run.roles["valid_acc"] == Role.VAL_ACC
 
 

@@ -458,6 +458,8 @@ CAFFE_FIELD = re.compile(r'\s{1,12}(top|bottom|num_output|type):\s{0,3}"?([\w./\
 LOSSES_GROUP = re.compile(r"\bLosses\s{0,3}:\s{0,3}(?=[A-Za-z_])")
 # A split named as a key of a number no pair reads (``(train=2007.6s, val=0.6s)``: each split's time): a value of
 # that split, not the line's
+# A name ending a line's text between two pairs, as the heading of the pairs after it ("| Acc: train=0.81")
+MEASURE_HEADING = re.compile(r"(?<![\w.\-/])(?P<word>[A-Za-z][\w\-]{0,40})\s{0,4}[:=]\s{0,4}[\[({]?\s{0,4}$")
 # A number right after a split's name, which is then no heading over other names but a value ("train 2.01",
 # "Train=3667")
 SPLIT_HEADING_VALUE = re.compile(r"\s{0,4}[=:]?\s{0,4}[-+]?\.?\d")
@@ -1628,6 +1630,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     last_named = None
     split = None  # the split the last name that named one said: "| Val Loss: 8.7 | Token Acc: 0.07" is val's
     headings = None  # where splits head groups of names, looked for once a name comes again (see _split_headings)
+    measure = None  # what the split names after a measure's heading measure (see _measure_heading)
     named_at: list[int] = []  # where each of ``names`` starts in the line
     reported = None  # the evaluation split every name so far said: "Test Average loss: 0.000, Accuracy: …" is test's
     may_quote = "'" in text or '"' in text
@@ -1637,6 +1640,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
+        gap = text[previous_end:match.start()]
         previous_end = match.end()
         name = _name(key)
         if name is None:
@@ -1661,8 +1665,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
                 line.epoch_as_setting = bool(match["separator"].strip()) and not match["total"]
             continue
         spans.append((match.start() - len(key) + len(match["key"]), match.end()))
-        if (headings is None and name.tag in line.values and not name.names_split and split is None
-                and reported is None and settings is None):
+        if (headings is None and name.tag in line.values and not name.names_split and reported is None
+                and settings is None):
             headings = _split_headings(text)
             _name_under_headings(line, names, named_at, headings)
         if headings and not name.names_split and (heading := _heading_before(headings, spans[-1][0])):
@@ -1679,6 +1683,10 @@ def read_line(text: str, state: _Reading) -> Line | None:
             if SPLIT_EPOCH.match(text, match.end()):
                 _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
             continue  # else "Train=3667 | Val=786": the split's size; a split's bare loss has decimals (nanoGPT)
+        if name.split_word or name.names_split:
+            measure = _measure_heading(gap) or (measure if name.split_word else None)
+        if name.split_word and measure is not None:
+            name = _name(f"{name.tag}_{measure}")  # "Loss: train=0.52 val=0.61 Acc: train=0.81 val=0.77"
         if name.split is not None and settings is None:  # a settings dict's names say no split of the line
             split = name.split
             evaluated = name.split in EVALUATION_WORDS and not name.split_word
@@ -1737,6 +1745,19 @@ def read_line(text: str, state: _Reading) -> Line | None:
         state.parsed.loss_tags.update(tag for tag in line.values
                                       if infer_role(tag) == Role.OTHER and text.find(tag, group.end()) >= 0)
     return line
+
+
+def _measure_heading(gap: str) -> str | None:
+    """The measure a heading right before a split's name names (``Acc:`` in ``Loss: train=0.52 val=0.61 Acc:
+    train=0.81 val=0.77``): the splits' bare values after it are its values, not the loss a split's bare value
+    otherwise is (nanoGPT's ``train 2.01 val 2.05``), which would read the accuracies as losses and, the names said
+    again, drop one group."""
+    heading = MEASURE_HEADING.search(gap) if ":" in gap or "=" in gap else None
+    if heading is None:
+        return None
+    name = _name(heading["word"])
+    measures = name is not None and not name.x_kind and not name.names_split and (name.names_loss or name.scores)
+    return name.tag.lower() if measures else None
 
 
 def _split_headings(text: str) -> list[tuple[int, str]]:
