@@ -275,3 +275,34 @@ def test_duplicate_step_warning_names_the_file(tmp_path):
         f"{path}: 1 point(s) logged again at a step that already had a value (in loss); "
         "each curve keeps the last value logged per step"
     ]
+
+
+def openmmlab_records(epochs: int, iterations: int, every: int) -> list[dict]:
+    """What OpenMMLab's TextLoggerHook (mmcv 1.x: MMDetection 2, MMSegmentation 0.x …) appends to
+    ``{timestamp}.log.json``: the environment first, then train records counting iterations within their epoch
+    and an evaluation record after every epoch, at the epoch's last iteration."""
+    rows: list[dict] = [{"env_info": "sys.platform: linux", "config": "model = dict(type='FasterRCNN')", "seed": 0}]
+    for epoch in range(1, epochs + 1):
+        for iteration in range(every, iterations + 1, every):
+            rows.append({"mode": "train", "epoch": epoch, "iter": iteration, "lr": 0.02, "memory": 3500,
+                         "data_time": 0.01, "loss_cls": 0.5 / epoch, "loss_bbox": 0.4 / epoch,
+                         "loss": 0.9 / epoch + iteration / 1e4, "time": 0.3})
+        rows.append({"mode": "val", "epoch": epoch, "iter": iterations, "lr": 0.02, "bbox_mAP": 0.2 + epoch / 100,
+                     "bbox_mAP_copypaste": "0.213 0.401 0.211 0.120 0.240 0.276"})
+    return rows
+
+
+def test_openmmlab_log_json_is_one_run_its_iterations_counted_on_and_its_evaluations_held_out(tmp_path):
+    """Each epoch's iterations start again at the first: one run whose steps count on across the epochs (the
+    records once made a run of every epoch), with the evaluation records' names said with their split."""
+    work_dir = tmp_path / "work_dirs" / "faster_rcnn"
+    write_lines(work_dir / "20230101_120000.log.json", openmmlab_records(epochs=4, iterations=400, every=50))
+    # the hook prints the same records to the text log beside it: that is no second run
+    (work_dir / "20230101_120000.log").write_text("".join(
+        f"2023-01-01 12:00:00,000 - mmdet - INFO - Epoch [{epoch}][{it}/400]\tlr: 2.000e-02, loss: {0.9 / epoch:.4f}\n"
+        for epoch in range(1, 5) for it in range(50, 401, 50)))
+    run = load_one(work_dir)
+    assert run.series("loss")["step"].tolist() == list(range(50, 1601, 50))
+    assert run.roles["val_bbox_mAP"] == Role.SCORE and run.series("val_bbox_mAP")["step"].tolist() == [
+        400, 800, 1200, 1600]
+    assert run.roles["loss"] == Role.TRAIN_LOSS and "val_lr" not in run.tags and "mode" not in run.tags

@@ -681,6 +681,7 @@ def split_folder_name(folder: Path, event_file: Path) -> str | None:
 CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")
 # the Baselines / Stable-Baselines3 logger's table file, and the text copy of its rows it writes beside it
 PROGRESS_TABLE, LOGGER_COPY = "progress.csv", "log.txt"
+OPENMMLAB_RECORDS = ".log.json"  # the records OpenMMLab's TextLoggerHook prints to the {timestamp}.log beside them
 
 
 def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
@@ -749,10 +750,13 @@ def _head(path: Path) -> bytes:
 def _without_logger_copies(sources: list[Source]) -> list[Source]:
     """One run from the OpenAI Baselines and Stable-Baselines3 logger, not two: with its "log" and "csv" outputs
     both on (Baselines' default) it prints each table to ``log.txt`` as it writes the row to ``progress.csv``
-    beside it."""
+    beside it. Nor two from OpenMMLab's TextLoggerHook, which prints each record to ``{timestamp}.log`` as it
+    writes it, unrounded, to ``{timestamp}.log.json`` beside it: the JSON is kept."""
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
+    records = {source.path for source in sources if source.path.name.endswith(OPENMMLAB_RECORDS)}
     return [source for source in sources
-            if not (source.family == "text" and source.path.name == LOGGER_COPY and source.path.parent in tables)]
+            if not (source.family == "text" and (source.path.name == LOGGER_COPY and source.path.parent in tables
+                                                  or source.path.with_name(source.path.name + ".json") in records))]
 
 
 def _without_printed_copies_of_loss_history(sources: list[Source]) -> list[Source]:

@@ -15,15 +15,17 @@ import numpy as np
 
 from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
-from curvedoc.readers import Source, file_run_name, limits
+from curvedoc.readers import SPLIT_COLUMNS, Source, file_run_name, limits
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note, epochs_counted_on,
-    find_step_column, primary_train_loss, restart_drops, run_of_each_record, stopped_as_it_began, warn_restarts,
-    whole_steps,
+    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note, counts_within_epoch,
+    epochs_counted_on, find_step_column, names_the_epoch, primary_train_loss, restart_drops, run_of_each_record,
+    steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
+from curvedoc.roles import Role, infer_role, split_of, tokens
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
+MAX_FIRST_ROWS = 1000  # the rows whose keys say what the file logs: every key shows up long before its thousandth
 
 
 def read(source: Source) -> list[Run]:
@@ -33,7 +35,8 @@ def read(source: Source) -> list[Run]:
     rows = read_lines(path, builder)
     if not rows:
         raise CurvedocError(path, "no JSON object lines")
-    keys = {key for row in rows[:1000] for key in row}
+    rows = _named_for_their_split(rows)
+    keys = {key for row in rows[:MAX_FIRST_ROWS] for key in row}
     if WANDB_STEP in keys:
         builder.format = "wandb-history"
         step_key, wall_key = WANDB_STEP, WANDB_WALL_TIME
@@ -44,6 +47,8 @@ def read(source: Source) -> list[Run]:
         wall_key = next((key for key in sorted(keys) if key.lower() in WALL_TIME_COLUMNS), None)
         if step_key is None:
             builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")
+        else:
+            rows = _counted_across_epochs(rows, step_key)
     sessions = _sessions(rows, step_key, builder, path)
     runs = []
     for number, session in enumerate(sessions, start=1):
@@ -57,6 +62,53 @@ def read(source: Source) -> list[Run]:
             raise CurvedocError(path, "no numeric values in its JSON lines")
         runs.append(run_builder.build())
     return runs
+
+
+def _named_for_their_split(rows: list[dict]) -> list[dict]:
+    """Rows that say their split in a key of their own (OpenMMLab's ``*.log.json``: ``{"mode": "train", "epoch": 1,
+    "iter": 50, "loss": …}`` and ``{"mode": "val", "epoch": 1, "iter": 400, "bbox_mAP": …}``) with every name of a
+    held-out row said with its split (``val_bbox_mAP``), as a CSV's split column makes them; the split key left
+    out. A held-out row's settings and timings that the train rows carry as well (``lr``, ``time``) describe the
+    training at that point: left to the train rows, not read again as a second curve."""
+    split_key = next((key for row in rows[:MAX_FIRST_ROWS] for key in row if key.lower() in SPLIT_COLUMNS), None)
+    if split_key is None:
+        return rows
+    kinds = {row.get(split_key) for row in rows}
+    splits = {kind: split_of(tokens(kind)) if isinstance(kind, str) else None for kind in kinds - {None}}
+    if len(set(splits.values())) < 2 or None in splits.values():
+        return rows
+    trained = {key for row in rows if splits.get(row.get(split_key)) == "train" for key in row}
+    kept = SKIPPED_COLUMNS | set(STEP_COLUMNS) | WALL_TIME_COLUMNS
+    named = []
+    for row in rows:
+        split = splits.get(row.get(split_key))
+        if split is None or split == "train":
+            named.append({key: value for key, value in row.items() if key != split_key})
+            continue
+        named.append({key if key.lower() in kept or split_of(tokens(key)) is not None else f"{split}_{key}": value
+                      for key, value in row.items() if key != split_key and (
+                          key.lower() in kept or key not in trained or infer_role(key) not in (Role.LR, Role.OTHER))})
+    return named
+
+
+def _counted_across_epochs(rows: list[dict], step_key: str) -> list[dict]:
+    """Rows whose step key counts the iterations within an epoch logged beside it (OpenMMLab's ``"epoch": 2,
+    "iter": 50``), with that count made one step across the epochs (see ``records.steps_across_epochs``); the rows
+    as they are otherwise."""
+    epoch_key = next((key for row in rows[:MAX_FIRST_ROWS] if step_key in row for key in row
+                      if key != step_key and names_the_epoch(key)), None)
+    if epoch_key is None:
+        return rows
+    counter = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
+    epoch = np.array([_step_of(row.get(epoch_key)) for row in rows], dtype=np.float64)
+    usable, whole = whole_steps(counter)
+    placed = usable & np.isfinite(epoch)
+    if not whole or not placed.any() or not counts_within_epoch(counter[placed], epoch[placed]):
+        return rows
+    steps = counter.copy()
+    steps[placed] = steps_across_epochs(counter[placed], epoch[placed])
+    return [{**row, step_key: int(step)} if place else row
+            for row, step, place in zip(rows, steps.tolist(), placed.tolist(), strict=True)]
 
 
 def _sessions(rows: list[dict], step_key: str | None, builder: RunBuilder, path: Path) -> list[list[dict]]:
@@ -88,7 +140,7 @@ def _sessions(rows: list[dict], step_key: str | None, builder: RunBuilder, path:
 
 def _loss_key(rows: list[dict]) -> str | None:
     """The key of the training loss the rows log, if one is named so: the one a person would plot of several."""
-    return primary_train_loss(Counter(key for row in rows[:1000] for key in row))
+    return primary_train_loss(Counter(key for row in rows[:MAX_FIRST_ROWS] for key in row))
 
 
 def add_history_file(builder: RunBuilder, path: Path) -> int:
