@@ -306,3 +306,23 @@ def test_openmmlab_log_json_is_one_run_its_iterations_counted_on_and_its_evaluat
     assert run.roles["val_bbox_mAP"] == Role.SCORE and run.series("val_bbox_mAP")["step"].tolist() == [
         400, 800, 1200, 1600]
     assert run.roles["loss"] == Role.TRAIN_LOSS and "val_lr" not in run.tags and "mode" not in run.tags
+
+
+def test_mmengine_evaluations_logged_at_their_epoch_sit_at_the_end_of_it(tmp_path):
+    """MMEngine's vis_data/scalars.json places train records at their iteration and the evaluation after each
+    epoch at the epoch's number: read at that step the evaluations sat before the training, and the step going
+    back made every epoch but the last a restarted run's, dropped. The {timestamp}.json copy beside it is no
+    second run."""
+    rows = []
+    for epoch in range(1, 5):
+        for iteration in range((epoch - 1) * 400 + 50, epoch * 400 + 1, 50):
+            rows.append({"lr": 0.02, "data_time": 0.01, "loss": 2 - iteration / 1000, "time": 0.3, "epoch": epoch,
+                         "iter": iteration, "memory": 3500, "step": iteration})
+        rows.append({"accuracy/top1": 50.0 + epoch, "data_time": 0.01, "time": 0.05, "step": epoch})
+    vis_data = tmp_path / "20230101_120000" / "vis_data"
+    write_lines(vis_data / "scalars.json", rows)
+    write_lines(vis_data / "20230101_120000.json", rows)
+    run = load_one(tmp_path)
+    assert run.series("loss")["step"].tolist() == list(range(50, 1601, 50)) and not run.warnings
+    assert run.roles["val_accuracy/top1"] == Role.VAL_ACC
+    assert run.series("val_accuracy/top1")["step"].tolist() == [400, 800, 1200, 1600]

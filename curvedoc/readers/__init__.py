@@ -682,6 +682,7 @@ CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")
 # the Baselines / Stable-Baselines3 logger's table file, and the text copy of its rows it writes beside it
 PROGRESS_TABLE, LOGGER_COPY = "progress.csv", "log.txt"
 OPENMMLAB_RECORDS = ".log.json"  # the records OpenMMLab's TextLoggerHook prints to the {timestamp}.log beside them
+MMENGINE_SCALARS, MMENGINE_COPY = "scalars.json", re.compile(r"\d{8}_\d{6}\.json")
 
 
 def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
@@ -751,12 +752,15 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
     """One run from the OpenAI Baselines and Stable-Baselines3 logger, not two: with its "log" and "csv" outputs
     both on (Baselines' default) it prints each table to ``log.txt`` as it writes the row to ``progress.csv``
     beside it. Nor two from OpenMMLab's TextLoggerHook, which prints each record to ``{timestamp}.log`` as it
-    writes it, unrounded, to ``{timestamp}.log.json`` beside it: the JSON is kept."""
+    writes it, unrounded, to ``{timestamp}.log.json`` beside it: the JSON is kept; nor from MMEngine's, whose
+    records go to ``vis_data/scalars.json`` and again to ``vis_data/{timestamp}.json``: scalars.json is kept."""
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
     records = {source.path for source in sources if source.path.name.endswith(OPENMMLAB_RECORDS)}
+    scalars = {source.path.parent for source in sources if source.path.name == MMENGINE_SCALARS}
     return [source for source in sources
             if not (source.family == "text" and (source.path.name == LOGGER_COPY and source.path.parent in tables
-                                                  or source.path.with_name(source.path.name + ".json") in records))]
+                                                  or source.path.with_name(source.path.name + ".json") in records)
+                    or source.path.parent in scalars and MMENGINE_COPY.fullmatch(source.path.name))]
 
 
 def _without_printed_copies_of_loss_history(sources: list[Source]) -> list[Source]:

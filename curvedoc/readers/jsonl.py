@@ -48,7 +48,7 @@ def read(source: Source) -> list[Run]:
         if step_key is None:
             builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")
         else:
-            rows = _counted_across_epochs(rows, step_key)
+            rows = _evaluations_at_their_epochs(_counted_across_epochs(rows, step_key), step_key)
     sessions = _sessions(rows, step_key, builder, path)
     runs = []
     for number, session in enumerate(sessions, start=1):
@@ -78,17 +78,48 @@ def _named_for_their_split(rows: list[dict]) -> list[dict]:
     if len(set(splits.values())) < 2 or None in splits.values():
         return rows
     trained = {key for row in rows if splits.get(row.get(split_key)) == "train" for key in row}
-    kept = SKIPPED_COLUMNS | set(STEP_COLUMNS) | WALL_TIME_COLUMNS
     named = []
     for row in rows:
         split = splits.get(row.get(split_key))
-        if split is None or split == "train":
-            named.append({key: value for key, value in row.items() if key != split_key})
-            continue
-        named.append({key if key.lower() in kept or split_of(tokens(key)) is not None else f"{split}_{key}": value
-                      for key, value in row.items() if key != split_key and (
-                          key.lower() in kept or key not in trained or infer_role(key) not in (Role.LR, Role.OTHER))})
+        row = {key: value for key, value in row.items() if key != split_key}
+        named.append(row if split is None or split == "train" else _held_out_row(row, split, trained))
     return named
+
+
+def _held_out_row(row: dict, split: str, trained: set[str]) -> dict:
+    """An evaluation record's values, each name said with ``split`` unless it says a split or places the record;
+    without the settings and timings the train records carry too (see :func:`_named_for_their_split`)."""
+    placing = SKIPPED_COLUMNS | set(STEP_COLUMNS) | WALL_TIME_COLUMNS
+    return {key if key.lower() in placing or split_of(tokens(key)) is not None else f"{split}_{key}": value
+            for key, value in row.items()
+            if key.lower() in placing or key not in trained or infer_role(key) not in (Role.LR, Role.OTHER)}
+
+
+def _evaluations_at_their_epochs(rows: list[dict], step_key: str) -> list[dict]:
+    """MMEngine's ``vis_data/scalars.json`` (MMDetection 3, MMPretrain, MMSegmentation 1 …): train records place
+    themselves at their iteration and say their epoch (``{"loss": …, "epoch": 3, "iter": 1250, "step": 1250}``),
+    while the evaluation after each epoch logs its epoch as its step (``{"coco/bbox_mAP": …, "step": 3}``). Such
+    records, without an epoch of their own, whose every step is an epoch the train records reached, are placed at
+    that epoch's last train step and read as held-out (``val_coco/bbox_mAP``); at their own steps they sat before
+    the training and, the step going back, made the reader drop all but the last epoch as a restarted run's."""
+    epoch_key = next((key for row in rows[:MAX_FIRST_ROWS] if step_key in row for key in row
+                      if key != step_key and names_the_epoch(key)), None)
+    if epoch_key is None:
+        return rows
+    last_step_of: dict[float, float] = {}
+    for row in rows:
+        if epoch_key in row and step_key in row:
+            epoch, step = _step_of(row[epoch_key]), _step_of(row[step_key])
+            last_step_of[epoch] = max(step, last_step_of.get(epoch, -np.inf))
+    evaluations = [row for row in rows if epoch_key not in row and step_key in row]
+    counts_iterations = any(step != epoch for epoch, step in last_step_of.items())
+    if not evaluations or not counts_iterations or any(_step_of(row[step_key]) not in last_step_of
+                                                       for row in evaluations):
+        return rows
+    trained = {key for row in rows if epoch_key in row for key in row}
+    return [row if epoch_key in row or step_key not in row else
+            {**_held_out_row(row, "val", trained), step_key: int(last_step_of[_step_of(row[step_key])])}
+            for row in rows]
 
 
 def _counted_across_epochs(rows: list[dict], step_key: str) -> list[dict]:
