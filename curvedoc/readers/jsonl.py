@@ -102,8 +102,7 @@ def _evaluations_at_their_epochs(rows: list[dict], step_key: str) -> list[dict]:
     records, without an epoch of their own, whose every step is an epoch the train records reached, are placed at
     that epoch's last train step and read as held-out (``val_coco/bbox_mAP``); at their own steps they sat before
     the training and, the step going back, made the reader drop all but the last epoch as a restarted run's."""
-    epoch_key = next((key for row in rows[:MAX_FIRST_ROWS] if step_key in row for key in row
-                      if key != step_key and names_the_epoch(key)), None)
+    epoch_key = _epoch_key(rows, step_key)
     if epoch_key is None:
         return rows
     last_step_of: dict[float, float] = {}
@@ -122,12 +121,17 @@ def _evaluations_at_their_epochs(rows: list[dict], step_key: str) -> list[dict]:
             for row in rows]
 
 
+def _epoch_key(rows: list[dict], step_key: str) -> str | None:
+    """The key that says the epoch of the rows with a step, other than the step key, if any."""
+    return next((key for row in rows[:MAX_FIRST_ROWS] if step_key in row for key in row
+                 if key != step_key and names_the_epoch(key)), None)
+
+
 def _counted_across_epochs(rows: list[dict], step_key: str) -> list[dict]:
     """Rows whose step key counts the iterations within an epoch logged beside it (OpenMMLab's ``"epoch": 2,
     "iter": 50``), with that count made one step across the epochs (see ``records.steps_across_epochs``); the rows
     as they are otherwise."""
-    epoch_key = next((key for row in rows[:MAX_FIRST_ROWS] if step_key in row for key in row
-                      if key != step_key and names_the_epoch(key)), None)
+    epoch_key = _epoch_key(rows, step_key)
     if epoch_key is None:
         return rows
     counter = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)

@@ -456,13 +456,13 @@ DATASET_NAMED = re.compile(r"""(?<![\w.])['"]?(dataset|dataset_name|dataset_id|d
 CAFFE_FIELD = re.compile(r'\s{1,12}(top|bottom|num_output|type):\s{0,3}"?([\w./\-]{1,200})"?\s*$')
 # A heading that says the names after it are losses ("[Losses: x 0.27, y 0.25, …, total 15.1]"), followed by a name
 LOSSES_GROUP = re.compile(r"\bLosses\s{0,3}:\s{0,3}(?=[A-Za-z_])")
-# A split named as a key of a number no pair reads (``(train=2007.6s, val=0.6s)``: each split's time): a value of
-# that split, not the line's
 # A name ending a line's text between two pairs, as the heading of the pairs after it ("| Acc: train=0.81")
 MEASURE_HEADING = re.compile(r"(?<![\w.\-/])(?P<word>[A-Za-z][\w\-]{0,40})\s{0,4}[:=]\s{0,4}[\[({]?\s{0,4}$")
 # A number right after a split's name, which is then no heading over other names but a value ("train 2.01",
 # "Train=3667")
 SPLIT_HEADING_VALUE = re.compile(r"\s{0,4}[=:]?\s{0,4}[-+]?\.?\d")
+# A split named as a key of a number no pair reads (``(train=2007.6s, val=0.6s)``: each split's time): a value of
+# that split, not the line's
 SPLIT_KEYED_NUMBER = re.compile(r"\s{0,2}[=:]\s{0,2}[-+]?\d")
 # Keras' EarlyStopping ("Epoch 00008: early stopping", "Epoch 8: early stopping") and its weights restored after it:
 # the fit is over, whatever epoch the line names
@@ -1640,8 +1640,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
     quoted = None  # the line's quoted texts, found where a pair may lie in one
     for match in itertools.islice(PAIR.finditer(text), MAX_PAIRS_PER_LINE):
         key = _key_phrase(text, match, previous_end)
-        gap = text[previous_end:match.start()]
-        previous_end = match.end()
+        gap_start, previous_end = previous_end, match.end()
         name = _name(key)
         if name is None:
             continue
@@ -1684,7 +1683,7 @@ def read_line(text: str, state: _Reading) -> Line | None:
                 _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
             continue  # else "Train=3667 | Val=786": the split's size; a split's bare loss has decimals (nanoGPT)
         if name.split_word or name.names_split:
-            measure = _measure_heading(gap) or (measure if name.split_word else None)
+            measure = _measure_heading(text[gap_start:match.start()]) or (measure if name.split_word else None)
         if name.split_word and measure is not None:
             name = _name(f"{name.tag}_{measure}")  # "Loss: train=0.52 val=0.61 Acc: train=0.81 val=0.77"
         if name.split is not None and settings is None:  # a settings dict's names say no split of the line
