@@ -1198,6 +1198,27 @@ def test_loguru_s_source_location_is_no_value(tmp_path):
     assert run.tags == ["loss", "learning_rate"] and values(run, "loss") == [1.6, 1.5, 1.4, 1.3]
 
 
+def test_yoloxs_module_and_line_are_no_value_and_a_metric_before_a_dash_stays_one(tmp_path):
+    """YOLOX's loguru format names the module and the line only ("yolox.core.trainer:261 - epoch: 1/300, …"): no
+    curve "yolox.core.trainer" at 261. A metric line's own "epoch:3 - loss: …" keeps its epoch."""
+    text = "".join(f"2023-01-01 10:00:00 | INFO     | yolox.core.trainer:261 - epoch: {e}/300, iter: 10/10, "
+                   f"mem: 5000Mb, total_loss: {15 - e:.1f}, iou_loss: 3.1, lr: 1.0e-04, size: 640\n" for e in (1, 2, 3))
+    run = read(write(tmp_path / "train_log.txt", text))
+    assert "yolox.core.trainer" not in run.tags and values(run, "total_loss") == [14, 13, 12]
+    run = read(write(tmp_path / "other.log", "".join(f"epoch:{e} - loss: {1 / e:.3f}\n" for e in (1, 2, 3, 4))))
+    assert steps(run, "loss") == [1, 2, 3, 4]
+
+
+def test_paddleocrs_current_metric_is_the_evaluations_and_its_best_so_far_no_curve(tmp_path):
+    text = "".join(f"[2023/01/01 10:00:00] ppocr INFO: epoch: [{e}/500], global_step: {e * 100}, lr: 0.001000, "
+                   f"acc: 0.{e}, loss: {10 - e:.4f}, avg_reader_cost: 0.1 s, ips: 200 samples/s\n"
+                   f"[2023/01/01 10:00:00] ppocr INFO: cur metric, acc: 0.{e}1, norm_edit_dis: 0.6, fps: 100\n"
+                   f"[2023/01/01 10:00:00] ppocr INFO: best metric, acc: 0.{e}1, best_epoch: {e}\n" for e in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["eval_acc"] is Role.VAL_ACC and values(run, "eval_acc") == [0.11, 0.21, 0.31]
+    assert values(run, "acc") == [0.1, 0.2, 0.3] and steps(run, "eval_acc") == [100, 200, 300]
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

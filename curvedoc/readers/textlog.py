@@ -361,6 +361,9 @@ LOSS_LOG_PREFIX = re.compile(
     r"\(epoch: (?P<epoch>\d{1,12}), iters: (?P<iters>\d{1,15})(?:/(?P<total>\d{1,15}))?[^()\n]{0,200}\)\s{0,10},?",
     re.IGNORECASE,
 )
+# PaddleOCR prints each evaluation's metrics so ("cur metric, acc: 0.51, norm_edit_dis: 0.62, fps: 100"), at the
+# training step before it, then the best so far ("best metric, acc: …", which a best announced leaves unread)
+PADDLE_EVALUATION = "cur metric, "
 # Lightning's ModelCheckpoint(verbose=True): "Epoch 3, global step 4: 'val_loss' reached 0.15583 (best 0.15583),
 # saving model to '…/epoch=3-step=4-val_loss=0.1558.ckpt' as top 4", or "… 'val_loss' was not in top 8": the
 # monitored metric at that step, then the best so far and the number of checkpoints kept, which are no curves
@@ -404,8 +407,11 @@ SOURCE_LOCATION = re.compile(r"\s*\[[\w.\-]{1,200}\.py:\d{1,7}(?::[\w<>]{1,200})
 DEEPSPEED_STEPS = re.compile(r"steps: (?=\d{1,12} loss: )")
 # The line the Visualizer appends to loss_log.txt when a session starts: its date is no value
 LOSS_LOG_HEADER = re.compile(r"={3,} Training Loss \(")
-# loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}"
-LOGURU_LOCATION = re.compile(r"(?<![\w.])[A-Za-z_][\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}:\d{1,7} - ")
+# loguru's default prefix names where the message came from: "autotrain.trainers.common:on_log:226 - {'loss': …}";
+# YOLOX's format leaves the function out: "yolox.core.trainer:261 - epoch: 1/300, …", a dotted module then (no
+# "epoch:3 - loss: …" of a metric line)
+LOGURU_LOCATION = re.compile(
+    r"(?<![\w.])[A-Za-z_](?:[\w.]{0,200}:[A-Za-z_<][\w<>]{0,100}|\w{0,60}(?:\.\w{1,60}){1,8}):\d{1,7} - ")
 # A logging prefix: a timestamp, fields the format chose (the host and its rank, ``%(name)s:%(lineno)d``:
 # "olmo.train:990") and the level, then the message. What precedes the level says who wrote the line and when
 LOGGING_LEVELS = ("DEBUG", "INFO", "WARN", "ERROR", "CRITICAL")  # WARN also begins WARNING
@@ -1539,6 +1545,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             text = text[where.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
+    if text.startswith(PADDLE_EVALUATION):
+        text = "eval: " + text[len(PADDLE_EVALUATION):]
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
     if "#" in text:
