@@ -1093,6 +1093,8 @@ def test_each_split_heading_a_group_of_the_same_names_gets_its_own_group(tmp_pat
 @pytest.mark.parametrize("form", [
     "Epoch {e} Acc: train=0.8 val=0.7 Loss: train={t:.3f} val={v:.3f}",
     "Epoch {e} | Loss: Train {t:.3f}, Val {v:.3f} | Accuracy: Train 0.8, Val 0.7",
+    # litgpt's: the measure said with the first split carries to the bare split after it
+    "Epoch 1 | iter {e} step {e} | loss train: {t:.3f}, val: {v:.3f} | acc train: 0.8, val: 0.7 | iter time: 9 ms",
 ])
 def test_splits_bare_values_under_a_measures_heading_are_that_measures(tmp_path, form):
     """"Acc: train=0.8 val=0.7 Loss: train=… val=…": the splits' bare values after each heading are what it

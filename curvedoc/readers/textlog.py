@@ -1691,7 +1691,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
                 _place(line, "epoch", match)  # timm's "Train: 3 [  50/1251 (4%)]": the split's epoch, then its batch
             continue  # else "Train=3667 | Val=786": the split's size; a split's bare loss has decimals (nanoGPT)
         if name.split_word or name.names_split:
-            measure = _measure_heading(text[gap_start:match.start()]) or (measure if name.split_word else None)
+            measure = _measure_heading(text[gap_start:match.start()]) or (
+                measure if name.split_word else _measure_beside_split(name))
         if name.split_word and measure is not None:
             name = _name(f"{name.tag}_{measure}")  # "Loss: train=0.52 val=0.61 Acc: train=0.81 val=0.77"
         if name.split is not None and settings is None:  # a settings dict's names say no split of the line
@@ -1765,6 +1766,14 @@ def _measure_heading(gap: str) -> str | None:
     name = _name(heading["word"])
     measures = name is not None and not name.x_kind and not name.names_split and (name.names_loss or name.scores)
     return name.tag.lower() if measures else None
+
+
+def _measure_beside_split(name: Name) -> str | None:
+    """What a name that says its split as well measures, its other words (``loss train`` → loss): a split's bare
+    value after it measures the same (litgpt's ``loss train: 2.29, val: 2.45``), when it is a loss or a score."""
+    measured = "_".join(word for word in tokens(name.tag) if word not in SPLIT_WORDS)
+    named = _name(measured) if measured else None
+    return measured if named is not None and not named.x_kind and (named.names_loss or named.scores) else None
 
 
 def _split_headings(text: str) -> list[tuple[int, str]]:
