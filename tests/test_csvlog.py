@@ -280,6 +280,15 @@ def test_tensors_and_numpy_scalars_written_out_whole_are_their_values(tmp_path):
     assert run.series("box_loss")["value"].tolist() == pytest.approx([5.0, 2.5, 5 / 3, 1.25])
 
 
+def test_values_written_with_their_percent_sign_are_their_numbers(tmp_path):
+    """f"{acc:.1f}%" in a CSV: the accuracy, in percent as printed, where the column was dropped as text."""
+    rows = "".join(f"{epoch},{2 / epoch:.3f},{70 + epoch / 10:.1f}%, {80 + epoch} %\n" for epoch in range(1, 5))
+    run = load_one(write(tmp_path / "log.csv", "epoch,train_loss,val_acc,train_acc\n" + rows))
+    assert run.roles["val_acc"] == Role.VAL_ACC and run.series("val_acc")["value"].tolist() == pytest.approx(
+        [70.1, 70.2, 70.3, 70.4])
+    assert run.series("train_acc")["value"].tolist() == [81, 82, 83, 84] and not run.warnings
+
+
 @pytest.mark.parametrize("epoch_column", ["ep", "epoch_num", "Epoch No.", "Epochs"])
 def test_an_epoch_column_abbreviated_or_named_as_its_number_is_the_step(tmp_path, epoch_column):
     rows = "".join(f"{row},{row + 1},{1 / (row + 1):.3f}\n" for row in range(4))

@@ -85,6 +85,8 @@ MISSING_WORDS = {"na", "n/a", "none", "null"}
 # a NumPy scalar, a one-element array or list
 WRAPPED_NUMBER = (r"^\s*(?:tensor|tf\.Tensor|np\.float\d\d|numpy\.float\d\d|np\.int\d\d|float\d\d|array)\(\s*\[?\s*"
                   r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)")
+# A number printed with its percent sign (f"{acc:.1f}%"): the number, in percent, as a text log's "98.2%" is read
+PERCENT_NUMBER = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*%\s*$"
 # A W&B runs-table export has one row per run: an identity column, bookkeeping columns, then config and summary.
 WANDB_RUN_IDENTITY = ("Name", "ID")
 WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags", "Sweep")
@@ -825,10 +827,13 @@ def numeric_cells(cells: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.
     # Only cells that did not parse as numbers need a closer look: blanks, logged NaNs, stray text.
     odd = np.flatnonzero(np.isnan(values))
     if len(odd):
-        unwrapped = pd.to_numeric(text.iloc[odd].str.extract(WRAPPED_NUMBER, expand=False), errors="coerce")
         values = values.copy()  # pandas may hand back a read-only view
-        values[odd] = unwrapped.to_numpy(dtype=np.float64, na_value=np.nan)
-        odd = odd[np.isnan(values[odd])]
+        for form in (WRAPPED_NUMBER, PERCENT_NUMBER):
+            found = pd.to_numeric(text.iloc[odd].str.extract(form, expand=False), errors="coerce")
+            values[odd] = found.to_numpy(dtype=np.float64, na_value=np.nan)
+            odd = odd[np.isnan(values[odd])]
+            if not len(odd):
+                break
     if len(odd):
         words = text.iloc[odd].str.strip().str.lower()
         blank = ((words == "") | words.isin(MISSING_WORDS)).to_numpy()
