@@ -1221,6 +1221,21 @@ def test_paddleocrs_current_metric_is_the_evaluations_and_its_best_so_far_no_cur
     assert values(run, "acc") == [0.1, 0.2, 0.3] and steps(run, "eval_acc") == [100, 200, 300]
 
 
+def test_bare_splits_beside_a_named_loss_with_a_train_split_among_them_are_accuracies(tmp_path):
+    """PyTorch Geometric's examples print "Epoch: 001, Loss: 1.9463, Train: 0.2786, Val: 0.2440, Test: 0.2370":
+    the train split's bare value cannot be the loss printed by its name, so the splits' fractions are accuracies.
+    A held-out split alone beside the loss ("Loss: 0.169 | Val: 0.027", a validation loss; "loss = 2.31  eval =
+    0.11", an accuracy) says neither, and stays unnamed."""
+    text = "".join(f"Epoch: {e:03d}, Loss: {1.9 - e / 10:.4f}, Train: 0.{e}786, Val: 0.{e}440, Test: 0.{e}370\n"
+                   for e in (1, 2, 3))
+    run = read(write(tmp_path / "train.log", text))
+    assert run.roles["Train_acc"] is Role.TRAIN_ACC and run.roles["Val_acc"] is Role.VAL_ACC
+    assert values(run, "Test_acc") == [0.137, 0.237, 0.337] and run.roles["Loss"] is Role.TRAIN_LOSS
+    run = read(write(tmp_path / "mesh.log", "".join(f"Epoch {e}/280 | Loss: 0.{9 - e} | Val: 0.0{e}\n"
+                                                    for e in (1, 2, 3))))
+    assert run.roles["Val"] is Role.OTHER
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))
