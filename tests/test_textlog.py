@@ -1236,6 +1236,17 @@ def test_bare_splits_beside_a_named_loss_with_a_train_split_among_them_are_accur
     assert run.roles["Val"] is Role.OTHER
 
 
+def test_flairs_qualified_f1_is_the_development_splits_score(tmp_path):
+    """Flair's "DEV : loss 1.15 - f1-score (micro avg)  0.8100": the words in brackets qualify the measure before
+    them, whose value follows after a space; a word in brackets before a count stays text."""
+    text = "".join(f"2023-01-01 10:00:00,000 epoch {e} - iter {i}/100 - loss {2.5 - e / 10:.8f} - lr: 0.100000\n"
+                   + (f"2023-01-01 10:00:00,000 DEV : loss {1.2 - e / 20:.8f} - f1-score (micro avg)  0.{80 + e}00\n"
+                      if i == 100 else "") for e in (1, 2, 3) for i in (50, 100))
+    run = read(write(tmp_path / "training.log", text))
+    assert run.roles["dev_f1-score_micro_avg"] is Role.SCORE
+    assert values(run, "dev_f1-score_micro_avg") == [0.81, 0.82, 0.83]
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

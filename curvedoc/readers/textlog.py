@@ -514,6 +514,10 @@ QUALIFIER_NUMBER = re.compile(rf"\s{{0,3}}\(\s{{0,3}}(?:[A-Za-z]{{1,12}}\s{{1,3}
 # ("time (data): 2.06 (0.52)", "500 (iteration) = 30000")
 NAMING_ABBREVIATION = re.compile(r"(?<=[A-Za-z]) \((?P<abbreviation>[A-Z][\w\-@.]{0,30}[A-Z][\w\-@.]{0,30})\)"
                                  r"(?=\s{0,10}[:=]\s{0,10}[-+]?\.?\d)")
+# A measure's name, then words in brackets that say which of its kind, then its value after a space (Flair's "DEV :
+# loss 0.91 - f1-score (micro avg)  0.8436"): one name, the measure's qualified (see _qualified_measure)
+QUALIFIED_MEASURE = re.compile(r"(?<![\w.\-/])(?P<name>[A-Za-z][\w\-]{0,40}) \((?P<words>[a-z]{1,12}(?: [a-z]{1,12}){0,2})\)"
+                               r"(?=\s{1,10}[-+]?\.?\d)")
 # A line without values that names the next fold, trial or run of a sweep (``========== FOLD 2/5 ==========``,
 # ``Trial 3``): what trained before it was a run of its own, however early it stopped
 NEXT_RUN_HEADING = re.compile(r"\b(?:fold|trial|run)\s{0,3}[#:]?\s{0,3}\d+(?:\s{0,3}/\s{0,3}\d+)?\b", re.IGNORECASE)
@@ -1611,6 +1615,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             text = SPLIT_PAIRED.sub(_each_split_its_value, text)
         if ")" in text:
             text = NAMING_ABBREVIATION.sub(r" \g<abbreviation>", QUALIFIER_NUMBER.sub("", text))
+            if " (" in text:
+                text = QUALIFIED_MEASURE.sub(_qualified_measure, text)
     line = Line(running=batch_of_pass is not None)
     losses = LOSS_LOG_PREFIX.match(text) if text.startswith("(") else None
     if losses:
@@ -1753,6 +1759,15 @@ def read_line(text: str, state: _Reading) -> Line | None:
         state.parsed.loss_tags.update(tag for tag in line.values
                                       if infer_role(tag) == Role.OTHER and text.find(tag, group.end()) >= 0)
     return line
+
+
+def _qualified_measure(match: re.Match) -> str:
+    """``f1-score (micro avg)`` as the one name ``f1-score_micro_avg`` when its first word names a loss or a score;
+    the text as it was otherwise (a word in brackets is a part of the line's text: "500 (iteration) 30000")."""
+    name = _name(match["name"])
+    if name is None or name.x_kind or not (name.names_loss or name.scores):
+        return match.group()
+    return f"{match['name']}_{match['words'].replace(' ', '_')}"
 
 
 def _measure_heading(gap: str) -> str | None:
