@@ -516,8 +516,8 @@ NAMING_ABBREVIATION = re.compile(r"(?<=[A-Za-z]) \((?P<abbreviation>[A-Z][\w\-@.
                                  r"(?=\s{0,10}[:=]\s{0,10}[-+]?\.?\d)")
 # A measure's name, then words in brackets that say which of its kind, then its value after a space (Flair's "DEV :
 # loss 0.91 - f1-score (micro avg)  0.8436"): one name, the measure's qualified (see _qualified_measure)
-QUALIFIED_MEASURE = re.compile(r"(?<![\w.\-/])(?P<name>[A-Za-z][\w\-]{0,40}) \((?P<words>[a-z]{1,12}(?: [a-z]{1,12}){0,2})\)"
-                               r"(?=\s{1,10}[-+]?\.?\d)")
+QUALIFIED_MEASURE = re.compile(r"(?<![\w.\-/])(?P<name>[A-Za-z][\w\-]{0,40}) "
+                               r"\((?P<words>[a-z]{1,12}(?: [a-z]{1,12}){0,2})\)(?=\s{1,10}[-+]?\.?\d)")
 # A line without values that names the next fold, trial or run of a sweep (``========== FOLD 2/5 ==========``,
 # ``Trial 3``): what trained before it was a run of its own, however early it stopped
 NEXT_RUN_HEADING = re.compile(r"\b(?:fold|trial|run)\s{0,3}[#:]?\s{0,3}\d+(?:\s{0,3}/\s{0,3}\d+)?\b", re.IGNORECASE)
@@ -1783,12 +1783,23 @@ def _measure_heading(gap: str) -> str | None:
     return name.tag.lower() if measures else None
 
 
+_MEASURES_BESIDE_SPLITS: dict[str, str | None] = {}
+
+
 def _measure_beside_split(name: Name) -> str | None:
     """What a name that says its split as well measures, its other words (``loss train`` → loss): a split's bare
-    value after it measures the same (litgpt's ``loss train: 2.29, val: 2.45``), when it is a loss or a score."""
+    value after it measures the same (litgpt's ``loss train: 2.29, val: 2.45``), when it is a loss or a score. Once
+    per name, as most lines of most logs name a split (``train_loss``)."""
+    try:
+        return _MEASURES_BESIDE_SPLITS[name.tag]
+    except KeyError:
+        pass
     measured = "_".join(word for word in tokens(name.tag) if word not in SPLIT_WORDS)
     named = _name(measured) if measured else None
-    return measured if named is not None and not named.x_kind and (named.names_loss or named.scores) else None
+    found = measured if named is not None and not named.x_kind and (named.names_loss or named.scores) else None
+    if len(_MEASURES_BESIDE_SPLITS) < MAX_CACHED:
+        _MEASURES_BESIDE_SPLITS[name.tag] = found
+    return found
 
 
 def _split_headings(text: str) -> list[tuple[int, str]]:
