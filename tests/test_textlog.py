@@ -1247,6 +1247,17 @@ def test_flairs_qualified_f1_is_the_development_splits_score(tmp_path):
     assert values(run, "dev_f1-score_micro_avg") == [0.81, 0.82, 0.83]
 
 
+def test_a_step_counter_said_with_its_split_places_the_line(tmp_path):
+    """Stable-Baselines3's EvalCallback prints "Eval num_timesteps=10000, episode_reward=-190.00 +/- 50.00": the
+    environment steps place the evaluation, no curve of their own; fairseq's "valid_num_updates" places its
+    validation record the same way."""
+    text = "".join(f"Eval num_timesteps={t * 10000}, episode_reward=-{200 - t * 10:.2f} +/- 50.00\n"
+                   f"Episode length: 200.00 +/- 0.00\n" for t in range(1, 5))
+    run = read(write(tmp_path / "eval.log", text))
+    assert steps(run, "eval_episode_reward") == [10000, 20000, 30000, 40000]
+    assert "Eval_num_timesteps" not in run.tags
+
+
 def test_steps_and_epochs_beyond_what_int64_holds_place_nothing(tmp_path):
     text = "epoch 1e300 loss 5\nstep 99999999999999999999 loss 4\n"
     text += "".join(f"epoch {e} loss {e}\n" for e in (1, 2, 3))

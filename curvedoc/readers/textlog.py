@@ -163,8 +163,8 @@ EPOCH_KEYS = {"epoch", "ep"}
 # Finest first: a line with ``epoch 3 … num_updates 500`` is placed by its update count; an agent's episode late.
 # A bare ``count`` opening a line is a script's own batch counter ("count: 50, loss: 228.9" under "train epoch: 0"),
 # the coarsest; after other values it counts something else (darknet's region line: "…, count: 8, …" objects).
-STEP_KEYS = ("global_step", "num_updates", "step", "iteration", "iter", "iters", "it", "update", "batch", "episode",
-             "count")
+STEP_KEYS = ("global_step", "num_updates", "num_timesteps", "step", "iteration", "iter", "iters", "it", "update", "batch",
+             "episode", "count")
 BATCH_RANK = STEP_KEYS.index("batch")
 EPISODE_RANK = STEP_KEYS.index("episode")
 SPLIT_WORDS = {
@@ -2152,6 +2152,8 @@ def _x_kind(tag: str) -> str | None:
     core = [word for word in lowered if word not in X_QUALIFIERS]
     if "_".join(lowered) in STEP_KEYS:  # num_updates, global_step
         return "_".join(lowered)
+    if "_".join(core) in STEP_KEYS:  # said with its split: fairseq's valid_num_updates, SB3's "Eval num_timesteps"
+        return "_".join(core)
     if len(core) == 1 and core[0] in EPOCH_KEYS:
         return "epoch"
     if len(core) == 1 and core[0] in STEP_KEYS:
