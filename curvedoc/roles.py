@@ -72,7 +72,7 @@ _ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "accur", "acc@1", "prec
 _TOPK = re.compile(r"^(top|acc|prec)_?@?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
 _LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group
-_PERPLEXITY_WORDS = {"ppl", "perplexity", "perplexities"}
+_PERPLEXITY_WORDS = {"ppl", "perp", "perplexity", "perplexities"}  # perp: Chainer's main/perp
 # Terms of a loss logged without the word "loss" (a VAE's train_kl and val_recon): losses all the same (an ELBO is
 # not: it is logged either way up)
 _LOSS_TERM_WORDS = {"kl", "kld", "recon", "reconstruction", "nll"}

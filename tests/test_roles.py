@@ -85,6 +85,7 @@ LOSSES_AND_ACCURACIES = {
 PERPLEXITIES = {
     "ppl": Role.TRAIN_LOSS, "train/ppl": Role.TRAIN_LOSS, "perplexity": Role.TRAIN_LOSS, "val_ppl": Role.VAL_LOSS,
     "valid/ppl": Role.VAL_LOSS, "eval_perplexity": Role.VAL_LOSS, "test_ppl": Role.TEST_LOSS,
+    "main/perp": Role.TRAIN_LOSS, "validation/main/perp": Role.VAL_LOSS,  # Chainer's
 }
 # (tag, is a total norm)
 GRAD_NORMS = [

@@ -36,6 +36,15 @@ def test_a_file_of_one_number_a_line_is_the_curve_its_name_says(tmp_path):
     assert any("no step beside the values" in warning for warning in run.warnings)
 
 
+def test_a_delimiter_after_every_number_leaves_one_number_a_line(tmp_path):
+    """f.write(f"{loss},\n"): read as a CSV, its first number was the header and the delimiter a second, empty
+    column (a public drowsiness detector's loss_curve.csv became a curve named "0.935858")."""
+    path = write(tmp_path / "loss_curve.csv", "".join(f"{value:.6f},\n" for value in TRAIN))
+    (run,) = curvedoc.load(path)
+    assert run.format == "metric-files" and run.roles == {"loss_curve": Role.TRAIN_LOSS}
+    assert np.allclose(run.series("loss_curve")["value"], TRAIN, atol=1e-6)
+
+
 def test_a_folder_of_metric_files_is_one_run_whose_shape_is_judged(tmp_path):
     # f.write(str(val_losses)), one Python list a file, and numpy's repr of its floats
     write(tmp_path / "exp" / "loss_log.txt", str(TRAIN))

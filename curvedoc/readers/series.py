@@ -41,6 +41,10 @@ COUNTED_LINE = re.compile(r"\s*(?:(?:epoch|step|iter|iteration|episode)\s{0,3}[#
                           r"[:=,;\s]|(?P<bare>\d{1,12})\s{0,3}:)\s{0,3}(?P<value>[^\s,;:=]+)\s*", re.IGNORECASE)
 
 
+# f.write(f"{loss},\n"): a delimiter after each line's number, with nothing after it
+LINE_END_DELIMITER = re.compile(r"[,;][ \t]*$", re.MULTILINE)
+
+
 def read(source: Source) -> list[Run]:
     folder = source.path if source.path.is_dir() else source.path.parent
     several = len(source.files) > 1
@@ -154,7 +158,7 @@ def file_values(path: Path) -> tuple[np.ndarray | None, np.ndarray, int]:
     cannot tell apart: refused (a list a line is one list written again each epoch)."""
     data = read_bytes(path)
     encoding, _ = encoding_of(data, path)
-    text = data.decode(encoding, errors="replace")
+    text = _without_line_end_delimiters(data.decode(encoding, errors="replace"))
     if counted := _counted(text):
         kept = [(step, value) for step, item in counted if (value := as_value(item)) is not None]
         return (np.array([step for step, _ in kept], dtype=np.int64),
@@ -181,6 +185,16 @@ def _counted(text: str) -> list[tuple[int, str]]:
     return counted
 
 
+def _without_line_end_delimiters(text: str) -> str:
+    """The text without the delimiter every line ends with (``f.write(f"{loss},\n")``; the last line of a file
+    read only in part may have been cut before it): one number a line as much as without it. A CSV reader takes
+    the first line for a header of numbers and the delimiter for a second, empty column."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or not all(LINE_END_DELIMITER.search(line) for line in lines[:-1]):
+        return text
+    return LINE_END_DELIMITER.sub("", text)
+
+
 def _items(text: str) -> list[str]:
     """The items of a metric file's text, a printed list's or one a line, the wrappers around them taken off (lists
     glued one after another too, so that the file is known as a metric file, which ``file_values`` then refuses)."""
@@ -195,7 +209,7 @@ def holds_metric_values(path: Path, head: bytes, whole_file: bool) -> bool:
     of them."""
     if not named_for_a_metric(path):
         return False
-    text = WRAPPED.sub(r"\1", head.decode("utf-8", errors="replace")).strip()
+    text = _without_line_end_delimiters(WRAPPED.sub(r"\1", head.decode("utf-8", errors="replace")).strip())
     if counted := _counted(text if whole_file else text.rpartition("\n")[0]):  # the peek may end inside a line
         return len(counted) >= MIN_VALUES and all(as_value(item) is not None for _, item in counted)
     if not whole_file:
