@@ -326,3 +326,20 @@ def test_mmengine_evaluations_logged_at_their_epoch_sit_at_the_end_of_it(tmp_pat
     assert run.series("loss")["step"].tolist() == list(range(50, 1601, 50)) and not run.warnings
     assert run.roles["val_accuracy/top1"] == Role.VAL_ACC
     assert run.series("val_accuracy/top1")["step"].tolist() == [400, 800, 1200, 1600]
+
+
+ODD_VALUES = st.one_of(st.none(), st.integers(-3, 10**20), st.floats(allow_nan=True, allow_infinity=True),
+                       st.sampled_from(["train", "val", "test", "x", ""]), st.lists(st.integers(0, 3), max_size=2),
+                       st.dictionaries(st.sampled_from(["a", "b"]), st.integers(0, 3), max_size=1))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.fixed_dictionaries({"loss": st.floats(0, 10)}, optional={
+    "mode": ODD_VALUES, "epoch": ODD_VALUES, "iter": ODD_VALUES, "step": ODD_VALUES, "acc": ODD_VALUES}),
+    min_size=1, max_size=12))
+def test_split_and_epoch_keys_of_any_value_only_give_curvedoc_errors(tmp_path, rows):
+    """The split key, the epoch and the step of OpenMMLab's and MMEngine's records as any JSON may hold them (a
+    list, an object, Infinity, 1e20): a run or a one-line refusal, never a crash."""
+    path = tmp_path / "20230101_120000.log.json"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    assert_reads_or_refuses_in_one_line(jsonl, path)

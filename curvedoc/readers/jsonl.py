@@ -17,9 +17,9 @@ from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import SPLIT_COLUMNS, Source, file_run_name, limits
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note, counts_within_epoch,
-    epochs_counted_on, find_step_column, names_the_epoch, primary_train_loss, restart_drops, run_of_each_record,
-    steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
+    SKIPPED_COLUMNS, STEP_COLUMNS, STEP_LIMIT, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note,
+    counts_within_epoch, epochs_counted_on, find_step_column, names_the_epoch, primary_train_loss, restart_drops,
+    run_of_each_record, steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
 from curvedoc.roles import Role, infer_role, split_of, tokens
@@ -73,14 +73,14 @@ def _named_for_their_split(rows: list[dict]) -> list[dict]:
     split_key = next((key for row in rows[:MAX_FIRST_ROWS] for key in row if key.lower() in SPLIT_COLUMNS), None)
     if split_key is None:
         return rows
-    kinds = {row.get(split_key) for row in rows}
-    splits = {kind: split_of(tokens(kind)) if isinstance(kind, str) else None for kind in kinds - {None}}
+    kinds = [kind if isinstance(kind := row.get(split_key), str) else None for row in rows]
+    splits = {kind: split_of(tokens(kind)) for kind in set(kinds) - {None}}
     if len(set(splits.values())) < 2 or None in splits.values():
         return rows
-    trained = {key for row in rows if splits.get(row.get(split_key)) == "train" for key in row}
+    trained = {key for row, kind in zip(rows, kinds, strict=True) if splits.get(kind) == "train" for key in row}
     named = []
-    for row in rows:
-        split = splits.get(row.get(split_key))
+    for row, kind in zip(rows, kinds, strict=True):
+        split = splits.get(kind)
         row = {key: value for key, value in row.items() if key != split_key}
         named.append(row if split is None or split == "train" else _held_out_row(row, split, trained))
     return named
@@ -109,7 +109,8 @@ def _evaluations_at_their_epochs(rows: list[dict], step_key: str) -> list[dict]:
     for row in rows:
         if epoch_key in row and step_key in row:
             epoch, step = _step_of(row[epoch_key]), _step_of(row[step_key])
-            last_step_of[epoch] = max(step, last_step_of.get(epoch, -np.inf))
+            if abs(step) < STEP_LIMIT and abs(epoch) < STEP_LIMIT:
+                last_step_of[epoch] = max(step, last_step_of.get(epoch, -np.inf))
     evaluations = [row for row in rows if epoch_key not in row and step_key in row]
     counts_iterations = any(step != epoch for epoch, step in last_step_of.items())
     if not evaluations or not counts_iterations or any(_step_of(row[step_key]) not in last_step_of
@@ -137,11 +138,13 @@ def _counted_across_epochs(rows: list[dict], step_key: str) -> list[dict]:
     counter = np.array([_step_of(row.get(step_key)) for row in rows], dtype=np.float64)
     epoch = np.array([_step_of(row.get(epoch_key)) for row in rows], dtype=np.float64)
     usable, whole = whole_steps(counter)
-    placed = usable & np.isfinite(epoch)
+    placed = usable & (np.abs(epoch) < STEP_LIMIT)
     if not whole or not placed.any() or not counts_within_epoch(counter[placed], epoch[placed]):
         return rows
     steps = counter.copy()
     steps[placed] = steps_across_epochs(counter[placed], epoch[placed])
+    if not (np.abs(steps[placed]) < STEP_LIMIT).all():
+        return rows  # epochs so far apart that their iterations cannot be counted on: the rows place themselves
     return [{**row, step_key: int(step)} if place else row
             for row, step, place in zip(rows, steps.tolist(), placed.tolist(), strict=True)]
 
