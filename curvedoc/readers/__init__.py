@@ -757,10 +757,15 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
     records = {source.path for source in sources if source.path.name.endswith(OPENMMLAB_RECORDS)}
     scalars = {source.path.parent for source in sources if source.path.name == MMENGINE_SCALARS}
-    return [source for source in sources
-            if not (source.family == "text" and (source.path.name == LOGGER_COPY and source.path.parent in tables
-                                                  or source.path.with_name(source.path.name + ".json") in records)
-                    or source.path.parent in scalars and MMENGINE_COPY.fullmatch(source.path.name))]
+
+    def written_again(source: Source) -> bool:
+        name, folder = source.path.name, source.path.parent
+        if folder in scalars and MMENGINE_COPY.fullmatch(name):
+            return True
+        return source.family == "text" and (name == LOGGER_COPY and folder in tables
+                                            or source.path.with_name(name + ".json") in records)
+
+    return [source for source in sources if not written_again(source)]
 
 
 def _without_printed_copies_of_loss_history(sources: list[Source]) -> list[Source]:

@@ -65,6 +65,7 @@ from curvedoc.readers.records import (
     primary_train_loss,
     restart_drops,
     run_of_each_record,
+    splits_of_kinds,
     steps_across_epochs,
     warn_restarts,
     whole_at_line_end,
@@ -83,10 +84,11 @@ NAN_WORDS = {"nan", "+nan", "-nan"}
 MISSING_WORDS = {"na", "n/a", "none", "null"}
 # A number printed inside what held it: a PyTorch or TensorFlow tensor (tf.Tensor(1017.9, shape=(), dtype=float32)),
 # a NumPy scalar, a one-element array or list
+CELL_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 WRAPPED_NUMBER = (r"^\s*(?:tensor|tf\.Tensor|np\.float\d\d|numpy\.float\d\d|np\.int\d\d|float\d\d|array)\(\s*\[?\s*"
-                  r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|nan|inf|-inf)")
+                  rf"({CELL_NUMBER}|nan|inf|-inf)")
 # A number printed with its percent sign (f"{acc:.1f}%"): the number, in percent, as a text log's "98.2%" is read
-PERCENT_NUMBER = r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*%\s*$"
+PERCENT_NUMBER = rf"^\s*({CELL_NUMBER})\s*%\s*$"
 # A W&B runs-table export has one row per run: an identity column, bookkeeping columns, then config and summary.
 WANDB_RUN_IDENTITY = ("Name", "ID")
 WANDB_RUN_BOOKKEEPING = ("State", "Created", "Runtime", "User", "Notes", "Tags", "Sweep")
@@ -280,8 +282,7 @@ def _rows_by_split(table: Table) -> list[tuple[str, Table]] | None:
         if table.frame[candidate].dtype.kind in "fiub":
             continue
         kinds = table.frame[candidate].astype(str).str.strip()
-        splits = {kind: split_of(tokens(kind)) for kind in kinds.unique()}
-        if len(set(splits.values())) >= 2 and None not in splits.values():
+        if (splits := splits_of_kinds(kinds.unique())) is not None:
             column = candidate
             break
     if column is None:

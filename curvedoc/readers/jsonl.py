@@ -19,13 +19,15 @@ from curvedoc.readers import SPLIT_COLUMNS, Source, file_run_name, limits
 from curvedoc.readers.records import (
     SKIPPED_COLUMNS, STEP_COLUMNS, STEP_LIMIT, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note,
     counts_within_epoch, epochs_counted_on, find_step_column, names_the_epoch, primary_train_loss, restart_drops,
-    run_of_each_record, steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
+    run_of_each_record, splits_of_kinds, steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
 )
 from curvedoc.readers.text import read_text
 from curvedoc.roles import Role, infer_role, split_of, tokens
 
 WANDB_STEP, WANDB_WALL_TIME = "_step", "_timestamp"
 MAX_FIRST_ROWS = 1000  # the rows whose keys say what the file logs: every key shows up long before its thousandth
+# keys that place a record (its step, epoch, wall time) rather than measure anything: an evaluation's keep their names
+PLACING_KEYS = SKIPPED_COLUMNS | set(STEP_COLUMNS) | WALL_TIME_COLUMNS
 
 
 def read(source: Source) -> list[Run]:
@@ -74,8 +76,8 @@ def _named_for_their_split(rows: list[dict]) -> list[dict]:
     if split_key is None:
         return rows
     kinds = [kind if isinstance(kind := row.get(split_key), str) else None for row in rows]
-    splits = {kind: split_of(tokens(kind)) for kind in set(kinds) - {None}}
-    if len(set(splits.values())) < 2 or None in splits.values():
+    splits = splits_of_kinds(set(kinds) - {None})
+    if splits is None:
         return rows
     trained = {key for row, kind in zip(rows, kinds, strict=True) if splits.get(kind) == "train" for key in row}
     named = []
@@ -89,10 +91,9 @@ def _named_for_their_split(rows: list[dict]) -> list[dict]:
 def _held_out_row(row: dict, split: str, trained: set[str]) -> dict:
     """An evaluation record's values, each name said with ``split`` unless it says a split or places the record;
     without the settings and timings the train records carry too (see :func:`_named_for_their_split`)."""
-    placing = SKIPPED_COLUMNS | set(STEP_COLUMNS) | WALL_TIME_COLUMNS
-    return {key if key.lower() in placing or split_of(tokens(key)) is not None else f"{split}_{key}": value
+    return {key if key.lower() in PLACING_KEYS or split_of(tokens(key)) is not None else f"{split}_{key}": value
             for key, value in row.items()
-            if key.lower() in placing or key not in trained or infer_role(key) not in (Role.LR, Role.OTHER)}
+            if key.lower() in PLACING_KEYS or key not in trained or infer_role(key) not in (Role.LR, Role.OTHER)}
 
 
 def _evaluations_at_their_epochs(rows: list[dict], step_key: str) -> list[dict]:

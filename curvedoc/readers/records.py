@@ -18,7 +18,7 @@ import numpy as np
 
 from curvedoc.errors import describe_os_error
 from curvedoc.model import RunBuilder
-from curvedoc.roles import Role, infer_role, primary_tag, tokens
+from curvedoc.roles import Role, infer_role, primary_tag, split_of, tokens
 
 NONFINITE_WORDS = {
     "nan": math.nan, "+nan": math.nan, "-nan": math.nan,
@@ -186,6 +186,13 @@ def columns_by_lower(columns) -> dict[str, str]:
     for column in columns:
         by_lower.setdefault(column.lower(), column)
     return by_lower
+
+
+def splits_of_kinds(kinds: Iterable[str]) -> dict[str, str] | None:
+    """The split each value of a split column or key names (``phase``: train, val), when they name two splits or
+    more and every value names one; None otherwise (a "stage" of stage1, stage2)."""
+    splits = {kind: split_of(tokens(kind)) for kind in kinds}
+    return splits if len(set(splits.values())) >= 2 and None not in splits.values() else None
 
 
 def find_step_column(columns: list[str]) -> str | None:

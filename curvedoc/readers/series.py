@@ -39,8 +39,6 @@ GLUED_LISTS = re.compile(r"\][ \t]*\[")
 # or the count alone before a colon ("3: 0.52"): a bare pair of numbers without it is two columns of a table
 COUNTED_LINE = re.compile(r"\s*(?:(?:epoch|step|iter|iteration|episode)\s{0,3}[#:=]?\s{0,3}(?P<n>\d{1,12})\s{0,3}"
                           r"[:=,;\s]|(?P<bare>\d{1,12})\s{0,3}:)\s{0,3}(?P<value>[^\s,;:=]+)\s*", re.IGNORECASE)
-
-
 # f.write(f"{loss},\n"): a delimiter after each line's number, with nothing after it
 LINE_END_DELIMITER = re.compile(r"[,;][ \t]*$", re.MULTILINE)
 

@@ -2216,16 +2216,17 @@ def _name_splits(line: Line, names: list[Name], text: str, spans: list[tuple[int
                         if not any(start <= match.start() < end for start, end in spans)
                         and not _in_source_file_name(text, match.start())
                         and not SPLIT_KEYED_NUMBER.match(text, match.end())), heading)
-    names_a_loss = any(name.names_loss for name in names)
-    if context is None and not any(name.split_word for name in names):
+    bare_splits = any(name.split_word for name in names)
+    if context is None and not bare_splits:
         return
+    names_a_loss = any(name.names_loss for name in names)
     bare_kind = "loss"
     # a bare train split beside a loss printed by its name is not that loss: its splits' bare fractions or
     # percentages are accuracies (PyTorch Geometric's examples: "Epoch: 001, Loss: 1.9463, Train: 0.2786, Val:
     # 0.2440, Test: 0.2370"; OGB's "Train: 35.20%, Valid: 30.10%"). A held-out split's alone beside it may be the
     # loss's held-out side ("Loss: 0.169 | Val: 0.027") as well as an accuracy ("loss = 2.31  eval = 0.11"): unnamed
     bare_accuracies = names_a_loss and any(name.split_word and name.split == "train" for name in names)
-    if not names_a_loss and any(name.split_word for name in names):
+    if not names_a_loss and bare_splits:
         words = set(tokens(text))
         if "loss" not in words and (not ACCURACY_WORDS.isdisjoint(words) or _all_in_percent(names, text)):
             bare_kind = "acc"
