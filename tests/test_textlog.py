@@ -2570,6 +2570,29 @@ def test_a_line_opening_with_its_epoch_of_the_total_in_brackets_counts_batches_w
     assert sorted(run.tags) == ["accuracy", "loss"] and run.series("loss")["step"].tolist() == [1, 2, 3]
 
 
+def test_the_swin_transformer_log_counts_batches_within_its_epochs_and_holds_its_evaluations(tmp_path):
+    """The Swin Transformer's main.py (copied by SimMIM, CSWin and many more) logs "Train: [3/300][1000/1251]\t…"
+    under the prefix "[2021-03-25 10:00:00 swin_tiny] (main.py 225): INFO ": epoch 3 of 300, batch 1000 of the
+    epoch's 1251. Its evaluation is a pass printed batch by batch, a summary and the best accuracy so far."""
+    prefix = "[2021-03-25 10:00:00 swin_tiny_patch4_window7_224] (main.py 225): INFO "
+    lines = [prefix + "Start training"]
+    for epoch in range(4):
+        lines += [f"{prefix}Train: [{epoch}/300][{b}/1251]\teta 0:03:45 lr 0.000020\ttime 0.4123 (0.5123)\t"
+                  f"loss {6.9 - epoch / 10 - b / 10_000:.4f} (6.8821)\tgrad_norm 2.2100 (2.7100)\tmem 8000MB"
+                  for b in (0, 500, 1000)]
+        lines += [f"{prefix}EPOCH {epoch} training takes 0:10:00",
+                  f"{prefix}Test: [0/98]\tTime 2.123 (2.123)\tLoss 6.8000 ({6.8 - epoch / 10:.4f})\tAcc@1 0.391 "
+                  f"({epoch + 0.5:.3f})\tAcc@5 1.953 (1.953)\tMem 8000MB",
+                  f"{prefix} * Acc@1 {epoch + 0.5:.3f} Acc@5 2.100",
+                  f"{prefix}Accuracy of the network on the 50000 test images: {epoch + 0.5:.1f}%",
+                  f"{prefix}Max accuracy: {epoch + 0.5:.2f}%"]
+    run = load_one(write(tmp_path / "log_rank0.txt", "\n".join(lines) + "\n"))
+    assert run.series("loss")["step"].tolist() == [0, 500, 1000, 1251, 1751, 2251, 2502, 3002, 3502, 3753, 4253, 4753]
+    assert run.primary("test_acc") == "test_Acc@1" and values(run, "test_Acc@1") == [0.5, 1.5, 2.5, 3.5]
+    assert run.series("test_Loss")["step"].tolist() == [1000, 2251, 3502, 4753]
+    assert not [tag for tag in run.tags if "Max" in tag]  # the best so far restates test_Acc@1
+
+
 def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_path):
     """VideoPose3D-style evaluation lines: "Protocol #1 Error (MPJPE): 164.3 mm" names the error by its
     abbreviation, which tells it from "Protocol #2 Error (P-MPJPE)" printed beside it."""

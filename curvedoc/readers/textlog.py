@@ -206,6 +206,8 @@ CHANGE_WORDS = IMPROVEMENT_WORDS | {"decreased", "increased"}
 SAVE_ANNOUNCED = re.compile(rf"\b(?:{'|'.join(sorted(SAVE_WORDS | {RUNNING_BEST} | IMPROVEMENT_WORDS))})\b",
                             re.IGNORECASE)
 ACCURACY_WORDS = {"acc", "accuracy", "correct"}
+# An accuracy's maximum is the best so far: no window of a log's episodes has one, as it has a maximum reward
+MAXIMUM_WORDS = {"max", "maximum", "highest"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
 COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste)
@@ -268,8 +270,9 @@ CJK_COUNTER = re.compile(r"第\s{0,3}(?P<n>\d{1,12})\s{0,3}(?P<unit>轮|步|次�
 # - a counter glued to its number ("Batch500,TrainLoss:0.6933", "Epoch[3] - Iter: [0/13]"), which a script printed
 #   with f"Batch{i}," where another writes "Batch {i},": the same counter, never a name's part ("epoch10_loss");
 # - its epoch of the total in brackets, then its batch of the epoch ("[1/100] batch 50/5305 loss=…", DCGAN's
-#   "[0/5][50/1583]\tLoss_D: 1.2"). Without a batch after it the bracket may count a script's stages ("[5/7] Phase 1
-#   - training top layers", "[6/6] Saving model...");
+#   "[0/5][50/1583]\tLoss_D: 1.2"), the training split's heading before them in the Swin Transformer's log and the
+#   many that copied its main.py ("Train: [0/300][50/1251]\teta 1:23:45 lr 0.000020\t…"). Without a batch after it
+#   the bracket may count a script's stages ("[5/7] Phase 1 - training top layers", "[6/6] Saving model...");
 # - its epoch and its batch, as PyTorch's CIFAR-10 tutorial prints them and the many scripts that grew from it do
 #   ("[1,  2000] loss: 2.187"), a name right after the bracket;
 # - the training split's step out of the run's steps in brackets, as JAX trainers log through absl ("[Train 10/1882]
@@ -283,6 +286,8 @@ OPENING_COUNTER = re.compile(
     r"|EPISODE)(?:(?P<n>\d{1,12})|\[\s{0,3}(?P<bracketed>\d{1,12})\s{0,3}\])(?=[\s,;:|\-]|$)"
     r"|\[\s{0,3}(?P<epoch>\d{1,9})\s?/\s?(?P<total>\d{1,9})\s{0,3}\]\s{0,3}(?:\[\s{0,3}(?P<batch>\d{1,12})\s?/\s?"
     r"(?P<batches>\d{1,12})\s{0,3}\]|(?=(?i:batch|iter|iteration|step)\s{0,3}[:=]?\s{0,3}\d))"
+    r"|(?:[Tt]rain(?:ing)?|TRAIN(?:ING)?):?\s{1,4}\[\s{0,3}(?P<swin_epoch>\d{1,9})\s?/\s?(?P<swin_total>\d{1,9})\s{0,3}\]"
+    r"\[\s{0,3}(?P<swin_batch>\d{1,12})\s?/\s?(?P<swin_batches>\d{1,12})\s{0,3}\]"
     r"|\[\s{0,3}(?P<tutorial_epoch>\d{1,9})\s{0,3},\s{0,6}(?P<tutorial_batch>\d{1,12})\s{0,3}\]\s{1,10}(?=[A-Za-z])"
     r"|\[\s{0,3}(?P<train>[Tt]rain(?:ing)?|TRAIN(?:ING)?)\s{1,3}(?P<train_step>\d{1,12})\s?/\s?"
     r"(?P<train_steps>\d{1,12})\s{0,3}\]"
@@ -1569,6 +1574,9 @@ def read_line(text: str, state: _Reading) -> Line | None:
             counter = f"epoch {opening['tutorial_epoch']} batch {opening['tutorial_batch']} "
         elif opening["train"]:
             counter = f"{opening['train']} step {opening['train_step']}/{opening['train_steps']} "
+        elif opening["swin_epoch"]:
+            counter = (f"epoch {opening['swin_epoch']}/{opening['swin_total']} "
+                       f"batch {opening['swin_batch']}/{opening['swin_batches']} ")
         elif opening["monai_batch"]:
             counter = f"batch {opening['monai_batch']}/{opening['monai_batches']} "
         else:
@@ -2133,9 +2141,11 @@ def _name(key: str) -> Name | None:
         ordered = tokens(tag)
         words = set(ordered)
         # "saving model at epoch 3" still says where it is; a best value so far ("Best val_acc=1.0000",
-        # best_loss) restates a curve's extreme, and a change reported ("Validation loss decreased (inf -->
-        # 0.693147). Saving model ...", the early-stopping helper's line) a curve's step: they measure nothing new
-        if x_kind or not (saved or RUNNING_BEST in words or not CHANGE_WORDS.isdisjoint(words)):
+        # best_loss, the Swin Transformer's "Max accuracy: 81.20%") restates a curve's extreme, and a change
+        # reported ("Validation loss decreased (inf --> 0.693147). Saving model ...", the early-stopping helper's
+        # line) a curve's step: they measure nothing new
+        best = RUNNING_BEST in words or not (MAXIMUM_WORDS.isdisjoint(words) or ACCURACY_WORDS.isdisjoint(words))
+        if x_kind or not (saved or best or not CHANGE_WORDS.isdisjoint(words)):
             name = Name(tag, x_kind, tag.lower() in SPLIT_WORDS,
                         next((w for w in ordered if w in SPLIT_WORDS), None), "loss" in words,
                         bool(words & ACCURACY_WORDS))
