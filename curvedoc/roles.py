@@ -224,8 +224,7 @@ def infer_role(tag: str, split: str | None = None, loss: bool = False) -> Role:
         return Role.GRAD_NORM
     if (
         any(w in _LR_WORDS or _LR_OF_GROUP.match(w) for w in words)
-        or "learning_rate" in lowered
-        or "learning-rate" in lowered
+        or "learning_rate" in "_".join(words)  # learning-rate, InsightFace's LearningRate
         or re.search(r"(^|[/_\-])lr($|[/_\-])", lowered)
     ):
         return Role.LR

@@ -21,7 +21,7 @@ CONVENTIONS = {
     "val_accuracy": Role.VAL_ACC, "eval_accuracy": Role.VAL_ACC, "validation/epoch_accuracy": Role.VAL_ACC,
     "train/epoch_sparse_categorical_accuracy": Role.TRAIN_ACC,
     "lr": Role.LR, "learning_rate": Role.LR, "train/learning_rate": Role.LR, "lr/pg0": Role.LR,
-    "epoch_learning_rate": Role.LR, "x/lr0": Role.LR, "x/lr2": Role.LR,
+    "epoch_learning_rate": Role.LR, "x/lr0": Role.LR, "x/lr2": Role.LR, "LearningRate": Role.LR, "Learning Rate": Role.LR,
     "grad_norm": Role.GRAD_NORM, "train/grad_norm": Role.GRAD_NORM, "gradient_norm": Role.GRAD_NORM,
     # a test split stays apart from validation
     "test_loss": Role.TEST_LOSS, "test/acc": Role.TEST_ACC, "Accuracy/test": Role.TEST_ACC,
