@@ -27,10 +27,11 @@ from curvedoc.roles import (Role, infer_role, is_total_norm, mark_abbreviated_sp
 
 CLASSES, VOCABULARY = "classes", "vocabulary"  # RunMeta.n_classes_kind
 POINT_COUNT_BLOCK = 1 << 20  # codes counted at a time by Run.point_counts
-# Keys under which configs of real frameworks record the number of output classes (HF: num_labels; YOLO: nc)
+# Keys under which configs of real frameworks record the number of output classes (HF: num_labels; YOLO: nc;
+# PaddleClas: class_num)
 CLASS_COUNT_KEYS = frozenset({
     "num_classes", "n_classes", "nb_classes", "num_class", "n_class", "nclasses", "numclasses", "number_of_classes",
-    "num_labels", "n_labels", "nc", "classes",
+    "num_labels", "n_labels", "nc", "classes", "class_num", "classes_num",
 })
 # ... and the vocabulary of a language model, whose output layer predicts one token of it
 # (a character-level model's output is one of its characters)

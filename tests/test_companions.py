@@ -68,6 +68,7 @@ weighted avg,0.66,0.66,0.65,3979.0
 @pytest.mark.parametrize("config,expected", [
     ({"num_classes": 10}, (10, "num_classes", CLASSES)),
     ({"nb_classes": "7"}, (7, "nb_classes", CLASSES)),  # MLflow keeps params as text
+    ({"Arch": {"name": "cait_xxs_24", "class_num": 1000}}, (1000, "Arch.class_num", CLASSES)),  # PaddleClas
     ({"model/num_classes": 5}, (5, "model/num_classes", CLASSES)),
     ({"classes": ["cat", "dog", "bird"]}, (3, "classes", CLASSES)),
     ({"labels": ["open_cap", "unscrew_back"]}, (2, "labels", CLASSES)),
