@@ -2593,6 +2593,31 @@ def test_the_swin_transformer_log_counts_batches_within_its_epochs_and_holds_its
     assert not [tag for tag in run.tags if "Max" in tag]  # the best so far restates test_Acc@1
 
 
+def test_paddleclas_evaluation_printed_batch_by_batch_is_one_pass_after_its_epoch(tmp_path):
+    """PaddleClas logs its evaluation's running averages batch by batch ("[Eval][Epoch 2][Iter: 10/25]CELoss: …"),
+    then the pass's ("[Eval][Epoch 2][Avg]CELoss: …"): one validation point per epoch, after its training, at the
+    pass's average, not the evaluation's batches as steps within the epoch. The learning rate carries its
+    schedule's kind glued to its name ("lr(LinearWarmup): 0.00002245"), a word of its name; its config prints the
+    class count."""
+    prefix = "[2022/10/07 21:47:28] ppcls INFO: "
+    lines = [f"{prefix}Arch : ", f"{prefix}    class_num : 1000", f"{prefix}    name : cait_xxs_24"]
+    for epoch in range(1, 5):
+        lines += [f"{prefix}[Train][Epoch {epoch}/400][Iter: {b}/98]lr(LinearWarmup): 0.00002245, CELoss: "
+                  f"{6.93 - epoch / 10 - b / 1000:.5f}, loss: {6.93 - epoch / 10 - b / 1000:.5f}, batch_cost: 0.49343s, "
+                  f"reader_cost: 0.00027, ips: 259.40864 samples/s, eta: 5:22:17" for b in (0, 45, 90)]
+        lines.append(f"{prefix}[Train][Epoch {epoch}/400][Avg]CELoss: 6.92425, loss: 6.92425")
+        lines += [f"{prefix}[Eval][Epoch {epoch}][Iter: {b}/25]CELoss: 6.9{b:02d}, loss: 6.9{b:02d}, top1: 0.00071, "
+                  f"top5: 0.00732, batch_cost: 0.71648s, reader_cost: 0.39282, ips: 357.30297 images/sec"
+                  for b in (0, 10, 20)]
+        lines += [f"{prefix}[Eval][Epoch {epoch}][Avg]CELoss: {6.9 - epoch / 10:.5f}, loss: {6.9 - epoch / 10:.5f}, "
+                  f"top1: 0.0{epoch}, top5: 0.00606", f"{prefix}[Eval][Epoch {epoch}][best metric: 0.0{epoch}]"]
+    run = load_one(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
+    assert run.meta.n_classes == 1000
+    assert run.series("eval_CELoss")["step"].tolist() == [90, 188, 286, 384]
+    assert values(run, "eval_CELoss") == [6.8, 6.7, 6.6, 6.5] and values(run, "eval_top1") == [0.01, 0.02, 0.03, 0.04]
+    assert run.primary("lr") == "lr_LinearWarmup" and run.point_counts()["lr_LinearWarmup"] == 12
+
+
 def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_path):
     """VideoPose3D-style evaluation lines: "Protocol #1 Error (MPJPE): 164.3 mm" names the error by its
     abbreviation, which tells it from "Protocol #2 Error (P-MPJPE)" printed beside it."""

@@ -369,6 +369,14 @@ LOSS_LOG_PREFIX = re.compile(
 # PaddleOCR prints each evaluation's metrics so ("cur metric, acc: 0.51, norm_edit_dis: 0.62, fps: 100"), at the
 # training step before it, then the best so far ("best metric, acc: …", which a best announced leaves unread)
 PADDLE_EVALUATION = "cur metric, "
+# PaddleClas prints its evaluation batch by batch ("[Eval][Epoch 3][Iter: 10/25]CELoss: 6.90, loss: 6.90, top1: …",
+# running averages) and then the pass's ("[Eval][Epoch 3][Avg]CELoss: 6.77, …"): one held-out pass (EVALUATION_PASS)
+# after the epoch's training, its batches no steps of the epoch
+PADDLECLAS_EVALUATION = re.compile(r"\[(?P<split>Eval|Val|Test)\]\[Epoch \d{1,9}\]\[(?:Iter: (?P<batch>\d{1,12}/\d{1,12})"
+                                   r"|Avg)\]")
+# A qualifier glued to a name in brackets (PaddleClas' "lr(LinearWarmup): 0.00002245", "Class(Aux): 2.52"): the name's
+# last word, as NAMING_ABBREVIATION reads one after a space
+GLUED_QUALIFIER = re.compile(r"(?<=[A-Za-z_])\((?P<qualifier>[A-Z][A-Za-z]{2,40})\)(?=\s{0,3}[:=])")
 # Lightning's ModelCheckpoint(verbose=True): "Epoch 3, global step 4: 'val_loss' reached 0.15583 (best 0.15583),
 # saving model to '…/epoch=3-step=4-val_loss=0.1558.ckpt' as top 4", or "… 'val_loss' was not in top 8": the
 # monitored metric at that step, then the best so far and the number of checkpoints kept, which are no curves
@@ -1556,6 +1564,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if text.startswith(PADDLE_EVALUATION):
         text = "eval: " + text[len(PADDLE_EVALUATION):]
+    elif text.startswith("[") and (paddleclas := PADDLECLAS_EVALUATION.match(text)) is not None:
+        text = f"{paddleclas['split']}: [{paddleclas['batch'] or '1/1'}] {text[paddleclas.end():]}"
     if text.startswith("[") and (process := RANK_PREFIX.match(text)) is not None:
         text = text[process.end():]
     if "#" in text:
@@ -1619,6 +1629,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             return None
         text = text[keras.end():]
     if "(" in text:
+        if "):" in text:
+            text = GLUED_QUALIFIER.sub(r"_\g<qualifier>", text)
         if "/" in text:
             text = SPLIT_PAIRED.sub(_each_split_its_value, text)
         if ")" in text:
