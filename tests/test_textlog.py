@@ -2618,6 +2618,22 @@ def test_paddleclas_evaluation_printed_batch_by_batch_is_one_pass_after_its_epoc
     assert run.primary("lr") == "lr_LinearWarmup" and run.point_counts()["lr_LinearWarmup"] == 12
 
 
+def test_mmdetection_2_evaluation_line_with_its_copypaste_restatement_is_read(tmp_path):
+    """MMDetection 2's evaluation line ends with "bbox_mAP_copypaste: 0.374 0.581 …", the line's numbers again: the
+    line is the evaluation's mAP, not Detectron2's "copypaste: " summary (which dropped it), and the restatement is
+    no curve."""
+    prefix = "2021-03-25 10:00:00,000 - mmdet - INFO - "
+    lines = []
+    for epoch in range(1, 4):
+        lines += [f"{prefix}Epoch [{epoch}][{b}/7330]\tlr: 1.990e-03, eta: 1 day, 2:00:00, time: 0.500, "
+                  f"loss_cls: 1.2000, acc: 91.0, loss: {2.9 - epoch / 10 - b / 1000:.4f}" for b in (50, 100)]
+        lines.append(f"{prefix}Epoch(val) [{epoch}][625]\tbbox_mAP: 0.{epoch}000, bbox_mAP_50: 0.4000, bbox_mAP_75: "
+                     f"0.2000, bbox_mAP_copypaste: 0.{epoch}00 0.400 0.200 -1.000 0.200 0.300")
+    run = load_one(write(tmp_path / "20210325_100000.log", "\n".join(lines) + "\n"))
+    assert values(run, "val_bbox_mAP") == [0.1, 0.2, 0.3] and not [tag for tag in run.tags if "copypaste" in tag]
+    assert run.series("val_bbox_mAP")["step"].tolist() == [100, 7430, 14760]
+
+
 def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_path):
     """VideoPose3D-style evaluation lines: "Protocol #1 Error (MPJPE): 164.3 mm" names the error by its
     abbreviation, which tells it from "Protocol #2 Error (P-MPJPE)" printed beside it."""

@@ -210,7 +210,11 @@ ACCURACY_WORDS = {"acc", "accuracy", "correct"}
 MAXIMUM_WORDS = {"max", "maximum", "highest"}
 CONFLICT_MARKER = re.compile(r"(?:<{7}|\|{7}|>{7})(?:\s|$)|={7}\s*$")  # git's, in a log committed mid-merge
 CONFLICT_STARTS = ("<", "|", "=", ">")
-COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste)
+COPYPASTE = "copypaste: "  # Detectron2's evaluation summary lines (see _CopyPaste) …
+DETECTRON2_COPYPASTE = re.compile(r"(?<![\w.])copypaste: ")
+# … which MMDetection 2 restates on its evaluation's line as one name's value ("bbox_mAP: 0.3740, …,
+# bbox_mAP_copypaste: 0.374 0.581 0.404 0.212 0.410 0.481"): the numbers before it, no value of its own
+MMDETECTION_COPYPASTE = re.compile(r",?\s{0,4}[\w.]{1,60}_copypaste:(?:\s{1,4}(?:-?\d{1,9}(?:\.\d{1,12})?|nan)){1,30}")
 # ``train.py:88`` in a logging prefix is a source line, not a value named train.py
 SOURCE_SUFFIX = r"\.(?:py|pyx|ipynb|cc|cpp|cu|c|h|hpp|rs|go|java|js|ts|sh|lua)"
 SOURCE_FILE = re.compile(SOURCE_SUFFIX + "$", re.IGNORECASE)
@@ -856,8 +860,8 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
             if row != "header":
                 state.take(row)
             continue
-        if COPYPASTE in text:
-            summary = copypaste.take(text)
+        if COPYPASTE in text and (found := DETECTRON2_COPYPASTE.search(text)) is not None:
+            summary = copypaste.take(text[found.end():])
             if summary is not None:
                 state.take(summary)
             continue
@@ -956,8 +960,9 @@ class _CopyPaste:
         self.task: str | None = None
         self.names: list[str] | None = None
 
-    def take(self, text: str) -> Line | None:
-        content = text[text.index(COPYPASTE) + len(COPYPASTE):].strip()
+    def take(self, content: str) -> Line | None:
+        """The record a line's text after its "copypaste: " completes, if any."""
+        content = content.strip()
         if content.startswith("Task:"):
             self.task, self.names = content[len("Task:"):].strip() or None, None
             return None
@@ -1562,6 +1567,8 @@ def read_line(text: str, state: _Reading) -> Line | None:
             text = text[where.end():]
     if "' reached " in text or "' was not in top " in text:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
+    if "_copypaste:" in text:
+        text = MMDETECTION_COPYPASTE.sub("", text)
     if text.startswith(PADDLE_EVALUATION):
         text = "eval: " + text[len(PADDLE_EVALUATION):]
     elif text.startswith("[") and (paddleclas := PADDLECLAS_EVALUATION.match(text)) is not None:
