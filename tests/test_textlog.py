@@ -2634,6 +2634,21 @@ def test_mmdetection_2_evaluation_line_with_its_copypaste_restatement_is_read(tm
     assert run.series("val_bbox_mAP")["step"].tolist() == [100, 7430, 14760]
 
 
+def test_a_step_said_finished_is_the_lines_step(tmp_path):
+    """Stanza's trainers log "Finished STEP 20/50000, loss = 3.8 (0.1 sec/batch), lr: 0.003" and, at each
+    evaluation, "step 40: train_loss = 2.7, dev_score = 0.2": the first kind's loss was lost (read by line number,
+    then as lines without a step once the second kind gave steps)."""
+    lines = []
+    for step in range(20, 220, 20):
+        lines.append(f"2021-01-01 10:00:00 INFO: Finished STEP {step}/50000, loss = {4 - step / 100:.3f} (0.1 sec/batch)"
+                     f", lr: 0.003000")
+        if step % 40 == 0:
+            lines.append(f"2021-01-01 10:00:00 INFO: step {step}: train_loss = {3 - step / 100:.3f}, dev_score = 0.5")
+    run = load_one(write(tmp_path / "log.txt", "\n".join(lines) + "\n"))
+    assert run.series("loss")["step"].tolist() == list(range(20, 220, 20))
+    assert run.series("dev_score")["step"].tolist() == [40, 80, 120, 160, 200]
+
+
 def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_path):
     """VideoPose3D-style evaluation lines: "Protocol #1 Error (MPJPE): 164.3 mm" names the error by its
     abbreviation, which tells it from "Protocol #2 Error (P-MPJPE)" printed beside it."""

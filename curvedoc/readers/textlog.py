@@ -179,7 +179,9 @@ EVALUATION_WORDS = SPLIT_WORDS - {"train", "training"}
 TEST_WORDS = {"test", "testing"}
 HELD_OUT_WORDS = EVALUATION_WORDS - TEST_WORDS  # the split a validation pass's names say: val_loss, eval_loss
 # Qualifiers that leave an x key what it is: "Train Epoch: 1", "global step 500".
-X_QUALIFIERS = SPLIT_WORDS | {"global", "current", "cur"}
+# words that may stand before a step's or an epoch's name without changing what it counts (Stanza's "Finished STEP
+# 20/50000, loss = 3.8")
+X_QUALIFIERS = SPLIT_WORDS | {"global", "current", "cur", "finished", "completed"}
 # Names of what training logs measure beyond the roles (which cover loss, accuracy, lr, grad norm): a name
 # without a step of its own is only read when it says it is a measurement.
 METRIC_WORDS = {
