@@ -68,7 +68,8 @@ _OVERLAP_METRICS = {"dice", "jaccard"}
 OVERLAP_WORDS = frozenset(_OVERLAP_METRICS | {"iou", "miou"})
 # "Acc@1" (timm, pytorch/examples) and the older "Prec@1" are top-1 accuracy; "@5" is top-5
 # prec1 is the PyTorch ImageNet example's top-1 accuracy (prec5 its top-5); prec alone is precision, a score
-_ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "accur", "acc@1", "prec@1", "prec1", "top@1"}
+_ACC_WORDS = {"acc", "accuracy", "acc1", "top1", "accu", "accur", "acc@1", "prec@1", "prec1", "top@1", "accuracy@1",
+              "accuracy1", "accuracy01"}  # accuracy01: Catalyst's top-1 accuracy (accuracy03 is its top-3)
 _TOPK = re.compile(r"^(top|acc|prec)_?@?[2-9]\d*$")
 _LR_WORDS = {"lr", "learning_rate", "learningrate", "learning-rate"}
 _LR_OF_GROUP = re.compile(r"^lr\d+$")  # YOLOv5's x/lr0, x/lr1: one learning rate per parameter group

@@ -27,7 +27,8 @@ CONVENTIONS = {
     "test_loss": Role.TEST_LOSS, "test/acc": Role.TEST_ACC, "Accuracy/test": Role.TEST_ACC,
     # bookkeeping that mentions a split or a loss word is not a curve of the model
     "eval_runtime": Role.OTHER, "eval_samples_per_second": Role.OTHER, "train/loss_scale": Role.OTHER,
-    "val/top5_acc": Role.OTHER, "prec1": Role.TRAIN_ACC, "val_prec5": Role.OTHER, "hparam/accuracy": Role.OTHER,
+    "val/top5_acc": Role.OTHER, "prec1": Role.TRAIN_ACC, "valid_accuracy01": Role.VAL_ACC,
+    "accuracy@1": Role.TRAIN_ACC, "accuracy03": Role.OTHER, "val_prec5": Role.OTHER, "hparam/accuracy": Role.OTHER,
     # "top-1" written with a hyphen or an underscore is top1 all the same
     "valid_top-1": Role.VAL_ACC, "Top_1 Acc": Role.TRAIN_ACC, "val_top-5": Role.OTHER, "laptop-1": Role.OTHER,
     "weight_decay": Role.OTHER, "momentum": Role.OTHER,
