@@ -18,6 +18,7 @@ from curvedoc.model import RunBuilder
 from curvedoc.readers import huggingface, jsonl
 from curvedoc.readers.jsonl import add_history_file
 from damage import assert_reads_or_refuses_in_one_line, damaged
+from event_files import write_scalars
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "jsonl"
 WANDB_HISTORY = FIXTURES / "wandb_2020" / "wandb-history.jsonl"
@@ -326,6 +327,45 @@ def test_mmengine_evaluations_logged_at_their_epoch_sit_at_the_end_of_it(tmp_pat
     assert run.series("loss")["step"].tolist() == list(range(50, 1601, 50)) and not run.warnings
     assert run.roles["val_accuracy/top1"] == Role.VAL_ACC
     assert run.series("val_accuracy/top1")["step"].tolist() == [400, 800, 1200, 1600]
+
+
+def tune_trial(folder: Path, rows: list[dict]) -> Path:
+    """A Ray Tune trial's folder as Tune writes it: every result to result.json, to progress.csv (the config
+    flattened into config/… columns) and to an event file, the trial's config to params.json."""
+    write_lines(folder / "result.json", rows)
+    (folder / "params.json").write_text(json.dumps(rows[0]["config"]))
+    flat = [{**{key: value for key, value in row.items() if key != "config"},
+             **{f"config/{key}": value for key, value in row["config"].items()}} for row in rows]
+    header = list(flat[0])
+    (folder / "progress.csv").write_text(",".join(header) + "\n" + "".join(
+        ",".join("" if row[key] is None else str(row[key]) for key in header) + "\n" for row in flat))
+    write_scalars(folder, {"ray/tune/loss": [row["loss"] for row in rows]})
+    return folder
+
+
+def test_a_ray_tune_trial_is_one_run_counted_in_training_iterations(tmp_path):
+    """A function trainable's results log timesteps_total as null and count reports in training_iteration; the
+    trial's config, repeated in every result, is its settings (its class count read), not curves; progress.csv and
+    the event file beside result.json hold the same results again: one run."""
+    rows = [{"loss": 2.3 - i / 10, "accuracy": 0.1 + i / 20, "timesteps_total": None, "episodes_total": None,
+             "training_iteration": i, "done": i == 8, "timestamp": 1_700_000_000 + i, "time_total_s": 10.0 * i,
+             "config": {"lr": 0.01, "num_classes": 10}} for i in range(1, 9)]
+    run = load_one(tune_trial(tmp_path / "train_fn_2023-01-01" / "train_fn_abc12_00000_0_lr=0.01", rows))
+    assert run.format == "jsonl" and run.series("loss")["step"].tolist() == list(range(1, 9))
+    assert run.meta.n_classes == 10 and not [tag for tag in run.tags if tag.startswith("config")]
+    # progress.csv on its own reads the same way: the empty timesteps_total places nothing
+    table = load_one(tmp_path / "train_fn_2023-01-01" / "train_fn_abc12_00000_0_lr=0.01" / "progress.csv")
+    assert table.series("loss")["step"].tolist() == list(range(1, 9)) and "config/lr" not in table.tags
+
+
+def test_rllib_results_are_counted_in_environment_steps(tmp_path):
+    rows = [{"episode_reward_mean": 20.0 + i, "episode_len_mean": 20.0 + i, "timesteps_total": 4000 * i,
+             "training_iteration": i, "info": {"learner": {"default_policy": {"learner_stats": {
+                 "total_loss": 8.0 - i / 2, "cur_lr": 5e-5}}}}, "config": {"lr": 5e-5, "gamma": 0.99}}
+            for i in range(1, 7)]
+    run = load_one(write_lines(tmp_path / "PPO_CartPole-v1_0" / "result.json", rows))
+    assert run.series("episode_reward_mean")["step"].tolist() == [4000 * i for i in range(1, 7)]
+    assert run.primary(Role.SCORE) == "episode_reward_mean" and "config/gamma" not in run.tags
 
 
 ODD_VALUES = st.one_of(st.none(), st.integers(-3, 10**20), st.floats(allow_nan=True, allow_infinity=True),

@@ -683,6 +683,7 @@ CHECKPOINT_FOLDER = re.compile(r"checkpoint-(\d+)$")
 PROGRESS_TABLE, LOGGER_COPY = "progress.csv", "log.txt"
 OPENMMLAB_RECORDS = ".log.json"  # the records OpenMMLab's TextLoggerHook prints to the {timestamp}.log beside them
 MMENGINE_SCALARS, MMENGINE_COPY = "scalars.json", re.compile(r"\d{8}_\d{6}\.json")
+TUNE_RESULTS, TUNE_PARAMS = "result.json", "params.json"  # a Ray Tune trial's records, and its config beside them
 
 
 def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
@@ -753,14 +754,22 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
     both on (Baselines' default) it prints each table to ``log.txt`` as it writes the row to ``progress.csv``
     beside it. Nor two from OpenMMLab's TextLoggerHook, which prints each record to ``{timestamp}.log`` as it
     writes it, unrounded, to ``{timestamp}.log.json`` beside it: the JSON is kept; nor from MMEngine's, whose
-    records go to ``vis_data/scalars.json`` and again to ``vis_data/{timestamp}.json``: scalars.json is kept."""
+    records go to ``vis_data/scalars.json`` and again to ``vis_data/{timestamp}.json``: scalars.json is kept. Nor
+    three from a Ray Tune trial, whose every result goes to ``result.json`` (beside the trial's ``params.json``), to
+    ``progress.csv`` and to an event file: result.json, the records as reported, is kept."""
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
     records = {source.path for source in sources if source.path.name.endswith(OPENMMLAB_RECORDS)}
     scalars = {source.path.parent for source in sources if source.path.name == MMENGINE_SCALARS}
+    trials = {source.path.parent for source in sources if source.path.name == TUNE_RESULTS
+              and source.family == "jsonl" and (source.path.parent / TUNE_PARAMS).is_file()}
 
     def written_again(source: Source) -> bool:
         name, folder = source.path.name, source.path.parent
         if folder in scalars and MMENGINE_COPY.fullmatch(name):
+            return True
+        if source.family == "tensorboard":
+            return source.path in trials and all(path.parent == source.path for _, path in source.files)
+        if folder in trials and name == PROGRESS_TABLE:
             return True
         return source.family == "text" and (name == LOGGER_COPY and folder in tables
                                             or source.path.with_name(name + ".json") in records)

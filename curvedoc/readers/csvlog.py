@@ -52,6 +52,7 @@ from curvedoc.readers.huggingface import (
 )
 from curvedoc.readers.records import (
     MIN_RUN_RECORDS,
+    SETTINGS_KEY,
     SKIPPED_COLUMNS,
     STEP_COLUMNS,
     WALL_TIME_COLUMNS,
@@ -128,6 +129,16 @@ class Table:
     def columns(self) -> list[str]:
         return list(self.frame.columns)
 
+    @property
+    def step_column(self) -> str | None:
+        """The step column (see ``records.find_step_column``) among the columns holding a value: a counter left
+        empty throughout places nothing (a Ray Tune function trainable's timesteps_total, beside its
+        training_iteration)."""
+        columns = self.columns
+        while (step := find_step_column(columns)) is not None and not self.frame[step].notna().any():
+            columns = [column for column in columns if column != step]
+        return step
+
 
 def read(source: Source) -> list[Run]:
     if len(source.files) > 1:
@@ -146,7 +157,7 @@ def read(source: Source) -> list[Run]:
     fmt = formatted(table)
     builders = []
     parts = ([(None, table)] if fmt in WHOLE_TABLE_FORMATS
-             else runs_in(table, find_step_column(table.columns), every_start_over_a_run=fmt == "keras-csv"))
+             else runs_in(table, table.step_column, every_start_over_a_run=fmt == "keras-csv"))
     for run_name, part in parts:
         builders.append(table_builder(part, fmt, run_name))
         add_table(builders[-1], part, fmt)
@@ -162,7 +173,7 @@ def _without_evaluations_after_training(table: Table) -> Table:
     """A Hugging Face Trainer's log_history saved as a table (``pd.DataFrame(trainer.state.log_history).to_csv``)
     without the evaluations after training that repeat a step evaluated during it (see
     :func:`~curvedoc.readers.huggingface.evaluated_again_after_training`)."""
-    step_column = find_step_column(table.columns)
+    step_column = table.step_column
     if step_column is None or not SUMMARY_KEYS <= set(table.columns):
         return table
     present = table.frame.notna().to_numpy()
@@ -177,7 +188,7 @@ def _row_names(table: Table) -> list[str] | None:
     """The names in a table's first column when it is pandas' index of row names (written by ``DataFrame.to_csv``
     under an empty header) holding text in every row and the table has no step column: its rows are items (a data
     set's classes and their counts), not points in time."""
-    if not table.columns or not table.columns[0].startswith("Unnamed: ") or find_step_column(table.columns):
+    if not table.columns or not table.columns[0].startswith("Unnamed: ") or table.step_column:
         return None
     cells = table.frame[table.columns[0]]
     if cells.dtype.kind in "fiub" or cells.isna().any():
@@ -248,7 +259,7 @@ def _name_split_columns_by_file(table: Table) -> None:
 
 def add_table(builder: RunBuilder, table: Table, fmt: str, prefix: str = "") -> None:
     """Adds the curves of a table of format ``fmt``, each tag led by ``prefix`` (a split file's split)."""
-    step_column = find_step_column(table.columns)
+    step_column = table.step_column
     by_lower = {column.lower(): column for column in table.columns}
     if fmt == "tensorboard-csv":
         add_columns(builder, table, step_column,
@@ -947,9 +958,11 @@ def add_columns(
             skipped |= {column for column in table.columns if column.lower() in STEP_COLUMNS}
             steps, step_columns = steps_within_epochs(builder, table, step_column, steps, has_step)
             skipped |= step_columns
-        # a column that names its own split (a val_macro_f1 among a validation file's or rows' columns) keeps it
+        # a column that names its own split (a val_macro_f1 among a validation file's or rows' columns) keeps it;
+        # a setting repeated on every row (Ray Tune's config/lr) is no curve
         columns = {c: c if prefix and split_of(tokens(c)) else prefix + c
-                   for c in table.columns if c not in skipped and c and not c.startswith("Unnamed: ")}
+                   for c in table.columns
+                   if c not in skipped and c and not c.startswith(("Unnamed: ", f"{SETTINGS_KEY}/"))}
     stray_cells = []
     superseded = np.zeros(len(steps), dtype=bool)
     curves: dict[str, tuple[np.ndarray, np.ndarray]] = {}

@@ -17,7 +17,7 @@ from curvedoc.errors import CurvedocError
 from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import SPLIT_COLUMNS, Source, file_run_name, limits
 from curvedoc.readers.records import (
-    SKIPPED_COLUMNS, STEP_COLUMNS, STEP_LIMIT, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note,
+    SETTINGS_KEY, SKIPPED_COLUMNS, STEP_COLUMNS, STEP_LIMIT, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note,
     counts_within_epoch, epochs_counted_on, find_step_column, names_the_epoch, primary_train_loss, restart_drops,
     run_of_each_record, splits_of_kinds, steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
 )
@@ -37,7 +37,7 @@ def read(source: Source) -> list[Run]:
     rows = read_lines(path, builder)
     if not rows:
         raise CurvedocError(path, "no JSON object lines")
-    rows = _named_for_their_split(rows)
+    rows = _named_for_their_split(_without_settings(rows, builder, path))
     keys = {key for row in rows[:MAX_FIRST_ROWS] for key in row}
     if WANDB_STEP in keys:
         builder.format = "wandb-history"
@@ -45,7 +45,9 @@ def read(source: Source) -> list[Run]:
     else:
         if path.name == "metrics.json" and "iteration" in keys:
             builder.format = "detectron2-jsonl"
-        step_key = find_step_column(sorted(keys))
+        # a step key logged as null throughout places nothing (a Ray Tune function trainable's timesteps_total)
+        step_key = find_step_column(sorted({key for row in rows[:MAX_FIRST_ROWS] for key, value in row.items()
+                                            if value is not None}))
         wall_key = next((key for key in sorted(keys) if key.lower() in WALL_TIME_COLUMNS), None)
         if step_key is None:
             builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")
@@ -64,6 +66,17 @@ def read(source: Source) -> list[Run]:
             raise CurvedocError(path, "no numeric values in its JSON lines")
         runs.append(run_builder.build())
     return runs
+
+
+def _without_settings(rows: list[dict], builder: RunBuilder, path: Path) -> list[dict]:
+    """Rows without the settings each repeats under SETTINGS_KEY (Ray Tune's result.json: the trial's config in
+    every record), which are the run's configuration, the first row's read as it (a class count in it counts), not
+    curves."""
+    first = next((row[SETTINGS_KEY] for row in rows if isinstance(row.get(SETTINGS_KEY), dict)), None)
+    if first is None:
+        return rows
+    builder.add_config(f"{path.name}: {SETTINGS_KEY}", first)
+    return [{key: value for key, value in row.items() if key != SETTINGS_KEY} for row in rows]
 
 
 def _named_for_their_split(rows: list[dict]) -> list[dict]:

@@ -35,10 +35,13 @@ NONFINITE_WORDS = {
 # Words after a counter that say it is a number, not a count of them: "Epoch no. = 3", "epoch_num: 3", "Step number
 # 500" (before it they count: "num_epochs: 20" is a setting)
 ORDINAL_WORDS = {"no", "num", "number", "nr", "idx", "index"}
-# (LLaMA-Factory's trainer_log.jsonl counts its steps in current_steps, beside total_steps)
+# (LLaMA-Factory's trainer_log.jsonl counts its steps in current_steps, beside total_steps). Ray Tune's results
+# (result.json, progress.csv) count the trainable's reports in training_iteration; RLlib's count environment steps
+# too, in timesteps_total (num_env_steps_sampled_lifetime on its newer API), which other trainables log as null.
 STEP_COLUMNS = ("step", "global_step", "trainer/global_step", "_step", "current_steps", "iteration", "iter",
                 "time/total_timesteps", "misc/total_timesteps", "total_timesteps", "total timesteps", "total/steps",
-                "timestepssofar", "epoch", "frames", "frame", "total_frames", "episode", "generation", "round", "batch")
+                "timesteps_total", "num_env_steps_sampled_lifetime", "timestepssofar", "epoch", "frames", "frame",
+                "total_frames", "episode", "generation", "round", "training_iteration", "batch")
 # The order a table's step column is looked for in: a counter named global (global_episode beside an episode that
 # starts again with each stage of a curriculum) counts the whole run, whatever it counts
 STEP_COLUMNS_GLOBAL_FIRST = tuple(dict.fromkeys((
@@ -51,6 +54,9 @@ WALL_TIME_COLUMNS = {"_timestamp", "wall_time", "walltime", "wall time", "timest
 # logs (Lightning) repeat on every row (as a curve it would only add duplicate-step noise), and the length of the run
 # and the share of it done (LLaMA-Factory's total_steps and percentage, on its eval records too).
 SKIPPED_COLUMNS = {"_runtime", "epoch", "total_steps", "percentage"}
+# A record's settings, repeated in every record: Ray Tune's result.json holds the trial's whole config under "config",
+# its progress.csv a column each (config/lr)
+SETTINGS_KEY = "config"
 # The trainer's own step, logged in every row beside a tracker's counter of its log calls (W&B's _step): the
 # Hugging Face Trainer's train/global_step, Lightning's trainer/global_step. The trainer's is the run's x axis.
 TRAINER_STEP_KEYS = ("train/global_step", "trainer/global_step")
