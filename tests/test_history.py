@@ -48,6 +48,34 @@ def test_keras_history_dict_is_one_run_over_the_epochs(tmp_path):
     assert run.warnings == [no_step_list]
 
 
+def sacred_run(folder: Path, steps: int) -> Path:
+    """A Sacred FileStorageObserver run folder: metrics.json (each metric with its own steps and timestamps, keys
+    sorted, indented), config.json, run.json and the captured stdout, cout.txt."""
+    def series(at: list[int], values: list[float]) -> dict:
+        return {"steps": at, "timestamps": ["2020-01-01T10:00:00.000000"] * len(at), "values": values}
+    evaluated = list(range(steps // 10 - 1, steps, steps // 10))
+    folder.mkdir(parents=True)
+    write_json(folder / "metrics.json", {
+        "training.loss": series(list(range(steps)), [2.3 * 0.999 ** step for step in range(steps)]),
+        "validation.accuracy": series(evaluated, [0.5 + index / 100 for index in range(len(evaluated))]),
+    }, indent=2)
+    write_json(folder / "config.json", {"lr": 0.01, "num_classes": 10, "seed": 7})
+    write_json(folder / "run.json", {"status": "COMPLETED", "experiment": {"name": "mnist"}})
+    (folder / "cout.txt").write_text("".join(f"step {step} loss: {2.3 * 0.999 ** step:.4f}\n" for step in range(steps)))
+    return folder
+
+
+@pytest.mark.parametrize("steps", [40, 12_000])  # judged whole, and by its first bytes beyond 256 KiB
+def test_a_sacred_run_is_its_metrics_each_at_its_own_steps(tmp_path, steps):
+    """Sacred's metrics.json saves each metric with its own steps: a validation metric logged every tenth step
+    sits at those steps, not at the first tenth of the training's. Its printed output beside it is no second run;
+    its config.json gives the class count."""
+    run = load_one(sacred_run(tmp_path / "my_runs" / "1", steps).parent)
+    assert run.series("training.loss")["step"].tolist() == list(range(steps))
+    assert run.series("validation.accuracy")["step"].tolist() == list(range(steps // 10 - 1, steps, steps // 10))
+    assert run.roles["validation.accuracy"] == Role.VAL_ACC and run.meta.n_classes == 10
+
+
 def nested_pytorch_history() -> dict:
     return {
         "config": {"num_classes": 10, "lr": 0.001},

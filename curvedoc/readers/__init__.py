@@ -684,6 +684,8 @@ PROGRESS_TABLE, LOGGER_COPY = "progress.csv", "log.txt"
 OPENMMLAB_RECORDS = ".log.json"  # the records OpenMMLab's TextLoggerHook prints to the {timestamp}.log beside them
 MMENGINE_SCALARS, MMENGINE_COPY = "scalars.json", re.compile(r"\d{8}_\d{6}\.json")
 TUNE_RESULTS, TUNE_PARAMS = "result.json", "params.json"  # a Ray Tune trial's records, and its config beside them
+# a Sacred run's folder (FileStorageObserver): its metrics, its status, and its captured stdout
+SACRED_METRICS, SACRED_RUN, SACRED_OUTPUT = "metrics.json", "run.json", "cout.txt"
 
 
 def _without_superseded_checkpoints(sources: list[Source]) -> list[Source]:
@@ -756,12 +758,16 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
     writes it, unrounded, to ``{timestamp}.log.json`` beside it: the JSON is kept; nor from MMEngine's, whose
     records go to ``vis_data/scalars.json`` and again to ``vis_data/{timestamp}.json``: scalars.json is kept. Nor
     three from a Ray Tune trial, whose every result goes to ``result.json`` (beside the trial's ``params.json``), to
-    ``progress.csv`` and to an event file: result.json, the records as reported, is kept."""
+    ``progress.csv`` and to an event file: result.json, the records as reported, is kept. Nor two from a Sacred run,
+    whose metrics.json holds what it logged and ``cout.txt`` (beside its ``run.json``) what it printed: the metrics
+    are kept."""
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
     records = {source.path for source in sources if source.path.name.endswith(OPENMMLAB_RECORDS)}
     scalars = {source.path.parent for source in sources if source.path.name == MMENGINE_SCALARS}
     trials = {source.path.parent for source in sources if source.path.name == TUNE_RESULTS
               and source.family == "jsonl" and (source.path.parent / TUNE_PARAMS).is_file()}
+    sacred = {source.path.parent for source in sources if source.path.name == SACRED_METRICS
+              and source.family == "history" and (source.path.parent / SACRED_RUN).is_file()}
 
     def written_again(source: Source) -> bool:
         name, folder = source.path.name, source.path.parent
@@ -769,7 +775,7 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
             return True
         if source.family == "tensorboard":
             return source.path in trials and all(path.parent == source.path for _, path in source.files)
-        if folder in trials and name == PROGRESS_TABLE:
+        if (folder in trials and name == PROGRESS_TABLE) or (folder in sacred and name == SACRED_OUTPUT):
             return True
         return source.family == "text" and (name == LOGGER_COPY and folder in tables
                                             or source.path.with_name(name + ".json") in records)

@@ -74,6 +74,10 @@ YAML_LISTED_NUMBERS = re.compile(rb"^([A-Za-z_][\w./@\-]{0,200}):(?:[ \t]*\r?\n-
 BARE_NUMBERS = re.compile(rb"\[\s*(?:\[\s*)?(?:-?[\d.]|NaN|-?Infinity)")
 # A metric's lists by split: "loc_loss": {"train": [
 METRIC_BY_SPLIT = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\{\s*"([^"\\]{1,200})"\s*:\s*\[')
+# A metric saved with its own steps, as Sacred's FileStorageObserver writes its metrics.json (keys sorted):
+# "training.loss": {"steps": [0, 1, …], "timestamps": […], "values": [2.3, …]}
+SERIES_WITH_STEPS = re.compile(rb'"([^"\\]{1,200})"\s*:\s*\{\s*"steps"\s*:\s*\[')
+SERIES_KEYS = ("steps", "values")
 
 
 def read(source: Source) -> list[Run]:
@@ -169,6 +173,8 @@ def looks_like_history(head: bytes, complete: bool, name: str = "", explicit: bo
     if any(names_a_measurement(metric.decode("utf-8", errors="replace"))
            and _bare_split(split.decode("utf-8", errors="replace"))
            for metric, split in METRIC_BY_SPLIT.findall(head)):
+        return True
+    if any(names_a_measurement(metric.decode("utf-8", errors="replace")) for metric in SERIES_WITH_STEPS.findall(head)):
         return True
     # records under a split's name, their measurement named by a key or by the file (see _records_by_split)
     splits = [match.group(1).decode("utf-8", errors="replace") for match in KEYED_RECORDS.finditer(head)]
@@ -279,7 +285,33 @@ def _as_lists(candidate: dict, name: str) -> dict:
     """``candidate`` with the layouts scripts save a history's lists in read as its lists (see the functions
     called)."""
     return _named_by_the_file(_records_by_split(_groups_of_lists(_splits_by_metric(_metrics_by_split(
-        _pairs_as_values(candidate)))), name), name)
+        _pairs_as_values(_series_at_their_steps(candidate))))), name), name)
+
+
+def _series_at_their_steps(candidate: dict) -> dict:
+    """An object of metrics each saved with its own steps (Sacred's metrics.json: ``{"training.loss": {"steps":
+    [0, 1, …], "timestamps": […], "values": [2.3, …]}, "validation.loss": {"steps": [9, 19, …], …}}``) as the lists
+    of a history over all the steps any was logged at, each metric's None at the others: a validation metric logged
+    every tenth step sits at its own steps. Any other object as it is."""
+    series = {key: value for key, value in candidate.items() if isinstance(value, dict) and _is_series(value)}
+    if not series:
+        return candidate
+    steps = sorted({step for value in series.values() for step in value["steps"]})
+    at = {step: index for index, step in enumerate(steps)}
+    lists = {}
+    for key, value in series.items():
+        values: list = [None] * len(steps)
+        for step, number in zip(value["steps"], value["values"], strict=True):
+            values[at[step]] = number
+        lists[key] = values
+    return {**{key: value for key, value in candidate.items() if key not in series}, "step": steps, **lists}
+
+
+def _is_series(value: dict) -> bool:
+    """Whether ``value`` holds one metric's whole steps and values, as many of each (see _series_at_their_steps)."""
+    steps, values = (value.get(key) for key in SERIES_KEYS)
+    return (_is_number_list(steps) and None not in steps and _is_number_list(values)
+            and len(steps) == len(values) == len(set(steps)))
 
 
 def _pairs_as_values(candidate: dict) -> dict:
