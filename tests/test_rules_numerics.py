@@ -175,6 +175,32 @@ def test_a_metric_nan_throughout_beside_the_same_metric_of_another_split_with_va
     assert "CD101" not in codes(builder.build())
 
 
+def test_the_headline_score_nan_at_every_evaluation_that_computed_others_is_broken():
+    """A public VoteNet on KITTI: its evaluation prints Car AP 0.003 -> 0.62 while Van AP, with no Van in the set,
+    is NaN, and so is the mAP, the mean taken with that NaN in it, at all 21 evaluations: the run's headline score
+    is never usable. One class's AP alone NaN throughout is a class without examples, undefined, as before."""
+    evaluations = np.arange(100, 2200, 100)
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("mean_loss", np.arange(10, 2010, 10), np.geomspace(40, 10, 200))
+    builder.add("eval_mean_loss", evaluations, np.geomspace(26, 10.6, 21))
+    builder.add("eval_Car_Average_Precision", evaluations, np.linspace(0.003, 0.62, 21))
+    builder.add("eval_Van_Average_Precision", evaluations, np.full(21, np.nan))
+    builder.add("eval_mAP", evaluations, np.full(21, np.nan))
+    (finding,) = [f for f in diagnose_run(builder.build()) if f.code == "CD101"]
+    assert finding.severity == "warning" and finding.tags == ["eval_mAP"] and finding.step == 100
+    assert "while eval_Car_Average_Precision does" in finding.evidence[-1]
+    builder = RunBuilder("/synthetic", "test")
+    builder.add("mean_loss", np.arange(10, 2010, 10), np.geomspace(40, 10, 200))
+    builder.add("eval_Car_Average_Precision", evaluations, np.linspace(0.003, 0.62, 21))
+    builder.add("eval_Van_Average_Precision", evaluations, np.full(21, np.nan))
+    assert "CD101" not in codes(builder.build())
+    builder = RunBuilder("/synthetic", "test")  # the headline may be either class's: neither is judged so
+    builder.add("mean_loss", np.arange(10, 2010, 10), np.geomspace(40, 10, 200))
+    builder.add("eval_Van_Average_Precision", evaluations, np.full(21, np.nan))
+    builder.add("eval_Car_Average_Precision", evaluations, np.linspace(0.003, 0.62, 21))
+    assert "CD101" not in codes(builder.build())
+
+
 def test_a_perplexity_capped_at_inf_beside_a_finite_loss_is_no_overflow():
     """A trainer that prints exp(loss) only below 10 nats and inf above (the held-out loss of the first evaluations
     of a language model) logs an infinite perplexity beside a finite loss: the loss is fine, and so is the run. An

@@ -7,6 +7,7 @@ import numpy as np
 from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, Curve, RunCurves, fmt
 from curvedoc.roles import (
     Role,
+    infer_role,
     is_error_metric,
     is_perplexity,
     same_curve_named,
@@ -44,7 +45,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     and so is one NaN until its first value (a mean episode reward before the first episode ended). A gradient
     norm that turns NaN/Inf for good while the loss stays finite is the same failure with the loss filtered by the
     logger (the Hugging Face Trainer's ``logging_nan_inf_filter``, on by default, logs the running average
-    instead); one that comes back is a mixed-precision step the loss scaler skipped."""
+    instead); one that comes back is a mixed-precision step the loss scaler skipped. Nor is the run's headline
+    metric (the score or accuracy a person plots, mAP rather than one class's AP) NaN at every evaluation while
+    the evaluation computed others at those steps: its computation fails (a mean over classes taken with one class
+    that has no example, NaN, left in)."""
     hidden = _hidden_by_the_logger(run)
     if hidden is not None:
         yield hidden
@@ -60,9 +64,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
         for curve in judged:
             index = _first_broken(curve, severity == ERROR)
             if (index is None and severity == WARNING and not len(curve.finite_values)
-                    and (other := _defined_elsewhere(curve, judged)) is not None):
-                # NaN at every point while the same metric of another split has values: the examples are there,
-                # its computation fails on them (a Dice that divides by the mask area of empty training masks)
+                    and (other := _defined_elsewhere(curve, judged) or _computed_beside(run, curve, judged))):
+                # NaN at every point while the same metric of another split, or the rest of the evaluation, has
+                # values: the examples are there, its computation fails on them (a Dice that divides by the mask
+                # area of empty training masks; a mean AP over classes one of which has no example)
                 defined_elsewhere[curve.tag] = other
                 index = 0
             if index is not None:
@@ -87,7 +92,8 @@ def nonfinite_values(run: RunCurves, limits: Limits):
             evidence.append(f"{curve.tag}: {share} of {len(curve)} points non-finite; {came_back}")
             if (other := defined_elsewhere.get(curve.tag)) is not None:
                 evidence.append(f"{curve.tag} never has a value while {other.tag} does: the metric is computed on "
-                                "this split's examples and fails on them (a division by zero, a log of 0)")
+                                "these examples and fails on them (a division by zero, a log of 0, a mean over "
+                                "classes with a NaN in it)")
         yield Found(
             f"{first.tag} becomes {'NaN' if np.isnan(bad_value) else 'Inf'} at step {step}",
             list(broken), evidence, step=step, severity=severity,
@@ -117,6 +123,27 @@ def _first_broken(curve: Curve, loss: bool) -> int | None:
     defined = int(np.flatnonzero(~np.isnan(curve.values))[0])
     after = np.flatnonzero(~curve.finite_mask[defined:])
     return defined + int(after[0]) if len(after) else None
+
+
+def _computed_beside(run: RunCurves, curve: Curve, judged: list[Curve]) -> Curve | None:
+    """For the run's headline metric of its role (see ``Run.primary``), another metric judged with it that has a
+    finite value at one of its steps, one of its own role first (another class's AP beside the mean): the
+    evaluation that should have computed it ran. A headline picked from a family of one metric per class
+    (eval_Car_AP, eval_Van_AP: names that differ in one word) may be the class without examples: not judged so."""
+    if run.curve(curve.role) is not curve or any(_siblings(curve.tag, other.tag) for other in run.curves(curve.role)):
+        return None
+    computed = [other for other in judged if other is not curve and np.isin(other.finite_steps, curve.steps).any()]
+    return min(computed, key=lambda other: other.role != curve.role, default=None)
+
+
+def _siblings(tag: str, other: str) -> bool:
+    """Whether two tags name the same metric of two items: as many words, all but one the same, and that one names
+    no measurement in either (eval_Car_AP beside eval_Van_AP; not val_f1 beside val_auc, two metrics)."""
+    words, others = tokens(tag), tokens(other)
+    if len(words) != len(others):
+        return False
+    differing = [(word, another) for word, another in zip(words, others, strict=True) if word != another]
+    return len(differing) == 1 and all(infer_role(word) is Role.OTHER for word in differing[0])
 
 
 def _defined_elsewhere(curve: Curve, judged: list[Curve]) -> Curve | None:
