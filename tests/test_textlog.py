@@ -2649,6 +2649,16 @@ def test_a_step_said_finished_is_the_lines_step(tmp_path):
     assert run.series("dev_score")["step"].tolist() == [40, 80, 120, 160, 200]
 
 
+def test_a_name_glued_to_the_counter_before_it_is_a_pair_of_its_own(tmp_path):
+    """A public PPO script prints print(f"idx: {i}" + f"loss: {loss}"): "idx: 12loss: tensor(8.4650, grad_fn=…)",
+    the counter's number and the loss's name glued. The file was refused: nothing named a metric."""
+    text = "".join(f"idx: {i}loss: tensor({8.5 + (i % 7) / 3:.4f}, grad_fn=<NegBackward>)\n" for i in range(40))
+    run = load_one(write(tmp_path / "loss.txt", text))
+    assert run.roles["loss"] == Role.TRAIN_LOSS and run.point_counts()["loss"] == 40
+    epochs = "".join(f"epoch: {e}lr: 0.01 loss: {1 - e / 10:.2f}\n" for e in range(1, 5))
+    assert load_one(write(tmp_path / "train.log", epochs)).series("loss")["step"].tolist() == [1, 2, 3, 4]
+
+
 def test_a_names_abbreviation_in_brackets_before_its_value_is_its_last_word(tmp_path):
     """VideoPose3D-style evaluation lines: "Protocol #1 Error (MPJPE): 164.3 mm" names the error by its
     abbreviation, which tells it from "Protocol #2 Error (P-MPJPE)" printed beside it."""
