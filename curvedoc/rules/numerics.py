@@ -45,10 +45,10 @@ def nonfinite_values(run: RunCurves, limits: Limits):
     and so is one NaN until its first value (a mean episode reward before the first episode ended). A gradient
     norm that turns NaN/Inf for good while the loss stays finite is the same failure with the loss filtered by the
     logger (the Hugging Face Trainer's ``logging_nan_inf_filter``, on by default, logs the running average
-    instead); one that comes back is a mixed-precision step the loss scaler skipped. Nor is the run's headline
-    metric (the score or accuracy a person plots, mAP rather than one class's AP) NaN at every evaluation while
-    the evaluation computed others at those steps: its computation fails (a mean over classes taken with one class
-    that has no example, NaN, left in)."""
+    instead); one that comes back is a mixed-precision step the loss scaler skipped. The run's headline metric
+    (the score or accuracy a person plots, mAP rather than one class's AP) NaN at every evaluation, while the
+    evaluation computed others at those steps, is broken too: its computation fails (a mean over classes taken
+    with one class that has no example, NaN, left in)."""
     hidden = _hidden_by_the_logger(run)
     if hidden is not None:
         yield hidden
