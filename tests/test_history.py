@@ -550,6 +550,21 @@ def test_cut_or_corrupted_histories_only_give_curvedoc_errors(tmp_path, data):
     assert_reads_or_refuses_in_one_line(history, path)
 
 
+ODD_ENTRIES = st.one_of(st.none(), st.booleans(), st.integers(-3, 10**20), st.text(max_size=3),
+                       st.floats(allow_nan=True, allow_infinity=True))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(series=st.dictionaries(st.sampled_from(["training.loss", "validation.accuracy", "lr"]), st.fixed_dictionaries(
+    {"steps": st.lists(ODD_ENTRIES, max_size=6), "values": st.lists(ODD_ENTRIES, max_size=6)},
+    optional={"timestamps": st.lists(st.text(max_size=2), max_size=2)}), min_size=1))
+def test_sacred_metrics_of_any_shape_only_give_curvedoc_errors(tmp_path, series):
+    """Steps and values of unequal lengths, steps repeated, null or far beyond int64, values of any kind."""
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(series))
+    assert_reads_or_refuses_in_one_line(history, path)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_cut_or_corrupted_lists_of_records_only_give_curvedoc_errors(tmp_path, data):
