@@ -2581,8 +2581,8 @@ def test_the_swin_transformer_log_counts_batches_within_its_epochs_and_holds_its
                   f"loss {6.9 - epoch / 10 - b / 10_000:.4f} (6.8821)\tgrad_norm 2.2100 (2.7100)\tmem 8000MB"
                   for b in (0, 500, 1000)]
         lines += [f"{prefix}EPOCH {epoch} training takes 0:10:00",
-                  f"{prefix}Test: [0/98]\tTime 2.123 (2.123)\tLoss 6.8000 ({6.8 - epoch / 10:.4f})\tAcc@1 0.391 "
-                  f"({epoch + 0.5:.3f})\tAcc@5 1.953 (1.953)\tMem 8000MB",
+                  (f"{prefix}Test: [0/98]\tTime 2.123 (2.123)\tLoss 6.8000 ({6.8 - epoch / 10:.4f})\tAcc@1 0.391 "
+                   f"({epoch + 0.5:.3f})\tAcc@5 1.953 (1.953)\tMem 8000MB"),
                   f"{prefix} * Acc@1 {epoch + 0.5:.3f} Acc@5 2.100",
                   f"{prefix}Accuracy of the network on the 50000 test images: {epoch + 0.5:.1f}%",
                   f"{prefix}Max accuracy: {epoch + 0.5:.2f}%"]
@@ -2609,8 +2609,8 @@ def test_paddleclas_evaluation_printed_batch_by_batch_is_one_pass_after_its_epoc
         lines += [f"{prefix}[Eval][Epoch {epoch}][Iter: {b}/25]CELoss: 6.9{b:02d}, loss: 6.9{b:02d}, top1: 0.00071, "
                   f"top5: 0.00732, batch_cost: 0.71648s, reader_cost: 0.39282, ips: 357.30297 images/sec"
                   for b in (0, 10, 20)]
-        lines += [f"{prefix}[Eval][Epoch {epoch}][Avg]CELoss: {6.9 - epoch / 10:.5f}, loss: {6.9 - epoch / 10:.5f}, "
-                  f"top1: 0.0{epoch}, top5: 0.00606", f"{prefix}[Eval][Epoch {epoch}][best metric: 0.0{epoch}]"]
+        lines += [(f"{prefix}[Eval][Epoch {epoch}][Avg]CELoss: {6.9 - epoch / 10:.5f}, loss: {6.9 - epoch / 10:.5f}, "
+                   f"top1: 0.0{epoch}, top5: 0.00606"), f"{prefix}[Eval][Epoch {epoch}][best metric: 0.0{epoch}]"]
     run = load_one(write(tmp_path / "train.log", "\n".join(lines) + "\n"))
     assert run.meta.n_classes == 1000
     assert run.series("eval_CELoss")["step"].tolist() == [90, 188, 286, 384]
