@@ -1762,6 +1762,11 @@ def test_ultralytics_yolov5_epoch_tables(tmp_path):
                       for e in range(5))
     run = read(write(tmp_path / "redrawn.log", "Starting\n" + header + redrawn))
     assert len(run.series("total_loss")) == 5
+    # a console that cut every line at 80 columns leaves "640: 1" of "640: 100%|███…": the row is whole before it
+    cut = "".join(f"{f'     {e}/3999      7.51G    0.0{9 - e}818    0.02902     0.0386        151        640: 100%':.80}\n"
+                  for e in range(4))
+    run = read(write(tmp_path / "kaggle.log", "Starting\n" + header.replace("total", "") + cut))
+    assert values(run, "box_loss") == [0.09818, 0.08818, 0.07818, 0.06818]
 
 
 DETECTRON2_ITERATION = (

@@ -574,6 +574,9 @@ KEYED_CELL = re.compile(r".{0,64}[:=]\s{0,10}[-+]?\.?\d[\d.eE+\-]{0,30}%?")
 HEADER_START = re.compile(r"\s*[A-Za-z_][\w@.:\-/()%]{0,63}\s+[A-Za-z_(][\w@.:\-/()%]{0,63}\s+[A-Za-z_(]")
 ROW_START = re.compile(r"\s*(?:[-+]?\.?\d|(?:all|overall|total|mean|avg|average)\s)", re.IGNORECASE)
 COLUMN_BAR = re.compile(r"\s\d{1,3}%(?:\|[^|]{0,200}\|)?\s{0,4}(?:(?P<n>\d{1,12})/(?P<total>\d{1,12}))?")
+# ... cut before its percent sign where the console cut every line at its width (80 columns: "640: 1" of "640:
+# 100%|███…"), the last cell's colon still there
+CUT_BAR = re.compile(r"(?<=\d:)\s{1,4}\d{1,3}\s*$")
 EPOCH_OF_TOTAL = re.compile(r"(?P<n>\d{1,12})/(?P<total>\d{1,12})")
 NON_BLANK = re.compile(r"\S+")
 # columns that count or time things, not measure the model: images, labels per batch, memory, seconds
@@ -1073,7 +1076,7 @@ class _ColumnTable:
             if self.counted_rows is not None:
                 return self._counted_row(cells)
         bar = COLUMN_BAR.search(text)
-        drawn = text[:bar.start()] if bar else text
+        drawn = text[:bar.start()] if bar else text[:cut.start()] if (cut := CUT_BAR.search(text)) else text
         cells = drawn.split()
         if len(cells) >= 3 and all(HEADER_CELL.fullmatch(cell) for cell in cells) and self._is_header(cells):
             self.starts = [match.start() for match in NON_BLANK.finditer(drawn)]
