@@ -2218,6 +2218,23 @@ def test_the_values_finished_bars_show_are_read_when_the_log_has_no_others(tmp_p
     assert values(run, "D") == [2.3, 2.2, 2.1, 2.0, 1.9, 1.8]
 
 
+def test_the_values_a_bar_shows_as_it_runs_are_read_when_its_finished_drawings_are_too_few(tmp_path):
+    """The diffusers training scripts (and kohya's, with avr_loss) draw one bar over the whole training, its loss in
+    the postfix: captured with nohup, every drawing sits on one line after a \r, and only the last shows when the
+    log is read as a terminal shows it. Read at their counts, the drawings are the run's loss curve, however many
+    the bar drew (past the cap on one line's length). A bar drawn while its epoch runs shows the last evaluation's
+    values (Lightning's val_loss) beside the running ones: those are not read from it."""
+    drawings = "\r".join(f"Steps: {step // 30:3d}%|█         | {step}/3000 [00:10<09:00,  1.67it/s, lr=1e-05, "
+                         f"step_loss={0.5 - step / 10_000:.4f}]" for step in range(1, 3001))
+    run = read(write(tmp_path / "nohup.out", "Loading pipeline components...\n" + drawings + "\n"))
+    assert steps(run, "step_loss") == list(range(1, 3001)) and values(run, "step_loss")[-1] == 0.2
+    lightning = "".join("\r".join(f"Epoch {epoch}:  {b}%|█  | {b}/100 [00:10<00:10, 5.00it/s, loss={1 - b / 400:.3f}, "
+                                  f"v_num=0{', val_loss=0.9' if epoch else ''}]" for b in range(1, 101)) + "\n"
+                        for epoch in range(2))
+    run = read(write(tmp_path / "lightning.log", lightning))
+    assert run.tags == ["loss"] and steps(run, "loss") == list(range(1, 201))
+
+
 def test_a_bars_postfix_is_not_read_beside_the_values_the_log_prints(tmp_path):
     bar = "Epoch {e}: 100%|█████| 28/28 [00:23<00:00,  1.20it/s, loss={stale:.3f}]\n"
     text = "".join(bar.format(e=e, stale=9.0) + f"Epoch {e}: train_loss={1 / (e + 1):.3f}\n" for e in range(5))

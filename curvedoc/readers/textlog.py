@@ -230,6 +230,8 @@ TQDM_BAR = re.compile(
     r"\[(?P<inside>[^\]\n]{0,2000})\]"
     r"|(?<![\d.])\d[\d.]{0,20}[kMGT]?it\s\[[^\]\n]{0,400}\]"
 )
+# which bars' values a log whose only values are its bars' is read from (see _read_log)
+FINISHED_BARS, RUNNING_BARS = "finished", "running"
 # what tqdm's set_postfix adds inside a bar's brackets, after its rate: "[00:31<00:00,  1.13s/it, D=2.289, G=0.014]"
 TQDM_POSTFIX = re.compile(r"(?:/s|/it|\?it/s)\s{0,4},\s{0,4}(?P<postfix>.+)$")
 # Lightning's bar shows its logger's version number among the values (v_num=47): bookkeeping, not a curve
@@ -666,7 +668,8 @@ class Parsed:
     episode_tags: set[str] = field(default_factory=set)  # names printed on lines an episode's count places
     per_batch_lines: int = 0  # Keras progress lines of an unfinished epoch (n/total with n < total)
     bar_postfixes: int = 0  # finished tqdm bars with values after their rate (set_postfix), not read
-    read_bar_postfixes: bool = False  # read them: the log holds no other values (see _read_log)
+    running_bar_postfixes: int = 0  # bars drawn with such values, finished or not, not read
+    bar_values: str | None = None  # the bars whose values are read (FINISHED_BARS, RUNNING_BARS; see _read_log)
     loss_tags: set[str] = field(default_factory=set)  # names the format prints only losses under (see LOSS_LOG_PREFIX)
     unterminated: bool = False  # the line being read is the file's last and has no line end
     # metric lists printed whole (see PRINTED_LIST), by name: a history the lines with values may not hold
@@ -794,11 +797,15 @@ def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tupl
         parsed.superseded, parsed.run_settings = [0], [{}]
         return parsed, [dict(history_curves(history, {}, parsed.warn))]
     runs = log_curves(parsed, split_runs)
-    if runs is None and parsed.bar_postfixes >= MIN_POINTS:
-        # A log whose only values are those its progress bars show when each finished (set_postfix: the last
-        # batch's, or a running average over the epoch): read them, as the only record there is
-        parsed = parse(path, read_bar_postfixes=True)
-        runs = log_curves(parsed, split_runs)
+    # A log whose only values are those its progress bars show (set_postfix: the last batch's, or a running average):
+    # read them, as the only record there is. Those each bar shows when it finished, a point an epoch; failing
+    # that, those a bar showed each time it was drawn, at its count: one bar over the whole training (the diffusers
+    # scripts' "Steps: 10%|█ | 100/1000 [01:00<09:00, 1.67it/s, lr=1e-05, step_loss=0.123]", kohya's avr_loss)
+    # (of a bar redrawn with \r on one line, only its last drawing was looked at: one is enough to look again)
+    for bars, drawn in ((FINISHED_BARS, parsed.bar_postfixes >= MIN_POINTS), (RUNNING_BARS, parsed.running_bar_postfixes)):
+        if runs is None and drawn:
+            parsed = parse(path, bar_values=bars)
+            runs = log_curves(parsed, split_runs)
     if runs is None:
         if parsed.per_batch_lines and not len(parsed.placed):
             raise NotALog(path, "only the progress bar of an unfinished epoch, no epoch's summary: the run stopped "
@@ -826,8 +833,8 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
 
 # ----------------------------------------------------------------------------------------------- reading lines
 
-def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
-    parsed = Parsed(path, read_bar_postfixes=read_bar_postfixes)
+def parse(path: Path, bar_values: str | None = None) -> Parsed:
+    parsed = Parsed(path, bar_values=bar_values)
     state = _Reading(parsed)
     net = _CaffeNet(parsed)
     table = _Table()
@@ -839,7 +846,7 @@ def parse(path: Path, read_bar_postfixes: bool = False) -> Parsed:
     banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
     lines = _with_records_drawn_over(_lines(path, parsed))
     line_before = ""
-    for text in _with_bars_finished_before_redrawn(lines) if read_bar_postfixes else lines:
+    for text in _with_bars_finished_before_redrawn(lines) if bar_values == FINISHED_BARS else lines:
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
             text = ANSI.sub("", text)
         if banner is None:
@@ -1519,6 +1526,8 @@ def _split_lines(handle, parsed: Parsed) -> Iterator[str]:
         read_so_far += len(chunk)
         if decoder is not None:
             chunk = decoder.decode(chunk).encode("utf-8")
+        if parsed.bar_values == RUNNING_BARS:
+            chunk = chunk.replace(b"\r", b"\n")  # each drawing of a bar redrawn in place, a line of its own
         lines = (carry + chunk).split(b"\n")
         carry = lines.pop()
         for index, line in enumerate(lines):
@@ -2091,18 +2100,25 @@ def _drawn_segments(text: str) -> list[str]:
 
 def _without_tqdm_bars(text: str, parsed: Parsed) -> tuple[str, str]:
     """What follows the line's last tqdm bar, and the text before its first bar (the bar's description). The values
-    a finished bar shows after its rate (``set_postfix``) lead what follows when ``parsed`` reads them, and are
-    counted when it does not."""
+    a bar shows after its rate (``set_postfix``) lead what follows when ``parsed`` reads that bar's (finished, or
+    any drawn at its count n, the count placed with them), and are counted when it does not. A bar drawn while its
+    epoch runs shows the last evaluation's values beside the running ones (Lightning's val_loss): not read from it."""
     bars = list(TQDM_BAR.finditer(text))
     if not bars:
         return text, ""
     after = text[bars[-1].end():]
     last = bars[-1]
-    if last["inside"] and last["n"] == last["total"] and (postfix := TQDM_POSTFIX.search(last["inside"])):
-        if parsed.read_bar_postfixes:
-            after = f"{LOGGER_VERSION.sub('', postfix['postfix'])} {after}"
-        else:
-            parsed.bar_postfixes += 1
+    if last["inside"] and (postfix := TQDM_POSTFIX.search(last["inside"])):
+        finished = last["n"] == last["total"]
+        values = LOGGER_VERSION.sub("", postfix["postfix"])
+        if parsed.bar_values == RUNNING_BARS and (last["n"] or "").isdigit():
+            training = ", ".join(item for item in values.split(",") if EVALUATION_CONTEXT.search(item) is None)
+            after = f"step {last['n']}{'/' + last['total'] if last['total'].isdigit() else ''} {training} {after}"
+        elif parsed.bar_values == FINISHED_BARS and finished:
+            after = f"{values} {after}"
+        elif parsed.bar_values is None:
+            parsed.running_bar_postfixes += 1
+            parsed.bar_postfixes += finished
     return after, text[:bars[0].start()]
 
 
