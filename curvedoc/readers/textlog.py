@@ -11,7 +11,9 @@ Each line is cleaned first:
   running value, redrawn with stale ones, as Lightning's bar shows last epoch's val_loss); only its description
   (``Epoch 3:``) may say which epoch the lines after it report. In a log with no other values, the postfix each
   bar shows when it finished (``… 28/28 [00:23<00:00, 1.20it/s, D=2.236, G=0.009]``) is read, at that epoch, the
-  last one drawn for the epoch counting (Lightning draws it again with the epoch's validation scores);
+  last one drawn for the epoch counting (Lightning draws it again with the epoch's validation scores); and when
+  too few bars finished for a curve (one bar over the whole training, as the diffusers scripts draw it), the
+  training's values of every drawing, at the bar's count;
 - a number counts only right after a name, and not when ``:``, ``-`` or ``,`` and a digit follow it, so dates, clock
   times, glog prefixes (``I0704 22:39:25.550000 123 trainer.cc:10]``), logging's ``train.py:88`` and the first
   groups of ``134,305,611`` never become values; nor when a word for things counted follows it: ``Train=115
