@@ -2112,12 +2112,12 @@ def _without_tqdm_bars(text: str, parsed: Parsed) -> tuple[str, str]:
     last = bars[-1]
     if last["inside"] and (postfix := TQDM_POSTFIX.search(last["inside"])):
         finished = last["n"] == last["total"]
-        values = LOGGER_VERSION.sub("", postfix["postfix"])
         if parsed.bar_values == RUNNING_BARS and (last["n"] or "").isdigit():
-            training = ", ".join(item for item in values.split(",") if EVALUATION_CONTEXT.search(item) is None)
+            training = ", ".join(item for item in LOGGER_VERSION.sub("", postfix["postfix"]).split(",")
+                                 if EVALUATION_CONTEXT.search(item) is None)
             after = f"step {last['n']}{'/' + last['total'] if last['total'].isdigit() else ''} {training} {after}"
         elif parsed.bar_values == FINISHED_BARS and finished:
-            after = f"{values} {after}"
+            after = f"{LOGGER_VERSION.sub('', postfix['postfix'])} {after}"
         elif parsed.bar_values is None:
             parsed.running_bar_postfixes += 1
             parsed.bar_postfixes += finished
