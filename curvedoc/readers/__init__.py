@@ -43,6 +43,7 @@ READER_MODULES = {
     "deepxde": "curvedoc.readers.deepxde",
     "metric-files": "curvedoc.readers.series",
     "text": "curvedoc.readers.textlog",
+    "notebook": "curvedoc.readers.notebook",
     "history": "curvedoc.readers.history",
     # one W&B panel export, or all of one folder's: the UI exports one CSV per panel, so a run spans several
     "wandb-export": "curvedoc.readers.csvlog",
@@ -58,7 +59,8 @@ LOOKED_FOR = (
     "trainer_state.json, JSON Lines metric logs, JSON (or YAML, or pickled) histories of metric lists (Keras "
     "history.history), "
     "W&B run folders, MLflow mlruns/ or mlflow.db, DVCLive folders, DeepXDE's loss.dat, "
-    "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a metric's values saved one file each "
+    "captured training output (*.log, *.txt, *.out, a PBS job's *.o<id>), a Jupyter notebook's printed output, a "
+    "metric's values saved one file each "
     "(train_loss.txt, train_loss.npy)"
 )
 
@@ -105,7 +107,8 @@ JOB_OUTPUT_SUFFIX = re.compile(r"^\.[oe]\d+$")
 # text a user may name that is never a training log (read as one, a config's lr: 0.001 would be a one-point curve).
 # Markdown may be: console output pasted into a code block, an experiment's notes kept as its log (a .md file named
 # on the command line is read as text, which says so when it holds no log)
-NOT_LOG_SUFFIXES = {*YAML_SUFFIXES, ".toml", ".cfg", ".ini", ".py", ".ipynb", ".rst", ".html", ".xml", ".sh"}
+NOT_LOG_SUFFIXES = {*YAML_SUFFIXES, ".toml", ".cfg", ".ini", ".py", ".rst", ".html", ".xml", ".sh"}
+NOTEBOOK_SUFFIX = ".ipynb"  # a Jupyter notebook, whose cells' outputs may be a training's only log
 EVENT_FILE = re.compile(r"tfevents")
 # The W&B UI's "Export CSV" of a panel: the x-axis column, then `<run name> - <metric>` and its __MIN/__MAX.
 WANDB_EXPORT_COLUMN = re.compile(r"^(?P<run>.+) - (?P<metric>.+?)(?P<companion>__MIN|__MAX)?$")
@@ -285,6 +288,8 @@ def classify_file(path: Path, explicit: bool = False, regular: bool = False) -> 
         return _numpy_array(path, head, explicit)
     if is_pickle(head):
         return _pickled_history(path, explicit)
+    if suffix == NOTEBOOK_SUFFIX:
+        return Source("notebook", path, ((None, path),), explicit)
     if suffix in JSON_SUFFIXES:
         text = head.lstrip()
         if b'"log_history"' in head or name == "trainer_state.json":

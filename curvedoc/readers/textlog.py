@@ -125,6 +125,7 @@ import ast
 import bisect
 import codecs
 import collections
+import io
 import itertools
 import math
 import re
@@ -383,6 +384,7 @@ LOSS_LOG_PREFIX = re.compile(
 # PaddleOCR prints each evaluation's metrics so ("cur metric, acc: 0.51, norm_edit_dis: 0.62, fps: 100"), at the
 # training step before it, then the best so far ("best metric, acc: …", which a best announced leaves unread)
 PADDLE_EVALUATION = "cur metric, "
+TRAINER_RESULT = "TrainOutput("  # what the Hugging Face Trainer's train() returns: TrainOutput(global_step=…, …)
 # PaddleClas prints its evaluation batch by batch ("[Eval][Epoch 3][Iter: 10/25]CELoss: 6.90, loss: 6.90, top1: …",
 # running averages) and then the pass's ("[Eval][Epoch 3][Avg]CELoss: 6.77, …"): one held-out pass (EVALUATION_PASS)
 # after the epoch's training, its batches no steps of the epoch
@@ -756,15 +758,16 @@ class Parsed:
             self.epoch[index] = self.step[index] = self.step_total[index] = self.epoch_total[index] = math.nan
 
 
-def read(source: Source) -> list[Run]:
+def read(source: Source, content: bytes | None = None, fmt: str = FORMAT) -> list[Run]:
     """The runs the log holds: one, or several printed one after another (see
-    ``records.runs_one_after_another``), each named after the file and "#" and its number, as a table's runs are."""
+    ``records.runs_one_after_another``), each named after the file and "#" and its number, as a table's runs are.
+    ``content``: the output to read in place of the file's bytes (a notebook's, which the file holds as JSON)."""
     path = source.files[0][1] if source.files else source.path
-    parsed, runs = _read_log(path, split_runs=True)
+    parsed, runs = _read_log(path, split_runs=True, content=content)
     if len(runs) == 1:
-        builders = [RunBuilder(path, FORMAT, name=file_run_name(path))]
+        builders = [RunBuilder(path, fmt, name=file_run_name(path))]
     else:
-        builders = [RunBuilder(f"{path}#{number}", FORMAT, name=f"{file_run_name(path)}#{number}")
+        builders = [RunBuilder(f"{path}#{number}", fmt, name=f"{file_run_name(path)}#{number}")
                     for number in range(1, len(runs) + 1)]
     for builder, curves, superseded, settings in zip(builders, runs, parsed.superseded, parsed.run_settings,
                                                      strict=True):
@@ -791,8 +794,9 @@ def add_text_log(builder: RunBuilder, path: Path) -> None:
     _add_curves(builder, path, parsed, curves, *parsed.superseded, *parsed.run_settings)
 
 
-def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tuple[np.ndarray, np.ndarray]]]]:
-    parsed = parse(path)
+def _read_log(path: Path, split_runs: bool, content: bytes | None = None,
+              ) -> tuple[Parsed, list[dict[str, tuple[np.ndarray, np.ndarray]]]]:
+    parsed = parse(path, content=content)
     history = find_history(parsed.printed_lists)
     if history is not None and not _places_values(parsed):
         # the history printed whole is the log's curves: its other lines place nothing at a step or an epoch
@@ -806,7 +810,7 @@ def _read_log(path: Path, split_runs: bool) -> tuple[Parsed, list[dict[str, tupl
     # (of a bar redrawn with \r on one line, only its last drawing was looked at: one is enough to look again)
     for bars, drawn in ((FINISHED_BARS, parsed.bar_postfixes >= MIN_POINTS), (RUNNING_BARS, parsed.running_bar_postfixes)):
         if runs is None and drawn:
-            parsed = parse(path, bar_values=bars)
+            parsed = parse(path, bar_values=bars, content=content)
             runs = log_curves(parsed, split_runs)
     if runs is None:
         if parsed.per_batch_lines and not len(parsed.placed):
@@ -835,7 +839,7 @@ def _add_curves(builder: RunBuilder, path: Path, parsed: Parsed, curves: dict[st
 
 # ----------------------------------------------------------------------------------------------- reading lines
 
-def parse(path: Path, bar_values: str | None = None) -> Parsed:
+def parse(path: Path, bar_values: str | None = None, content: bytes | None = None) -> Parsed:
     parsed = Parsed(path, bar_values=bar_values)
     state = _Reading(parsed)
     net = _CaffeNet(parsed)
@@ -846,7 +850,8 @@ def parse(path: Path, bar_values: str | None = None) -> Parsed:
     copypaste = _CopyPaste()
     reports = PrintedReports()
     banner = None  # the log's first line when it is words alone ("Using TensorFlow backend."), else ""
-    lines = _with_records_drawn_over(_lines(path, parsed))
+    lines = _with_records_drawn_over(_split_lines(io.BytesIO(content), parsed) if content is not None
+                                     else _lines(path, parsed))
     line_before = ""
     for text in _with_bars_finished_before_redrawn(lines) if bar_values == FINISHED_BARS else lines:
         if "\x1b" in text:  # colour codes around a value (skorch marks each new best) hide it from every reading
@@ -1589,6 +1594,11 @@ def read_line(text: str, state: _Reading) -> Line | None:
         text = CHECKPOINT_MESSAGE.sub(_monitored_value, text, count=1)
     if "_copypaste:" in text:
         text = MMDETECTION_COPYPASTE.sub("", text)
+    if text.startswith(TRAINER_RESULT):
+        # the Trainer's end-of-training summary as train() returns it, printed or shown by a notebook: totals, not
+        # a point of any curve, but the end of a run
+        state.parsed.ends.append(len(state.parsed.placed) - 1)
+        return None
     if text.startswith(PADDLE_EVALUATION):
         text = "eval: " + text[len(PADDLE_EVALUATION):]
     elif text.startswith("[") and (paddleclas := PADDLECLAS_EVALUATION.match(text)) is not None:
