@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from damage import assert_reads_or_refuses_in_one_line, damaged
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc import CurvedocError, Role
 from curvedoc.readers import classify_file, discover, notebook
-from damage import assert_reads_or_refuses_in_one_line, damaged
 
 
 def write_notebook(path: Path, cells: list[dict]) -> Path:
