@@ -349,12 +349,12 @@ ESTIMATOR_EVALUATION = "Saving dict for global step "
 TOP_K_SPACED = re.compile(r"(?<![\w.])(?P<top>[Tt]op|TOP) (?P<k>\d{1,2}) (?P<measure>(?i:acc(?:uracy)?|err(?:or)?))\b")
 # A number sign between a counter and its number ("Epoch #3", "step # 500")
 COUNTER_NUMBER_SIGN = re.compile(r"(?i)(?<![\w.\-/])(epoch|step|iter|iteration|batch|episode)\s{0,3}#\s{0,3}(?=\d)")
-# A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
-# index never has: read as the name and its count ("epoch 3/100")
 # A line opening with its counter and the next name glued to the counter's number, printed with no separator
 # between (print(f"idx: {i}" + f"loss: {loss}") gives "idx: 12loss: tensor(8.46, …)"): two pairs, not a name "12loss"
 GLUED_AFTER_COUNTER = re.compile(r"\s{0,20}(?P<counter>(?i:idx|index|step|iter|iteration|epoch|batch|it)\s{0,3}[:=]\s{0,3}"
                                  r"\d{1,12})(?=[A-Za-z_][\w.]{0,63}\s{0,3}[:=])")
+# A counter's count of its total in brackets right after its name ("fold[1/5] epoch[3/100] loss: 3.01"), which an
+# index never has: read as the name and its count ("epoch 3/100")
 BRACKETED_COUNT = re.compile(r"(?<=[A-Za-z_])\[\s{0,3}(\d{1,15})\s?/\s?(\d{1,15})\s{0,3}\]")
 FULL_WIDTH = str.maketrans({"：": ":", "，": ",", "（": "(", "）": ")", "％": "%", "｜": "|"})
 # One name, two splits, two values: "Loss (train/val): 0.9226/0.6834" says train loss 0.9226 and val loss 0.6834
