@@ -726,15 +726,24 @@ def _without_event_copies_of_tables(sources: list[Source]) -> list[Source]:
     ``results.csv`` (up to YOLOv5 v5.0, ``results.txt``) and, with TensorBoard on (YOLOv5's default), the same metrics
     to an event file beside it;
     Lightning's CSVLogger and TensorBoardLogger share ``lightning_logs/version_N/`` when both are given one save
-    directory. The table is kept, which its format's reader knows more of (Ultralytics' columns, Lightning's
-    hparams.yaml); event files in split subfolders (Keras' train/ and validation/) are another layout, kept."""
+    directory; a Ray Tune trial writes each result to ``result.json`` and to an event file. The table or records
+    are kept, which their format's reader knows more of (Ultralytics' columns, Lightning's hparams.yaml, Tune's
+    config); event files in split subfolders (Keras' train/ and validation/) are another layout, kept."""
     tables = {source.path.parent for source in sources
               if (source.family == "csv" and source.path.name in COPIED_BY_EVENT_FILES)
               or (source.family == "text" and source.path.name == YOLO_RESULTS_TEXT
-                  and _yolo_results_text(source.path))}
+                  and _yolo_results_text(source.path))
+              or _tune_results(source)}
     return [source for source in sources
             if not (source.family == "tensorboard" and source.path in tables
                     and all(path.parent == source.path for _, path in source.files))]
+
+
+def _tune_results(source: Source) -> bool:
+    """Whether ``source`` is a Ray Tune trial's records: ``result.json`` read as JSON Lines, the trial's
+    ``params.json`` beside it."""
+    return (source.family == "jsonl" and source.path.name == TUNE_RESULTS
+            and (source.path.parent / TUNE_PARAMS).is_file())
 
 
 def _yolo_results_text(path: Path) -> bool:
@@ -762,15 +771,15 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
     beside it. Nor two from OpenMMLab's TextLoggerHook, which prints each record to ``{timestamp}.log`` as it
     writes it, unrounded, to ``{timestamp}.log.json`` beside it: the JSON is kept; nor from MMEngine's, whose
     records go to ``vis_data/scalars.json`` and again to ``vis_data/{timestamp}.json``: scalars.json is kept. Nor
-    three from a Ray Tune trial, whose every result goes to ``result.json`` (beside the trial's ``params.json``), to
-    ``progress.csv`` and to an event file: result.json, the records as reported, is kept. Nor two from a Sacred run,
+    two from a Ray Tune trial, whose every result goes to ``result.json`` (beside the trial's ``params.json``) and
+    to ``progress.csv``: result.json, the records as reported, is kept (its event file is a copy as a table's is,
+    see _without_event_copies_of_tables). Nor two from a Sacred run,
     whose metrics.json holds what it logged and ``cout.txt`` (beside its ``run.json``) what it printed: the metrics
     are kept."""
     tables = {source.path.parent for source in sources if source.path.name == PROGRESS_TABLE}
     records = {source.path for source in sources if source.path.name.endswith(OPENMMLAB_RECORDS)}
     scalars = {source.path.parent for source in sources if source.path.name == MMENGINE_SCALARS}
-    trials = {source.path.parent for source in sources if source.path.name == TUNE_RESULTS
-              and source.family == "jsonl" and (source.path.parent / TUNE_PARAMS).is_file()}
+    trials = {source.path.parent for source in sources if _tune_results(source)}
     sacred = {source.path.parent for source in sources if source.path.name == SACRED_METRICS
               and source.family == "history" and (source.path.parent / SACRED_RUN).is_file()}
 
@@ -778,8 +787,6 @@ def _without_logger_copies(sources: list[Source]) -> list[Source]:
         name, folder = source.path.name, source.path.parent
         if folder in scalars and MMENGINE_COPY.fullmatch(name):
             return True
-        if source.family == "tensorboard":
-            return source.path in trials and all(path.parent == source.path for _, path in source.files)
         if (folder in trials and name == PROGRESS_TABLE) or (folder in sacred and name == SACRED_OUTPUT):
             return True
         return source.family == "text" and (name == LOGGER_COPY and folder in tables

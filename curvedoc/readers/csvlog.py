@@ -62,6 +62,7 @@ from curvedoc.readers.records import (
     counted_on_note,
     counts_within_epoch,
     epochs_counted_on,
+    find_filled_step_column,
     find_step_column,
     primary_train_loss,
     restart_drops,
@@ -131,13 +132,8 @@ class Table:
 
     @property
     def step_column(self) -> str | None:
-        """The step column (see ``records.find_step_column``) among the columns holding a value: a counter left
-        empty throughout places nothing (a Ray Tune function trainable's timesteps_total, beside its
-        training_iteration)."""
-        columns = self.columns
-        while (step := find_step_column(columns)) is not None and not self.frame[step].notna().any():
-            columns = [column for column in columns if column != step]
-        return step
+        """The step column among the columns holding a value (see ``records.find_filled_step_column``)."""
+        return find_filled_step_column(self.columns, lambda column: self.frame[column].notna().any())
 
 
 def read(source: Source) -> list[Run]:

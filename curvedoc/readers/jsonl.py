@@ -18,8 +18,9 @@ from curvedoc.model import Run, RunBuilder
 from curvedoc.readers import SPLIT_COLUMNS, Source, file_run_name, limits
 from curvedoc.readers.records import (
     SETTINGS_KEY, SKIPPED_COLUMNS, STEP_COLUMNS, STEP_LIMIT, WALL_TIME_COLUMNS, add_rows, as_value, counted_on_note,
-    counts_within_epoch, epochs_counted_on, find_step_column, names_the_epoch, primary_train_loss, restart_drops,
-    run_of_each_record, splits_of_kinds, steps_across_epochs, stopped_as_it_began, warn_restarts, whole_steps,
+    counts_within_epoch, epochs_counted_on, find_filled_step_column, names_the_epoch, primary_train_loss,
+    restart_drops, run_of_each_record, splits_of_kinds, steps_across_epochs, stopped_as_it_began, warn_restarts,
+    whole_steps,
 )
 from curvedoc.readers.text import read_text
 from curvedoc.roles import Role, infer_role, split_of, tokens
@@ -45,9 +46,8 @@ def read(source: Source) -> list[Run]:
     else:
         if path.name == "metrics.json" and "iteration" in keys:
             builder.format = "detectron2-jsonl"
-        # a step key logged as null throughout places nothing (a Ray Tune function trainable's timesteps_total)
-        step_key = find_step_column(sorted({key for row in rows[:MAX_FIRST_ROWS] for key, value in row.items()
-                                            if value is not None}))
+        step_key = find_filled_step_column(
+            sorted(keys), lambda key: any(row.get(key) is not None for row in rows[:MAX_FIRST_ROWS]))
         wall_key = next((key for key in sorted(keys) if key.lower() in WALL_TIME_COLUMNS), None)
         if step_key is None:
             builder.warn(f"{path}: no step key ({', '.join(STEP_COLUMNS)}); the line number is the step")

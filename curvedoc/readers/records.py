@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -199,6 +199,15 @@ def splits_of_kinds(kinds: Iterable[str]) -> dict[str, str] | None:
     more and every value names one; None otherwise (a "stage" of stage1, stage2)."""
     splits = {kind: split_of(tokens(kind)) for kind in kinds}
     return splits if len(set(splits.values())) >= 2 and None not in splits.values() else None
+
+
+def find_filled_step_column(columns: list[str], holds_values: Callable[[str], bool]) -> str | None:
+    """The step column (see :func:`find_step_column`) among those ``holds_values`` says hold a value: a counter
+    left empty throughout places nothing (a Ray Tune function trainable's timesteps_total, beside its
+    training_iteration)."""
+    while (step := find_step_column(columns)) is not None and not holds_values(step):
+        columns = [column for column in columns if column != step]
+    return step
 
 
 def find_step_column(columns: list[str]) -> str | None:
