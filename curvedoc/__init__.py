@@ -10,7 +10,7 @@ from curvedoc.model import Run, RunMeta
 from curvedoc.readers import LOOKED_FOR, RunList, discover, limits, read_source
 from curvedoc.roles import Role
 
-__version__ = "0.3.379"
+__version__ = "0.3.380"
 __all__ = ["CurvedocError", "Config", "Role", "Run", "RunList", "RunMeta", "diagnose", "load", "plot"]
 
 

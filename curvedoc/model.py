@@ -60,7 +60,11 @@ CAP_WORDS = frozenset({"max", "min", "maximum", "minimum", "limit"})
 # The first word of a count key that names the output side of an encoder-decoder (tgt_vocab_size beside
 # src_vocab_size)
 OUTPUT_SIDE = frozenset({"tgt", "trg", "target", "dec", "decoder", "output"})
-LABEL_MAPS = frozenset({"id2label", "label2id"})
+# A map between the classes and their indices, one entry a class: HF's id2label and label2id, torchvision's
+# class_to_idx, a script's idx_to_class or index_to_label
+LABEL_MAP_KEY = re.compile(
+    r"^(?:(?P<named>class(?:es)?|labels?|categor(?:y|ies))[_\-]?(?:to|2)[_\-]?(?:idx|ids?|index)"
+    r"|(?:idx|ids?|index)[_\-]?(?:to|2)[_\-]?(?:class(?:es)?|labels?|categor(?:y|ies)))$")
 # Lists of the class names: their length is the count (YOLO's names, torchvision's classes)
 LABEL_LISTS = frozenset({"classes", "class_names", "classnames", "label_names", "names", "labels"})
 # nc and names are YOLO's only beside the rest of a YOLO data or model config (a DCGAN's nc is its channels)
@@ -123,7 +127,7 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
     entries = list(_entries(params, into_lists=True))
     if any(parts[-1].lower() == "problem_type" and value == "regression" for parts, _, value, _ in entries):
         return None  # an HF model with a regression head (num_labels 1): it predicts a number, no class
-    label_maps = any(parts[-1].lower() in LABEL_MAPS for parts, _, _, _ in entries)
+    label_maps = any(LABEL_MAP_KEY.match(parts[-1].lower()) for parts, _, _, _ in entries)
     unused_heads = _unused_detectron2_heads(entries)
     for parts, name, value, siblings in entries:
         if unused_heads & {part.lower() for part in parts[:-1]}:
@@ -140,8 +144,8 @@ def n_classes_from(params: Mapping[str, Any]) -> ClassCount | None:
             continue
         if last in CLASS_COUNT_KEYS and (count := _as_count(value)) is not None:
             classes.append(_Candidate(count, name, tier, False))
-        elif last in LABEL_MAPS and isinstance(value, Mapping) and len(value) >= 2:
-            labels = value.values() if last == "id2label" else value.keys()
+        elif (label_map := LABEL_MAP_KEY.match(last)) and isinstance(value, Mapping) and len(value) >= 2:
+            labels = value.keys() if label_map["named"] else value.values()
             placeholder = len(value) == HF_DEFAULT_NUM_LABELS and all(
                 PLACEHOLDER_LABEL.match(str(label)) for label in labels)
             classes.append(_Candidate(len(value), name, tier, placeholder))
@@ -401,7 +405,7 @@ def _entries(params: Mapping[str, Any], prefix: tuple[str, ...] = (), name_prefi
     for key, value in params.items():
         parts = (*prefix, *([part for part in re.split(r"[./]", str(key)) if part] or [str(key)]))
         name = f"{name_prefix}{key}"
-        if isinstance(value, Mapping) and str(key).lower() not in LABEL_MAPS:
+        if isinstance(value, Mapping) and not LABEL_MAP_KEY.match(str(key).lower()):
             yield from _entries(value, parts, name + ".", into_lists)
         elif into_lists and isinstance(value, list):
             for index, item in enumerate(value):

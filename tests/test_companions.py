@@ -608,3 +608,67 @@ def test_a_model_metadata_json_beside_the_log_gives_its_class_count(tmp_path):
     (tmp_path / "wandb-metadata.json").write_text(json.dumps({"os": "Linux", "args": ["--epochs", "3"]}))
     (run,) = curvedoc.load(tmp_path / "training_history.csv")
     assert run.meta.n_classes is None
+
+
+# A project's config.py one folder above the outputs/ its history is written to, as real projects keep it
+CONFIG_MODULE = '''"""Settings of the breath-sound classifier."""
+import os
+BASE_DIR = os.path.dirname(__file__)
+CLASS_NAMES = ["inspiration", "expiration", "wheeze", "stridor", "rhonchi", "crackle", "normal"]
+# CLASS_NAMES = ["inspiration", "expiration", "abnormal"]
+NUM_CLASSES = len(CLASS_NAMES)
+CLASS_TO_IDX = {name: index for index, name in enumerate(CLASS_NAMES)}
+LEARNING_RATE = 1e-3
+'''
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("config.py", CONFIG_MODULE, (7, "../config.py: CLASS_NAMES")),
+    ("hparams.py", "class HParams:\n    num_classes: int = 10\n    lr: float = 3e-4\n", (10, "../hparams.py: num_classes")),
+    ("train_config.py", ("from yacs.config import CfgNode\n_C = CfgNode()\n_C.MODEL = CfgNode()\n"
+                         "_C.MODEL.NUM_CLASSES = 9\n"), (9, "../train_config.py: _C.MODEL.NUM_CLASSES")),
+    ("config.py", ("import argparse\nparser = argparse.ArgumentParser()\n"
+                   "parser.add_argument('-n', '--num-classes', type=int, default=5)\n"),
+     (5, "../config.py: num_classes")),
+    ("settings.py", "model = AutoModel.from_pretrained(CHECKPOINT, num_labels=3)\n", (3, "../settings.py: num_labels")),
+    ("config.ini", "[TRAINING]\nBATCH_SIZE = 32\nCLASSES = [\"fire_and_smoke\", \"normal\"]\nINIT_LR = 0,0001\n",
+     (2, "../config.ini: TRAINING.classes")),
+    ("params.cfg", "num_classes = 4\nepochs = 20\n", (4, "../params.cfg: settings.num_classes")),
+])
+def test_a_settings_module_or_ini_file_gives_the_class_count_without_being_run(tmp_path, name, text, expected):
+    write(tmp_path / name, text)
+    assert meta_of(csv_run(tmp_path / "outputs"))[:2] == expected
+
+
+@pytest.mark.parametrize("name, text", [
+    # a count per dataset: the file says neither
+    ("config.py", "NUM_CLASSES = 10\nif DATASET == 'cifar100':\n    NUM_CLASSES = 100\n"),
+    # an argument that is no setting, and a count computed from what only running the code knows
+    ("config.py", ("import pandas as pd\ncolumns = pd.read_csv(PATH, names=['a', 'b', 'c'])\n"
+                   "NUM_CLASSES = dataset.num_classes\n")),
+    ("config.py", "NUM_CLASSES = len('abc')\n"),  # the length of a string is no class count
+    ("config.py", "print 'python 2'\nNUM_CLASSES = 10\n"),  # not Python 3: not parsed, no warning
+    ("defaults.py", "NUM_CLASSES = 80\n"),  # a framework's defaults, which the run's config overrides
+    ("setup.cfg", "[metadata]\nclasses = 3\n"),  # packaging, not the run's settings
+])
+def test_a_settings_module_that_states_no_single_count_gives_none(tmp_path, name, text):
+    write(tmp_path / name, text)
+    run = only_run(csv_run(tmp_path / "outputs"))
+    assert run.meta.n_classes is None and not run.warnings
+
+
+def test_a_settings_module_is_parsed_never_run(tmp_path):
+    marker = tmp_path / "ran"
+    write(tmp_path / "config.py", f"open({str(marker)!r}, 'w').write('x')\nNUM_CLASSES = 4\n")
+    assert meta_of(csv_run(tmp_path / "outputs"))[0] == 4 and not marker.exists()
+
+
+def test_a_class_map_json_nested_under_the_direction_it_maps_gives_the_count(tmp_path):
+    """A car classifier's class_mapping.json holds {"index_to_class": {"0": …}, "class_to_index": {…: 0}}; a map
+    whose key names no class map (char_to_idx: the characters of a vocabulary) is left alone."""
+    names = [f"Car model {i}" for i in range(196)]
+    write(tmp_path / "class_mapping.json", json.dumps({"index_to_class": dict(enumerate(names)),
+                                                       "class_to_index": {name: i for i, name in enumerate(names)}}))
+    assert meta_of(csv_run(tmp_path))[:2] == (196, "class_mapping.json: labels")
+    assert n_classes_from({"idx_to_class": {"0": "cat", "1": "dog", "2": "bird"}}).count == 3
+    assert n_classes_from({"char_to_idx": {"a": 0, "b": 1, "c": 2}}) is None

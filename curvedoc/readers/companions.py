@@ -17,7 +17,8 @@ it (a project's ``configs/config.yaml`` beside the ``outputs/`` its log is writt
 within a folder the model config first, then data configs, run arguments, other YAML files, other JSON files
 named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
-``evaluation_report.json``) or for the model (``model.json``), label lists, then a classification report an evaluation
+``evaluation_report.json``) or for the model (``model.json``), settings kept as code or INI (``config.py``,
+``hparams.py``, ``config.ini``: parsed, never run), label lists, then a classification report an evaluation
 saved (scikit-learn's, printed to ``classification_report.txt``, ``eval_results.txt`` …, or saved as a table,
 ``classification_report.csv``: the classes its split held, weakest of all); last, a data config the run's arguments
 name by path (Ultralytics' ``data: data.yaml``, relative to the directory training ran in), in the run folder's parents
@@ -33,6 +34,8 @@ created after an audit goes unnoticed until the run's own files change).
 
 from __future__ import annotations
 
+import ast
+import configparser
 import csv
 import functools
 import json
@@ -43,7 +46,7 @@ from pathlib import Path
 
 import yaml
 
-from curvedoc.model import (CLASSES, REPORT_ORDER, ClassCount, ConfigFacts, Run, classes_in_printed_reports,
+from curvedoc.model import (CLASS_COUNT_KEYS, CLASSES, REPORT_ORDER, VOCABULARY_KEYS, ClassCount, ConfigFacts, Run, classes_in_printed_reports,
                             classes_reported, complete_meta, facts_from, n_classes_from, report_facts)
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
@@ -72,6 +75,15 @@ MODEL_CARD = "README.md"
 PRINTED_REPORT_FILE = re.compile(r"^.*(?:report|metrics|results).*\.txt$", re.IGNORECASE)
 REPORT_TABLE_FILE = re.compile(r"^.*(?:report|class).*\.csv$", re.IGNORECASE)
 CONFIG_FOLDERS = ("configs", "config")
+# Settings a project keeps as code or as INI (config.py: NUM_CLASSES = len(CLASS_NAMES); hparams.py; a yacs
+# cfg.MODEL.NUM_CLASSES = 9; config.ini: CLASSES = ["fire", "normal"]), named for settings alone or with a qualifier
+# (train_config.py, config_v2.py). Not defaults.py: a framework's defaults, which the run's own config overrides
+SETTINGS_SOURCE = re.compile(r"^(?:\w+[_\-])?(?:config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters"
+                             r"|constants?|options)(?:[_\-]\w+)?\.(?:py|ini|cfg)$", re.IGNORECASE)
+# The keyword arguments of a call in such a file that are read as settings: counts only (resnet18(num_classes=10),
+# from_pretrained(…, num_labels=2)); any other keyword (read_csv(names=[…])) is an argument, not a setting
+COUNT_KEYWORDS = CLASS_COUNT_KEYS | VOCABULARY_KEYS
+UNREAD = object()  # a value a settings module computes in a way that is not read without running it
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
@@ -223,11 +235,12 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
                         and name not in label_maps
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
+    settings_sources = sorted(name for name in names if SETTINGS_SOURCE.match(name))
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
     one_hot = sorted(name for name in names if ONE_HOT_TABLE.match(name) and name not in LABEL_TABLE_FILES)
     # last of all: the classes an evaluation happened to meet
     reports = sorted(name for name in names if _is_report_file(name))
-    return (*ordered, *other_yaml, *other_json,
+    return (*ordered, *other_yaml, *other_json, *settings_sources,
             *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *one_hot, *label_maps,
             *((MODEL_CARD,) if MODEL_CARD in names else ()), *reports)
 
@@ -273,6 +286,9 @@ def _parse(path: str, size: int) -> Companion | None:
     if _is_report_file(name):
         count = _report_table(text) if name.lower().endswith(".csv") else classes_in_printed_reports(text)
         return Companion(path, report_facts(count), None)
+    if SETTINGS_SOURCE.match(name):
+        settings = settings_in_code(text) if name.lower().endswith(".py") else settings_in_ini(text)
+        return Companion(path, facts_from(settings) if settings else ConfigFacts(), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
         kind = "JSON" if name.endswith(".json") else "YAML"
@@ -469,6 +485,103 @@ def parse_yaml(text: str) -> dict | None:
     except (yaml.YAMLError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None
+
+
+def settings_in_code(text: str) -> dict | None:
+    """The settings a Python module states, by their (dotted) names: what its assignments give a literal value
+    (``NUM_CLASSES = 7``, ``num_classes: int = 7``, ``cfg.MODEL.NUM_CLASSES = 9``, ``CONFIG = {"num_labels": 6}``), or
+    the length of one (``NUM_CLASSES = len(CLASS_NAMES)``), an argparse option's default (``add_argument("--num_classes",
+    default=7)``) and a count passed by keyword (``from_pretrained(…, num_labels=2)``). The module is parsed, never
+    run. A name given two different values (one per dataset or per model) says neither."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    stated: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        for name, value in _stated_in(node):
+            stated.setdefault(name, []).append(value)
+    # first the literals, then what is computed from them (a len() of a list, a name standing for a literal)
+    known: dict = {}
+    for _ in range(2):
+        known = {name: value for name, nodes in stated.items()
+                 if (value := _one_value([_literal(node, known) for node in nodes])) is not UNREAD}
+    return known or None
+
+
+def _stated_in(node: ast.AST) -> list[tuple[str, ast.expr]]:
+    """The (name, value expression) pairs one node of a settings module states."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        name = _setting_name(node.targets[0])
+        return [(name, node.value)] if name else []
+    if isinstance(node, ast.AnnAssign) and node.value is not None:
+        name = _setting_name(node.target)
+        return [(name, node.value)] if name else []
+    if not isinstance(node, ast.Call):
+        return []
+    keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument" and "default" in keywords:
+        options = [arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
+        named = max(options, key=len, default="").lstrip("-").replace("-", "_")
+        return [(named, keywords["default"])] if named else []
+    return [(name, value) for name, value in keywords.items() if name.lower() in COUNT_KEYWORDS]
+
+
+def _setting_name(target: ast.expr) -> str | None:
+    """``NUM_CLASSES``, ``cfg.MODEL.NUM_CLASSES`` or ``config.num_classes`` for ``config["num_classes"]``."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return f"{owner}.{target.attr}" if (owner := _setting_name(target.value)) else None
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value,
+                                                                                                    str):
+        return f"{owner}.{target.slice.value}" if (owner := _setting_name(target.value)) else None
+    return None
+
+
+def _literal(node: ast.expr, known: dict):
+    """The value of ``node`` when it is a literal, a name ``known`` holds, or len() of either; else UNREAD."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    if isinstance(node, ast.Name):
+        return known.get(node.id, UNREAD)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1
+            and not node.keywords):
+        inner = _literal(node.args[0], known)
+        return len(inner) if isinstance(inner, (list, tuple, dict, set)) else UNREAD
+    return UNREAD
+
+
+def _one_value(values: list):
+    """The value all of ``values`` agree on, UNREAD when one is unread or two differ."""
+    if not values or any(value is UNREAD for value in values):
+        return UNREAD
+    return values[0] if all(repr(value) == repr(values[0]) for value in values[1:]) else UNREAD
+
+
+def settings_in_ini(text: str) -> dict | None:
+    """An INI file's settings by section, each value read as a Python literal where it is one
+    (``CLASSES = ["fire", "normal"]``); settings before any section header are read as a section of their own."""
+    for attempt in (text, "[settings]\n" + text):
+        parser = configparser.ConfigParser(interpolation=None, strict=False, allow_no_value=True)
+        try:
+            parser.read_string(attempt)
+        except configparser.MissingSectionHeaderError:
+            continue
+        except configparser.Error:
+            return None
+        return {section: {key: _ini_value(value) for key, value in parser.items(section)}
+                for section in parser.sections()} or None
+    return None
+
+
+def _ini_value(value: str | None):
+    try:
+        return ast.literal_eval(value) if value else value
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return value
 
 
 MARKDOWN_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
