@@ -672,3 +672,16 @@ def test_a_class_map_json_nested_under_the_direction_it_maps_gives_the_count(tmp
     assert meta_of(csv_run(tmp_path))[:2] == (196, "class_mapping.json: labels")
     assert n_classes_from({"idx_to_class": {"0": "cat", "1": "dog", "2": "bird"}}).count == 3
     assert n_classes_from({"char_to_idx": {"a": 0, "b": 1, "c": 2}}) is None
+
+
+def test_the_only_training_script_beside_the_outputs_gives_the_count_it_passes(tmp_path):
+    """A fine-tune's train.py one folder above its output: DistilBertForSequenceClassification.from_pretrained(…,
+    num_labels=2). Two training scripts in one folder (train_cifar10.py, train_cifar100.py) do not say which ran."""
+    write(tmp_path / "train.py", "from transformers import AutoModelForSequenceClassification\n"
+                                 "def main():\n    model = AutoModelForSequenceClassification.from_pretrained(\n"
+                                 "        CHECKPOINT, num_labels=2)\n")
+    assert meta_of(csv_run(tmp_path / "results"))[:2] == (2, "../train.py: num_labels")
+    (tmp_path / "train.py").unlink()
+    write(tmp_path / "train_cifar10.py", "model = resnet18(num_classes=10)\n")
+    write(tmp_path / "train_cifar100.py", "model = resnet18(num_classes=100)\n")
+    assert only_run(csv_run(tmp_path / "results")).meta.n_classes is None

@@ -18,7 +18,7 @@ within a folder the model config first, then data configs, run arguments, other 
 named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
 ``evaluation_report.json``) or for the model (``model.json``), settings kept as code or INI (``config.py``,
-``hparams.py``, ``config.ini``: parsed, never run), label lists, then a classification report an evaluation
+``hparams.py``, ``config.ini``: parsed, never run) and the folder's one training script (``train.py``), label lists, then a classification report an evaluation
 saved (scikit-learn's, printed to ``classification_report.txt``, ``eval_results.txt`` …, or saved as a table,
 ``classification_report.csv``: the classes its split held, weakest of all); last, a data config the run's arguments
 name by path (Ultralytics' ``data: data.yaml``, relative to the directory training ran in), in the run folder's parents
@@ -80,6 +80,9 @@ CONFIG_FOLDERS = ("configs", "config")
 # (train_config.py, config_v2.py). Not defaults.py: a framework's defaults, which the run's own config overrides
 SETTINGS_SOURCE = re.compile(r"^(?:\w+[_\-])?(?:config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters"
                              r"|constants?|options)(?:[_\-]\w+)?\.(?:py|ini|cfg)$", re.IGNORECASE)
+# The script that trained the run (train.py, main.py, finetune_bert.py), read as a settings module for the counts it
+# states, when it is the only one in its folder: of train_cifar10.py and train_cifar100.py, none says which ran
+TRAINING_SCRIPT = re.compile(r"^(?:train|training|main|finetune|fine_tune)(?:[_\-]\w+)?\.py$", re.IGNORECASE)
 # The keyword arguments of a call in such a file that are read as settings: counts only (resnet18(num_classes=10),
 # from_pretrained(…, num_labels=2)); any other keyword (read_csv(names=[…])) is an argument, not a setting
 COUNT_KEYWORDS = CLASS_COUNT_KEYS | VOCABULARY_KEYS
@@ -236,6 +239,8 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
                         and name not in label_maps
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
     settings_sources = sorted(name for name in names if SETTINGS_SOURCE.match(name))
+    scripts = [name for name in names if TRAINING_SCRIPT.match(name)]
+    settings_sources += scripts if len(scripts) == 1 else []
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
     one_hot = sorted(name for name in names if ONE_HOT_TABLE.match(name) and name not in LABEL_TABLE_FILES)
     # last of all: the classes an evaluation happened to meet
@@ -286,7 +291,7 @@ def _parse(path: str, size: int) -> Companion | None:
     if _is_report_file(name):
         count = _report_table(text) if name.lower().endswith(".csv") else classes_in_printed_reports(text)
         return Companion(path, report_facts(count), None)
-    if SETTINGS_SOURCE.match(name):
+    if SETTINGS_SOURCE.match(name) or TRAINING_SCRIPT.match(name):
         settings = settings_in_code(text) if name.lower().endswith(".py") else settings_in_ini(text)
         return Companion(path, facts_from(settings) if settings else ConfigFacts(), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
