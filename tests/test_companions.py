@@ -685,3 +685,14 @@ def test_the_only_training_script_beside_the_outputs_gives_the_count_it_passes(t
     write(tmp_path / "train_cifar10.py", "model = resnet18(num_classes=10)\n")
     write(tmp_path / "train_cifar100.py", "model = resnet18(num_classes=100)\n")
     assert only_run(csv_run(tmp_path / "results")).meta.n_classes is None
+
+
+def test_a_count_passed_on_from_the_arguments_does_not_hide_the_arguments_default(tmp_path):
+    """The usual training script: an argparse default, then Net(num_classes=args.num_classes); a count assigned
+    from the data (num_classes = len(train_set.classes)) is known only by running it, and says none."""
+    write(tmp_path / "train.py", "parser.add_argument('--num_classes', type=int, default=10)\n"
+                                 "model = Net(num_classes=args.num_classes)\n")
+    assert meta_of(csv_run(tmp_path / "runs"))[:2] == (10, "../train.py: num_classes")
+    write(tmp_path / "train.py", "parser.add_argument('--num_classes', type=int, default=10)\n"
+                                 "num_classes = len(train_set.classes)\n")
+    assert only_run(csv_run(tmp_path / "runs")).meta.n_classes is None

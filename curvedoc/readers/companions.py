@@ -497,39 +497,41 @@ def settings_in_code(text: str) -> dict | None:
     (``NUM_CLASSES = 7``, ``num_classes: int = 7``, ``cfg.MODEL.NUM_CLASSES = 9``, ``CONFIG = {"num_labels": 6}``), or
     the length of one (``NUM_CLASSES = len(CLASS_NAMES)``), an argparse option's default (``add_argument("--num_classes",
     default=7)``) and a count passed by keyword (``from_pretrained(…, num_labels=2)``). The module is parsed, never
-    run. A name given two different values (one per dataset or per model) says neither."""
+    run. A name given two different values (one per dataset or per model), or assigned one that only running the
+    module tells, says neither; a keyword passed a value read elsewhere (``Net(num_classes=args.num_classes)``)
+    states nothing of its own."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    stated: dict[str, list[ast.expr]] = {}
+    stated: dict[str, list[tuple[ast.expr, bool]]] = {}
     for node in ast.walk(tree):
-        for name, value in _stated_in(node):
-            stated.setdefault(name, []).append(value)
+        for name, value, passed in _stated_in(node):
+            stated.setdefault(name, []).append((value, passed))
     # first the literals, then what is computed from them (a len() of a list, a name standing for a literal)
     known: dict = {}
     for _ in range(2):
         known = {name: value for name, nodes in stated.items()
-                 if (value := _one_value([_literal(node, known) for node in nodes])) is not UNREAD}
+                 if (value := _one_value([(_literal(node, known), passed) for node, passed in nodes])) is not UNREAD}
     return known or None
 
 
-def _stated_in(node: ast.AST) -> list[tuple[str, ast.expr]]:
-    """The (name, value expression) pairs one node of a settings module states."""
+def _stated_in(node: ast.AST) -> list[tuple[str, ast.expr, bool]]:
+    """The (name, value expression, passed by keyword) triples one node of a settings module states."""
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         name = _setting_name(node.targets[0])
-        return [(name, node.value)] if name else []
+        return [(name, node.value, False)] if name else []
     if isinstance(node, ast.AnnAssign) and node.value is not None:
         name = _setting_name(node.target)
-        return [(name, node.value)] if name else []
+        return [(name, node.value, False)] if name else []
     if not isinstance(node, ast.Call):
         return []
     keywords = {keyword.arg: keyword.value for keyword in node.keywords if keyword.arg}
     if isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument" and "default" in keywords:
         options = [arg.value for arg in node.args if isinstance(arg, ast.Constant) and isinstance(arg.value, str)]
         named = max(options, key=len, default="").lstrip("-").replace("-", "_")
-        return [(named, keywords["default"])] if named else []
-    return [(name, value) for name, value in keywords.items() if name.lower() in COUNT_KEYWORDS]
+        return [(named, keywords["default"], False)] if named else []
+    return [(name, value, True) for name, value in keywords.items() if name.lower() in COUNT_KEYWORDS]
 
 
 def _setting_name(target: ast.expr) -> str | None:
@@ -559,11 +561,13 @@ def _literal(node: ast.expr, known: dict):
     return UNREAD
 
 
-def _one_value(values: list):
-    """The value all of ``values`` agree on, UNREAD when one is unread or two differ."""
-    if not values or any(value is UNREAD for value in values):
+def _one_value(values: list[tuple[object, bool]]):
+    """The value all of ``values`` (each with whether it was passed by keyword) agree on; UNREAD when two differ, or
+    an assignment's is unread, or none is read."""
+    if any(value is UNREAD and not passed for value, passed in values):
         return UNREAD
-    return values[0] if all(repr(value) == repr(values[0]) for value in values[1:]) else UNREAD
+    read = [value for value, _ in values if value is not UNREAD]
+    return read[0] if read and all(repr(value) == repr(read[0]) for value in read[1:]) else UNREAD
 
 
 def settings_in_ini(text: str) -> dict | None:
