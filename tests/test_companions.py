@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -696,3 +697,18 @@ def test_a_count_passed_on_from_the_arguments_does_not_hide_the_arguments_defaul
     write(tmp_path / "train.py", "parser.add_argument('--num_classes', type=int, default=10)\n"
                                  "num_classes = len(train_set.classes)\n")
     assert only_run(csv_run(tmp_path / "runs")).meta.n_classes is None
+
+
+def test_a_settings_module_with_invalid_escapes_is_read_without_a_warning(tmp_path):
+    """A Windows path in a plain string ("C:\\data\\new") warns as Python compiles the module: the user's code."""
+    write(tmp_path / "config.py", 'DATA_DIR = "C:\\data\\new\\d"\nNUM_CLASSES = 3\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert meta_of(csv_run(tmp_path / "runs"))[0] == 3
+
+
+def test_a_settings_module_named_like_a_training_script_is_read_once(tmp_path):
+    write(tmp_path / "train_config.py", "NUM_CLASSES = 5\n")
+    assert only_run(csv_run(tmp_path / "runs")).meta.n_classes == 5
+    read = [companion.path for companion in companions.companions_of(tmp_path / "runs")]
+    assert read.count(os.path.join(tmp_path, "train_config.py")) == 1

@@ -18,9 +18,10 @@ within a folder the model config first, then data configs, run arguments, other 
 named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
 ``evaluation_report.json``) or for the model (``model.json``), settings kept as code or INI (``config.py``,
-``hparams.py``, ``config.ini``: parsed, never run) and the folder's one training script (``train.py``), label lists, then a classification report an evaluation
-saved (scikit-learn's, printed to ``classification_report.txt``, ``eval_results.txt`` …, or saved as a table,
-``classification_report.csv``: the classes its split held, weakest of all); last, a data config the run's arguments
+``hparams.py``, ``config.ini``: parsed, never run) and the folder's one training script (``train.py``), label lists,
+then a classification report an evaluation saved (scikit-learn's, printed to ``classification_report.txt``,
+``eval_results.txt`` …, or saved as a table, ``classification_report.csv``: the classes its split held, weakest of
+all); last, a data config the run's arguments
 name by path (Ultralytics' ``data: data.yaml``, relative to the directory training ran in), in the run folder's parents
 up to three levels: the whole relative path, or the end of one from another machine. Only a count stated under a key
 :func:`curvedoc.model.n_classes_from` knows is taken, so the ``config.json`` of an unrelated tool says nothing.
@@ -41,13 +42,15 @@ import functools
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from curvedoc.model import (CLASS_COUNT_KEYS, CLASSES, REPORT_ORDER, VOCABULARY_KEYS, ClassCount, ConfigFacts, Run, classes_in_printed_reports,
-                            classes_reported, complete_meta, facts_from, n_classes_from, report_facts)
+from curvedoc.model import (CLASS_COUNT_KEYS, CLASSES, REPORT_ORDER, VOCABULARY_KEYS, ClassCount, ConfigFacts, Run,
+                            classes_in_printed_reports, classes_reported, complete_meta, facts_from, n_classes_from,
+                            report_facts)
 
 # The largest real companions are model configs naming every class (ImageNet-21k's id2label and label2id: ~2 MB)
 MAX_BYTES = 4 << 20
@@ -239,7 +242,7 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
                         and name not in label_maps
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
     settings_sources = sorted(name for name in names if SETTINGS_SOURCE.match(name))
-    scripts = [name for name in names if TRAINING_SCRIPT.match(name)]
+    scripts = [name for name in names if TRAINING_SCRIPT.match(name) and name not in settings_sources]
     settings_sources += scripts if len(scripts) == 1 else []
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
     one_hot = sorted(name for name in names if ONE_HOT_TABLE.match(name) and name not in LABEL_TABLE_FILES)
@@ -501,7 +504,11 @@ def settings_in_code(text: str) -> dict | None:
     module tells, says neither; a keyword passed a value read elsewhere (``Net(num_classes=args.num_classes)``)
     states nothing of its own."""
     try:
-        tree = ast.parse(text)
+        with warnings.catch_warnings():
+            # an invalid escape in a string ("C:\data") warns as the module is compiled: the user's code, not ours
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     stated: dict[str, list[tuple[ast.expr, bool]]] = {}
