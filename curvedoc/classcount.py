@@ -100,6 +100,11 @@ class ClassCount:
         the measure the start defined). A loss seen sitting at ln k is its own yardstick: that is what it shows."""
         return not self.inferred or any(other != tag or kind == "level" for other, kind in self.evidence)
 
+    def provenance(self, vocabulary: bool) -> str:
+        """The sentence a finding built on a recorded count carries: where the run records it, so that a count taken
+        from a settings module or a training script beside the log can be checked."""
+        return f"{'vocabulary size' if vocabulary else 'class count'} {self.n:,} from {self.source}"
+
     def assumption(self) -> str:
         """The sentence a finding built on an inferred count carries."""
         sure = "" if self.certain else "; uncertain, so this finding is one severity level lower"

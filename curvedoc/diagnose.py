@@ -13,7 +13,7 @@ from typing import Any
 from curvedoc.classcount import READ_OFF_CURVES
 from curvedoc.errors import CurvedocError
 from curvedoc.features import ACCURACY_ROLES, LOSS_ROLES, RunCurves, listed, trains_a_detector, trains_an_agent
-from curvedoc.model import Run
+from curvedoc.model import VOCABULARY, Run
 from curvedoc.roles import Role, is_perplexity, measures_generations
 from curvedoc.rules import GENERATIONS, INFO, RUN, SEVERITIES, Finding, Limits, Rule, all_rules, found_items
 
@@ -181,9 +181,9 @@ def _missing(rule: Rule, run: Run, logged_roles: set[str]) -> str | None:
 
 
 def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
-    """The finding, saying so when it rests on a class count read off the curves (one severity level lower when
-    that count is uncertain: one piece of evidence, see curvedoc.classcount) or shows a perplexity as the loss it
-    is the exponential of."""
+    """The finding, saying where the class count it rests on comes from (the file and key that record it; or, read
+    off the curves, how: then one severity level lower when that count is uncertain, one piece of evidence, see
+    curvedoc.classcount), and when it shows a perplexity as the loss it is the exponential of."""
     finding = rule.finding(found)
     logged_as_perplexity = [tag for tag in finding.tags
                             if is_perplexity(tag) and curves.run.roles.get(tag) in LOSS_ROLES]
@@ -191,10 +191,14 @@ def _with_assumptions(rule: Rule, found, curves: RunCurves) -> Finding:
         finding.evidence.append(f"{', '.join(logged_as_perplexity)}: values above are ln(perplexity), the loss "
                                 "the perplexity is the exponential of")
     count = curves.class_count
-    if count is not None and count.inferred and (rule.needs_n_classes or found.assumes_class_count):
-        finding.evidence.append(count.assumption())
-        if not count.certain:
-            finding.severity = SEVERITIES[min(SEVERITIES.index(finding.severity) + 1, len(SEVERITIES) - 1)]
+    if count is None or not (rule.needs_n_classes or found.assumes_class_count):
+        return finding
+    if not count.inferred:
+        finding.evidence.append(count.provenance(curves.run.meta.n_classes_kind == VOCABULARY))
+        return finding
+    finding.evidence.append(count.assumption())
+    if not count.certain:
+        finding.severity = SEVERITIES[min(SEVERITIES.index(finding.severity) + 1, len(SEVERITIES) - 1)]
     return finding
 
 

@@ -712,3 +712,15 @@ def test_a_settings_module_named_like_a_training_script_is_read_once(tmp_path):
     assert only_run(csv_run(tmp_path / "runs")).meta.n_classes == 5
     read = [companion.path for companion in companions.companions_of(tmp_path / "runs")]
     assert read.count(os.path.join(tmp_path, "train_config.py")) == 1
+
+
+def test_a_finding_built_on_a_recorded_count_says_where_the_count_was_read(tmp_path):
+    """A count taken from a settings module is quoted with the finding it yields, file and name, so that the user
+    can check it; an inferred one keeps its own sentence (tests/test_classcount.py)."""
+    write(tmp_path / "config.py", "CLASS_NAMES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j']\n"
+                                  "NUM_CLASSES = len(CLASS_NAMES)\n")
+    write(tmp_path / "outputs" / "metrics.csv", "step,train_loss,val_loss\n" + "".join(
+        f"{step},{30.0 / (1 + step) + 0.5},{0.6 + 0.01 * step}\n" for step in range(12)))
+    (run,) = curvedoc.diagnose(tmp_path / "outputs")
+    (finding,) = [finding for finding in run.findings if finding.code == "CD201"]
+    assert "class count 10 from ../config.py: CLASS_NAMES" in finding.evidence
