@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 import curvedoc
 from curvedoc.audit import audit
@@ -724,3 +726,25 @@ def test_a_finding_built_on_a_recorded_count_says_where_the_count_was_read(tmp_p
     (run,) = curvedoc.diagnose(tmp_path / "outputs")
     (finding,) = [finding for finding in run.findings if finding.code == "CD201"]
     assert "class count 10 from ../config.py: CLASS_NAMES" in finding.evidence
+
+
+# Lines a settings module or an INI file is made of, with the shapes that are read and some that break a parser
+SETTINGS_LINES = st.sampled_from([
+    "NUM_CLASSES = 10", "NUM_CLASSES = len(NAMES)", "NAMES = ['a', 'b']", "num_classes: int = 3", "x = (", "def f(:",
+    "cfg.MODEL.NUM_CLASSES = 9", "config['num_labels'] = 2", "parser.add_argument('--num-classes', default=4)",
+    "m = Net(num_classes=args.n)", "print 'old'", "s = 'C:\\data\\d'", "[section]", "[broken", "key = value",
+    "classes = [1, 2", "n = 1e309", "deep = " + "[" * 200 + "]" * 200, "\x00", "%(interpolated)s = 1", "= 5",
+])
+
+
+@settings(max_examples=80, deadline=None)
+@given(lines=st.lists(st.one_of(SETTINGS_LINES, st.text(max_size=30)), max_size=12))
+@example(lines=["flag", "  continued"])  # the standard INI parser's own AttributeError: a key without a value, then more
+def test_any_settings_text_is_read_or_passed_over_without_an_exception_or_a_warning(lines):
+    text = "\n".join(lines)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for settings_read in (companions.settings_in_code(text), companions.settings_in_ini(text)):
+            assert settings_read is None or isinstance(settings_read, dict)
+            if settings_read:
+                n_classes_from(settings_read)  # whatever was read, the count lookup takes it

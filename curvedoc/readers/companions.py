@@ -586,7 +586,8 @@ def settings_in_ini(text: str) -> dict | None:
             parser.read_string(attempt)
         except configparser.MissingSectionHeaderError:
             continue
-        except configparser.Error:
+        except (configparser.Error, AttributeError):
+            # AttributeError: the standard parser's own stumble on an indented line below a key without a value
             return None
         return {section: {key: _ini_value(value) for key, value in parser.items(section)}
                 for section in parser.sections()} or None
