@@ -744,7 +744,26 @@ def test_any_settings_text_is_read_or_passed_over_without_an_exception_or_a_warn
     text = "\n".join(lines)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for settings_read in (companions.settings_in_code(text), companions.settings_in_ini(text)):
+        for settings_read in (companions.settings_in_code(text), companions.settings_in_ini(text),
+                              companions.parse_config_text(text)):
             assert settings_read is None or isinstance(settings_read, dict)
             if settings_read:
                 n_classes_from(settings_read)  # whatever was read, the count lookup takes it
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    # a character-level model's settings written out by its script, one "key : value" a line
+    ("config.txt", "batch_size        : 128\nvocab_size        : 226\nmax_lr            : 0.00015\n",
+     (226, "config.txt: vocab_size")),
+    ("args.txt", "Namespace(lr=0.01, num_classes=5, epochs=30)", (5, "args.txt: num_classes")),
+    ("training_config.txt", "lr=0.001\nnum_labels=3\n", (3, "training_config.txt: num_labels")),
+])
+def test_settings_written_out_as_text_give_the_count(tmp_path, name, text, expected):
+    write(tmp_path / name, text)
+    assert meta_of(csv_run(tmp_path))[:2] == expected
+
+
+def test_text_beside_the_log_that_is_no_settings_gives_no_count(tmp_path):
+    write(tmp_path / "config.txt", "QuartzNet 5x5 Baseline\n======\nModel\n-----\nParameters: 7,259,933\n")
+    write(tmp_path / "requirements.txt", "torch==2.1\nnum_classes==3\n")
+    assert only_run(csv_run(tmp_path)).meta.n_classes is None

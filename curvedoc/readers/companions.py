@@ -18,7 +18,8 @@ within a folder the model config first, then data configs, run arguments, other 
 named for settings (``default_parameters.json``,
 ``training_config.json``) or as the summary a script writes at its end (``summary_metrics.json``,
 ``evaluation_report.json``) or for the model (``model.json``), settings kept as code or INI (``config.py``,
-``hparams.py``, ``config.ini``: parsed, never run) and the folder's one training script (``train.py``), label lists,
+``hparams.py``, ``config.ini``: parsed, never run), the folder's one training script (``train.py``), settings
+written out as text (``args.txt``, ``opt.txt``), label lists,
 then a classification report an evaluation saved (scikit-learn's, printed to ``classification_report.txt``,
 ``eval_results.txt`` …, or saved as a table, ``classification_report.csv``: the classes its split held, weakest of
 all); last, a data config the run's arguments
@@ -83,6 +84,10 @@ CONFIG_FOLDERS = ("configs", "config")
 # (train_config.py, config_v2.py). Not defaults.py: a framework's defaults, which the run's own config overrides
 SETTINGS_SOURCE = re.compile(r"^(?:\w+[_\-])?(?:config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters"
                              r"|constants?|options)(?:[_\-]\w+)?\.(?:py|ini|cfg)$", re.IGNORECASE)
+# Settings a script wrote out as text (args.txt, opt.txt, training_config.txt: "vocab_size : 226", "lr=0.01" or an
+# argparse Namespace), read as a configuration logged as text is
+TEXT_SETTINGS = re.compile(r"^(?:\w+[_\-])?(?:config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters"
+                           r"|args|arguments|opts?|options)(?:[_\-]\w+)?\.txt$", re.IGNORECASE)
 # The script that trained the run (train.py, main.py, finetune_bert.py), read as a settings module for the counts it
 # states, when it is the only one in its folder: of train_cifar10.py and train_cifar100.py, none says which ran
 TRAINING_SCRIPT = re.compile(r"^(?:train|training|main|finetune|fine_tune)(?:[_\-]\w+)?\.py$", re.IGNORECASE)
@@ -241,7 +246,7 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
                         and name not in label_maps
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
-    settings_sources = sorted(name for name in names if SETTINGS_SOURCE.match(name))
+    settings_sources = sorted(name for name in names if SETTINGS_SOURCE.match(name) or TEXT_SETTINGS.match(name))
     scripts = [name for name in names if TRAINING_SCRIPT.match(name) and name not in settings_sources]
     settings_sources += scripts if len(scripts) == 1 else []
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
@@ -294,8 +299,8 @@ def _parse(path: str, size: int) -> Companion | None:
     if _is_report_file(name):
         count = _report_table(text) if name.lower().endswith(".csv") else classes_in_printed_reports(text)
         return Companion(path, report_facts(count), None)
-    if SETTINGS_SOURCE.match(name) or TRAINING_SCRIPT.match(name):
-        settings = settings_in_code(text) if name.lower().endswith(".py") else settings_in_ini(text)
+    if SETTINGS_SOURCE.match(name) or TRAINING_SCRIPT.match(name) or TEXT_SETTINGS.match(name):
+        settings = _settings_in(name.lower(), text)
         return Companion(path, facts_from(settings) if settings else ConfigFacts(), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
     if config is None:
@@ -493,6 +498,13 @@ def parse_yaml(text: str) -> dict | None:
     except (yaml.YAMLError, ValueError):
         return None
     return loaded if isinstance(loaded, dict) else None
+
+
+def _settings_in(name: str, text: str) -> dict | None:
+    """The settings of a settings module, an INI file or settings written out as text, by its (lower-case) name."""
+    if name.endswith(".py"):
+        return settings_in_code(text)
+    return parse_config_text(text) if name.endswith(".txt") else settings_in_ini(text)
 
 
 def settings_in_code(text: str) -> dict | None:
