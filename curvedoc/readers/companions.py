@@ -79,15 +79,17 @@ MODEL_CARD = "README.md"
 PRINTED_REPORT_FILE = re.compile(r"^.*(?:report|metrics|results).*\.txt$", re.IGNORECASE)
 REPORT_TABLE_FILE = re.compile(r"^.*(?:report|class).*\.csv$", re.IGNORECASE)
 CONFIG_FOLDERS = ("configs", "config")
+# The names settings files go by, alone or with a qualifier (train_config.py, config_v2.py, training_config.txt)
+SETTINGS_WORDS = "config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters|options"
 # Settings a project keeps as code or as INI (config.py: NUM_CLASSES = len(CLASS_NAMES); hparams.py; a yacs
-# cfg.MODEL.NUM_CLASSES = 9; config.ini: CLASSES = ["fire", "normal"]), named for settings alone or with a qualifier
-# (train_config.py, config_v2.py). Not defaults.py: a framework's defaults, which the run's own config overrides
-SETTINGS_SOURCE = re.compile(r"^(?:\w+[_\-])?(?:config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters"
-                             r"|constants?|options)(?:[_\-]\w+)?\.(?:py|ini|cfg)$", re.IGNORECASE)
+# cfg.MODEL.NUM_CLASSES = 9; config.ini: CLASSES = ["fire", "normal"]). Not defaults.py: a framework's defaults,
+# which the run's own config overrides
+SETTINGS_SOURCE = re.compile(rf"^(?:\w+[_\-])?(?:{SETTINGS_WORDS}|constants?)(?:[_\-]\w+)?\.(?:py|ini|cfg)$",
+                             re.IGNORECASE)
 # Settings a script wrote out as text (args.txt, opt.txt, training_config.txt: "vocab_size : 226", "lr=0.01" or an
 # argparse Namespace), read as a configuration logged as text is
-TEXT_SETTINGS = re.compile(r"^(?:\w+[_\-])?(?:config|configs|cfg|settings|params|hparams|hyperparams|hyperparameters"
-                           r"|args|arguments|opts?|options)(?:[_\-]\w+)?\.txt$", re.IGNORECASE)
+TEXT_SETTINGS = re.compile(rf"^(?:\w+[_\-])?(?:{SETTINGS_WORDS}|args|arguments|opts?)(?:[_\-]\w+)?\.txt$",
+                           re.IGNORECASE)
 # The script that trained the run (train.py, main.py, finetune_bert.py), read as a settings module for the counts it
 # states, when it is the only one in its folder: of train_cifar10.py and train_cifar100.py, none says which ran
 TRAINING_SCRIPT = re.compile(r"^(?:train|training|main|finetune|fine_tune)(?:[_\-]\w+)?\.py$", re.IGNORECASE)
@@ -95,6 +97,8 @@ TRAINING_SCRIPT = re.compile(r"^(?:train|training|main|finetune|fine_tune)(?:[_\
 # from_pretrained(…, num_labels=2)); any other keyword (read_csv(names=[…])) is an argument, not a setting
 COUNT_KEYWORDS = CLASS_COUNT_KEYS | VOCABULARY_KEYS
 UNREAD = object()  # a value a settings module computes in a way that is not read without running it
+# what the standard parsers raise on text they cannot take (a literal nested too deep, too large, not one at all)
+UNPARSABLE = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 # Named companions: a broken one is worth a warning; any other YAML file may be anything and is passed over quietly
 COMPANION_NAMES = frozenset(MODEL_CONFIGS + ARGUMENT_FILES + PREFERRED_YAML + LABEL_LIST_FILES + LABEL_TABLE_FILES)
 NOT_CONFIGS = {"meta.yaml"}  # MLflow's run and experiment bookkeeping, in every run folder
@@ -246,7 +250,7 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     other_json = sorted(name for name in names if name.lower().endswith(".json") and name not in COMPANION_NAMES
                         and name not in label_maps
                         and (CONFIG_WORDS.search(name.lower()) or MODEL_JSON_WORDS.search(name.lower())))
-    settings_sources = sorted(name for name in names if SETTINGS_SOURCE.match(name) or TEXT_SETTINGS.match(name))
+    settings_sources = sorted(filter(_is_settings_file, names))
     scripts = [name for name in names if TRAINING_SCRIPT.match(name) and name not in settings_sources]
     settings_sources += scripts if len(scripts) == 1 else []
     ordered = [name for name in (*MODEL_CONFIGS, *ARGUMENT_FILES, *PREFERRED_YAML) if name in names]
@@ -256,6 +260,10 @@ def _ordered_candidates(names: frozenset[str]) -> tuple[str, ...]:
     return (*ordered, *other_yaml, *other_json, *settings_sources,
             *(name for name in (*LABEL_LIST_FILES, *LABEL_TABLE_FILES) if name in names), *one_hot, *label_maps,
             *((MODEL_CARD,) if MODEL_CARD in names else ()), *reports)
+
+
+def _is_settings_file(name: str) -> bool:
+    return bool(SETTINGS_SOURCE.match(name) or TEXT_SETTINGS.match(name))
 
 
 def _is_report_file(name: str) -> bool:
@@ -299,7 +307,7 @@ def _parse(path: str, size: int) -> Companion | None:
     if _is_report_file(name):
         count = _report_table(text) if name.lower().endswith(".csv") else classes_in_printed_reports(text)
         return Companion(path, report_facts(count), None)
-    if SETTINGS_SOURCE.match(name) or TRAINING_SCRIPT.match(name) or TEXT_SETTINGS.match(name):
+    if _is_settings_file(name) or TRAINING_SCRIPT.match(name):
         settings = _settings_in(name.lower(), text)
         return Companion(path, facts_from(settings) if settings else ConfigFacts(), None)
     config = parse_json(text) if name.endswith(".json") else parse_yaml(text)
@@ -521,7 +529,7 @@ def settings_in_code(text: str) -> dict | None:
             warnings.simplefilter("ignore", SyntaxWarning)
             warnings.simplefilter("ignore", DeprecationWarning)
             tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except UNPARSABLE:
         return None
     stated: dict[str, list[tuple[ast.expr, bool]]] = {}
     for node in ast.walk(tree):
@@ -567,10 +575,8 @@ def _setting_name(target: ast.expr) -> str | None:
 
 def _literal(node: ast.expr, known: dict):
     """The value of ``node`` when it is a literal, a name ``known`` holds, or len() of either; else UNREAD."""
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        pass
+    if (value := _evaluated(node, UNREAD)) is not UNREAD:
+        return value
     if isinstance(node, ast.Name):
         return known.get(node.id, UNREAD)
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1
@@ -601,16 +607,17 @@ def settings_in_ini(text: str) -> dict | None:
         except (configparser.Error, AttributeError):
             # AttributeError: the standard parser's own stumble on an indented line below a key without a value
             return None
-        return {section: {key: _ini_value(value) for key, value in parser.items(section)}
+        return {section: {key: _evaluated(value, value) if value else value for key, value in parser.items(section)}
                 for section in parser.sections()} or None
     return None
 
 
-def _ini_value(value: str | None):
+def _evaluated(literal: ast.expr | str, otherwise):
+    """The value of a Python literal (an expression's node, or its text), ``otherwise`` when it is none."""
     try:
-        return ast.literal_eval(value) if value else value
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return value
+        return ast.literal_eval(literal)
+    except UNPARSABLE:
+        return otherwise
 
 
 MARKDOWN_ROW = re.compile(r"^\s*\|(.+)\|\s*$")
